@@ -1,0 +1,64 @@
+// The one header every kernel source includes. Kernels are written in HIP's
+// kernel language; the vendor header makes that language mean the same thing on
+// each target:
+//   vendors/hip.h   hipcc / hiprtc for AMD (plain HIP, a few names added)
+//   vendors/cuda.h  nvcc / NVRTC for NVIDIA (HIP spellings mapped onto CUDA)
+//   vendors/cpu.h   the host C++ compiler, for the CPU emulator
+//
+// What a kernel may use, on every target:
+//   __global__ __device__ __host__ __forceinline__ __shared__ __restrict__
+//   threadIdx blockIdx blockDim gridDim warpSize (x, y, z members)
+//   __syncthreads()  __syncwarp()
+//   __shfl(v, src, w) __shfl_xor(v, mask, w) __shfl_down(v, d, w) __shfl_up(v, d, w)
+//     (w defaults to warpSize; v: int, unsigned, float, double, long long)
+//   __any(p) __all(p) __ballot(p) (ballot returns unsigned long long)
+//   atomicAdd/Sub/Exch/Min/Max/CAS/And/Or/Xor on int, unsigned; atomicAdd on float, double
+//   math: expf logf exp2f log2f powf sqrtf rsqrtf tanhf erff sinf cosf fabsf fmaxf
+//         fminf floorf ceilf roundf rintf fmaf __expf __logf __fdividef
+//         and their double versions; min max (int, unsigned, float)
+//   float2 float4 int2 int4 uint2 uint4 and make_float4 ... (vector types)
+//   __half (f16) with __half2float __float2half; fl_bf16 (bf16) with
+//     __bfloat162float __float2bfloat16; fl_half is __half
+//   FL_DYNAMIC_SHARED(T, name)   declares the dynamic shared memory as T name[]
+//   FL_KERNEL_EXPORT(name, fn)   exports a kernel (function or template
+//                                instantiation) to the launch-by-name registry
+//
+// And here, for every target: fl::to_float / fl::from_float<T>, and fl::vec<T, N>
+// for 16-byte loads and stores.
+#ifndef FUSELAB_FUSELAB_H
+#define FUSELAB_FUSELAB_H
+
+#if defined(FL_TARGET_CPU)
+#include "vendors/cpu.h"
+#elif defined(__HIP__) || defined(__HIPCC_RTC__)
+#include "vendors/hip.h"
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#include "vendors/cuda.h"
+#else
+#error "fuselab.h: unknown target: compile with nvcc, hipcc, or define FL_TARGET_CPU"
+#endif
+
+namespace fl {
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(fl_bf16 x) { return __bfloat162float(x); }
+
+template <typename T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ float from_float<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half(x); }
+template <> __device__ __forceinline__ fl_bf16 from_float<fl_bf16>(float x) { return __float2bfloat16(x); }
+
+// N elements of T loaded or stored as one aligned access (16 bytes: a 128-bit
+// load on the GPU) when the address is a multiple of sizeof(vec).
+template <typename T, int N>
+struct alignas(sizeof(T) * N) vec {
+  T v[N];
+};
+
+// Elements of T in one 16-byte access.
+template <typename T> struct vec16 { static constexpr int n = 16 / sizeof(T); };
+
+}  // namespace fl
+
+#endif

@@ -1,0 +1,74 @@
+// The launch-by-name registry of ahead-of-time kernels: FL_KERNEL_EXPORT(name, fn)
+// in a kernel source adds {name, fn, signature} here at load time. Host code only;
+// the vendor headers include it where the compiler also compiles host code (nvcc,
+// hipcc, the CPU emulator), never under NVRTC or hiprtc.
+#ifndef FUSELAB_REGISTRY_H
+#define FUSELAB_REGISTRY_H
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace fl {
+
+// Element type names as the TypeScript side spells dtypes.
+template <typename T> struct type_name { static const char* get() { return nullptr; } };
+#define FL_TYPE_NAME(T, s) template <> struct type_name<T> { static const char* get() { return s; } };
+FL_TYPE_NAME(float, "f32")
+FL_TYPE_NAME(double, "f64")
+FL_TYPE_NAME(__half, "f16")
+FL_TYPE_NAME(fl_bf16, "bf16")
+FL_TYPE_NAME(signed char, "i8")
+FL_TYPE_NAME(unsigned char, "u8")
+FL_TYPE_NAME(char, "i8")
+FL_TYPE_NAME(short, "i16")
+FL_TYPE_NAME(unsigned short, "u16")
+FL_TYPE_NAME(int, "i32")
+FL_TYPE_NAME(unsigned int, "u32")
+FL_TYPE_NAME(long, "i64")
+FL_TYPE_NAME(unsigned long, "u64")
+FL_TYPE_NAME(long long, "i64")
+FL_TYPE_NAME(unsigned long long, "u64")
+#undef FL_TYPE_NAME
+
+template <typename A> std::string arg_name() {
+  using D = std::remove_cv_t<A>;
+  if constexpr (std::is_pointer_v<D>) {
+    using P = std::remove_pointer_t<D>;
+    const char* e = type_name<std::remove_cv_t<P>>::get();
+    return std::string(std::is_const_v<P> ? "const " : "") + (e ? e : "void") + "*";
+  } else {
+    const char* e = type_name<D>::get();
+    return e ? e : "?";
+  }
+}
+
+// "f32*,const f32*,i32" for void(float*, const float*, int).
+template <typename... A> std::string signature_of(void (*)(A...)) {
+  std::string s;
+  ((s += (s.empty() ? "" : ","), s += arg_name<A>()), ...);
+  return s;
+}
+
+struct kernel_entry {
+  std::string name;
+  std::string signature;
+  const void* fn;       // GPU: the host stub, for cudaLaunchKernel / hipLaunchKernel
+  void* launcher;       // CPU: the emulator's typed trampoline (vendors/cpu.h); else null
+};
+
+// One registry per shared library (vague linkage merges the copies).
+inline std::vector<kernel_entry>& registry() {
+  static std::vector<kernel_entry> entries;
+  return entries;
+}
+
+struct kernel_registrar {
+  kernel_registrar(const char* name, std::string signature, const void* fn, void* launcher) {
+    registry().push_back({name, std::move(signature), fn, launcher});
+  }
+};
+
+}  // namespace fl
+
+#endif

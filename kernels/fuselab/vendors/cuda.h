@@ -1,0 +1,55 @@
+// HIP's kernel language on NVIDIA (nvcc, NVRTC): only the spellings the kernels
+// use that differ from CUDA's. Warp operations act on the full warp, as HIP's do.
+#ifndef FUSELAB_VENDORS_CUDA_H
+#define FUSELAB_VENDORS_CUDA_H
+
+#if !defined(__CUDACC_RTC__)
+#include <cuda_runtime.h>
+#endif
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+typedef __half fl_half;
+typedef __nv_bfloat16 fl_bf16;
+
+#define FL_FULL_MASK 0xffffffffu
+
+template <typename T> __device__ __forceinline__ T fl_shfl(T v, int src, int width = warpSize) {
+  return __shfl_sync(FL_FULL_MASK, v, src, width);
+}
+template <typename T> __device__ __forceinline__ T fl_shfl_xor(T v, int mask, int width = warpSize) {
+  return __shfl_xor_sync(FL_FULL_MASK, v, mask, width);
+}
+template <typename T> __device__ __forceinline__ T fl_shfl_down(T v, unsigned delta, int width = warpSize) {
+  return __shfl_down_sync(FL_FULL_MASK, v, delta, width);
+}
+template <typename T> __device__ __forceinline__ T fl_shfl_up(T v, unsigned delta, int width = warpSize) {
+  return __shfl_up_sync(FL_FULL_MASK, v, delta, width);
+}
+__device__ __forceinline__ int fl_any(int p) { return __any_sync(FL_FULL_MASK, p); }
+__device__ __forceinline__ int fl_all(int p) { return __all_sync(FL_FULL_MASK, p); }
+// HIP's ballot is 64 bits wide (wavefronts of 64); on NVIDIA the top half is zero.
+__device__ __forceinline__ unsigned long long fl_ballot(int p) { return __ballot_sync(FL_FULL_MASK, p); }
+
+#define __shfl(...) fl_shfl(__VA_ARGS__)
+#define __shfl_xor(...) fl_shfl_xor(__VA_ARGS__)
+#define __shfl_down(...) fl_shfl_down(__VA_ARGS__)
+#define __shfl_up(...) fl_shfl_up(__VA_ARGS__)
+#define __any(p) fl_any(p)
+#define __all(p) fl_all(p)
+#define __ballot(p) fl_ballot(p)
+
+#define FL_DYNAMIC_SHARED(T, name)                          \
+  extern __shared__ __align__(16) unsigned char fl_dynamic_shared_[]; \
+  T* name = reinterpret_cast<T*>(fl_dynamic_shared_)
+
+#if defined(__CUDACC_RTC__)
+#define FL_KERNEL_EXPORT(name, ...)
+#else
+#include "../registry.h"
+#define FL_KERNEL_EXPORT(name, ...)                                                   \
+  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__), \
+                                                    reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
+#endif
+
+#endif

@@ -1,0 +1,49 @@
+// HIP on AMD (hipcc, hiprtc): the language is native; this adds the few names
+// fuselab kernels share across targets.
+#ifndef FUSELAB_VENDORS_HIP_H
+#define FUSELAB_VENDORS_HIP_H
+
+#if !defined(__HIPCC_RTC__)
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#endif
+
+typedef __half fl_half;
+
+// bf16 as its 16 storage bits: the same layout on every target, and no reliance
+// on which bf16 header a ROCm release ships.
+struct fl_bf16 { unsigned short bits; };
+
+__device__ __host__ __forceinline__ float __bfloat162float(fl_bf16 v) {
+  union { unsigned int u; float f; } c;
+  c.u = static_cast<unsigned int>(v.bits) << 16;
+  return c.f;
+}
+// Round to nearest even; NaN stays a (quiet) NaN.
+__device__ __host__ __forceinline__ fl_bf16 __float2bfloat16(float f) {
+  union { unsigned int u; float f; } c;
+  c.f = f;
+  if ((c.u & 0x7fffffffu) > 0x7f800000u) return fl_bf16{static_cast<unsigned short>((c.u >> 16) | 0x40)};
+  c.u += 0x7fffu + ((c.u >> 16) & 1u);
+  return fl_bf16{static_cast<unsigned short>(c.u >> 16)};
+}
+
+#if !defined(__syncwarp)
+// A wavefront runs in lock step; this orders its lanes' memory accesses.
+#define __syncwarp() __builtin_amdgcn_wave_barrier()
+#endif
+
+#define FL_DYNAMIC_SHARED(T, name)                                   \
+  extern __shared__ __attribute__((aligned(16))) unsigned char fl_dynamic_shared_[]; \
+  T* name = reinterpret_cast<T*>(fl_dynamic_shared_)
+
+#if defined(__HIPCC_RTC__)
+#define FL_KERNEL_EXPORT(name, ...)
+#else
+#include "../registry.h"
+#define FL_KERNEL_EXPORT(name, ...)                                                   \
+  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__), \
+                                                    reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
+#endif
+
+#endif

@@ -1,0 +1,123 @@
+/* The one C interface between the Node addon and a backend plugin.
+ *
+ * Each backend (cpu, cuda, hip) is a shared library exporting
+ *     const fl_backend* fuselab_backend(void);
+ * The addon dlopen()s every plugin it finds beside itself; a plugin that fails
+ * to load, or whose probe() fails, is reported with the reason (fuselab doctor).
+ *
+ * Conventions:
+ *  - Every function returning int returns 0 on success, nonzero on failure; the
+ *    failure's text is then in last_error() (thread-local, valid until the next
+ *    call on the same thread). GPU texts have the form
+ *    "cudaMalloc failed: cudaErrorMemoryAllocation (out of memory)".
+ *  - After a sticky device error (illegal address, launch failure) a GPU backend
+ *    marks the device lost: every later call on it fails at once with
+ *    "device lost: <original reason>".
+ *  - Work is stream-ordered on one stream per opened device: launch, copy, fill,
+ *    event_record and release are asynchronous; download() and synchronize()
+ *    wait for everything before them. Errors raised by asynchronous work are
+ *    returned by the next call that waits.
+ *  - Kernel arguments are passed as for cudaLaunchKernel: args[i] points to the
+ *    value of argument i (a device pointer's value for pointers).
+ */
+#ifndef FUSELAB_BACKEND_H
+#define FUSELAB_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FL_BACKEND_ABI 1
+
+typedef struct fl_dim3 { uint32_t x, y, z; } fl_dim3;
+
+typedef struct fl_device_options {
+  int warp_size;     /* cpu: 32 (default, when 0) or 64; gpu: ignored */
+  int check;         /* cpu: guard bands, NaN poison, shuffled thread order */
+  int threads;       /* cpu: worker threads, 0 = hardware concurrency */
+  int timeout_ms;    /* cpu: a launch running longer is stopped with an error; 0 = none */
+} fl_device_options;
+
+typedef struct fl_device_props {
+  char name[256];
+  char arch[32];               /* "sm_90", "gfx90a", "cpu-x86_64" */
+  int warp_size;
+  int multiprocessors;         /* cpu: worker threads */
+  int max_threads_per_block;
+  int max_block_dim[3];
+  int max_grid_dim[3];
+  size_t shared_per_block;     /* usable without opt-in */
+  size_t shared_per_block_optin;
+  size_t total_memory;
+  size_t l2_bytes;
+  double peak_bandwidth_gbs;   /* from clocks and bus width; 0 when unknown */
+} fl_device_props;
+
+typedef struct fl_kernel_info {
+  const char* name;
+  /* Argument types, comma separated, as fl::signature_of() spells them:
+     "f32*,const f32*,i32" — element types f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32
+     i64 u64, "void*" for other pointees; a trailing '*' marks a pointer. */
+  const char* signature;
+} fl_kernel_info;
+
+typedef struct fl_backend {
+  uint32_t abi;                /* FL_BACKEND_ABI */
+  const char* name;            /* "cpu", "cuda", "hip" */
+
+  const char* (*last_error)(void);
+  /* Is the backend usable here? 0 = yes. On failure, last_error() says why
+     ("no CUDA driver: libcuda.so.1 not found"). */
+  int (*probe)(void);
+  /* Human-readable facts for `fuselab doctor`, one per line
+     ("run-time compilation: NVRTC 13.0" or "run-time compilation: unavailable (...)"). */
+  const char* (*notes)(void);
+  int (*device_count)(int* count);
+
+  int (*open)(int index, const fl_device_options* options, void** device);
+  void (*close)(void* device);
+  int (*props)(void* device, fl_device_props* out);
+
+  int (*alloc)(void* device, size_t bytes, void** ptr);   /* 256-byte aligned */
+  int (*release)(void* device, void* ptr);
+  int (*upload)(void* device, void* dst, const void* src, size_t bytes);    /* host -> device; src may be reused on return */
+  int (*download)(void* device, void* dst, const void* src, size_t bytes);  /* device -> host; waits */
+  int (*copy)(void* device, void* dst, const void* src, size_t bytes);      /* device -> device */
+  int (*fill)(void* device, void* ptr, int byte, size_t bytes);             /* memset */
+
+  /* The kernels built into the plugin ahead of time (kernels/*.hip). */
+  int (*module_builtin)(void* device, void** module);
+  /* Run-time compilation. kernel_names: comma separated __global__ names found in
+     the source. options: extra compiler flags, space separated (include paths).
+     On a compile error, *log (malloc'd; free with free_string) holds the log. */
+  int (*module_compile)(void* device, const char* source, const char* kernel_names,
+                        const char* options, void** module, char** log);
+  void (*module_unload)(void* device, void* module);
+  int (*kernel_count)(void* module, int* count);
+  int (*kernel_info)(void* module, int index, fl_kernel_info* out);
+  /* *signature is NULL where the backend cannot know it (NVRTC, hiprtc). */
+  int (*kernel_get)(void* module, const char* name, void** kernel, const char** signature);
+
+  int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
+                size_t shared_bytes, void** args, int nargs);
+  int (*synchronize)(void* device);
+  /* Stops the running launch where the backend can (cpu); 0 when nothing ran. */
+  int (*cancel)(void* device);
+
+  int (*event_create)(void* device, void** event);
+  int (*event_record)(void* device, void* event);
+  int (*event_elapsed)(void* device, void* start, void* end, float* ms); /* waits for end */
+  void (*event_destroy)(void* device, void* event);
+
+  void (*free_string)(char* s);
+} fl_backend;
+
+typedef const fl_backend* (*fl_backend_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

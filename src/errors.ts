@@ -1,0 +1,51 @@
+// Every user-facing argument error is worded by one template, so that messages
+// read alike across the library and tests can check them word for word:
+//
+//   <where>: <argument> must be <expected>, got <received>
+//
+// e.g. "fl.ops.add: b must have shape [4, 7] (the shape of a), got [4, 8]".
+
+export class FuselabError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FuselabError";
+  }
+}
+
+/** A bad argument: names it, says what was expected and what came. */
+export class ArgumentError extends FuselabError {
+  constructor(readonly where: string, readonly argument: string, readonly expected: string, readonly received: string) {
+    super(`${where}: ${argument} must be ${expected}, got ${received}`);
+    this.name = "ArgumentError";
+  }
+}
+
+/** A failure reported by a backend (runtime call, compile, launch). */
+export class DeviceError extends FuselabError {
+  constructor(message: string, readonly log?: string) {
+    super(message);
+    this.name = "DeviceError";
+  }
+}
+
+/** How a received value is shown in messages: short, typed, never "[object Object]". */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 37) + "..." : value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, 8).map(describe).join(", ");
+    return `[${items}${value.length > 8 ? ", ..." : ""}]`;
+  }
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as { length?: number }).length ?? value.byteLength})`;
+  if (typeof value === "function") return "a function";
+  const described = (value as { describe?: () => string }).describe;
+  if (typeof described === "function") return described.call(value);
+  return `an object (${(value as object).constructor?.name ?? "Object"})`;
+}
+
+export function shapeString(shape: readonly number[]): string {
+  return `[${shape.join(", ")}]`;
+}

@@ -1,0 +1,110 @@
+// The Node addon's interface (native/addon). Everything here is internal: user
+// code goes through device.ts, tensor.ts, compile.ts. The addon trusts nothing:
+// it re-checks handles, sizes and argument kinds, and turns every failure into
+// a JS Error (never a crash); but wording for users is done here in TS.
+import * as path from "path";
+
+/** Opaque handles (N-API externals). */
+export interface DeviceHandle { readonly __device: unique symbol }
+export interface BufferHandle { readonly __buffer: unique symbol }
+export interface ModuleHandle { readonly __module: unique symbol }
+export interface KernelHandle { readonly __kernel: unique symbol }
+export interface EventHandle { readonly __event: unique symbol }
+export interface LaunchHandle { readonly __launch: unique symbol }
+
+export interface BackendStatus {
+  name: string;            // "cpu" | "cuda" | "hip"
+  library: string;         // absolute path of the plugin
+  built: boolean;          // the plugin file exists
+  loaded: boolean;         // dlopen + probe succeeded
+  reason?: string;         // why not, when not loaded or no devices
+  notes: string[];         // from the plugin's notes()
+  deviceCount: number;
+}
+
+export interface DeviceProps {
+  name: string; arch: string; warpSize: number; multiprocessors: number;
+  maxThreadsPerBlock: number; maxBlockDim: [number, number, number];
+  maxGridDim: [number, number, number]; sharedPerBlock: number;
+  sharedPerBlockOptin: number; totalMemory: number; l2Bytes: number;
+  peakBandwidthGBs: number;
+}
+
+export interface OpenOptions { warpSize?: number; check?: boolean; threads?: number; timeoutMs?: number }
+
+/** A kernel argument: a buffer, or a scalar with its C type. */
+export type NativeArg =
+  | BufferHandle
+  | { type: "i32" | "u32" | "i64" | "u64" | "f32" | "f64" | "i8" | "u8" | "i16" | "u16"; value: number | bigint };
+
+export interface Native {
+  backends(): BackendStatus[];
+  open(backend: string, index: number, options: OpenOptions): DeviceHandle;
+  close(dev: DeviceHandle): void;
+  props(dev: DeviceHandle): DeviceProps;
+
+  /** Frees itself when garbage-collected unless release()d first. */
+  alloc(dev: DeviceHandle, bytes: number): BufferHandle;
+  release(buf: BufferHandle): void;
+  /** Byte size, or -1 once released. */
+  bufferBytes(buf: BufferHandle): number;
+  upload(buf: BufferHandle, src: ArrayBufferView, byteOffset?: number): void;
+  download(buf: BufferHandle, dst: ArrayBufferView, byteOffset?: number): void;
+  downloadAsync(buf: BufferHandle, dst: ArrayBufferView): Promise<void>;
+  copy(dst: BufferHandle, src: BufferHandle, bytes: number): void;
+  fill(buf: BufferHandle, byte: number): void;
+
+  builtin(dev: DeviceHandle): ModuleHandle;
+  /** Throws (or rejects) with an Error whose .log holds the compiler log on a compile error. */
+  compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): ModuleHandle;
+  compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): Promise<ModuleHandle>;
+  kernels(mod: ModuleHandle): { name: string; signature: string | null }[];
+  kernel(mod: ModuleHandle, name: string): KernelHandle;
+  /** The backend's signature for the kernel, or null when it cannot know (NVRTC). */
+  kernelSignature(k: KernelHandle): string | null;
+
+  /** Launch now. The addon checks each arg's kind against the signature where known. */
+  launch(k: KernelHandle, grid: [number, number, number], block: [number, number, number],
+         sharedBytes: number, args: NativeArg[]): void;
+  /** A launch packed once, replayed by launchPrepared() and bench() without re-marshalling. */
+  prepare(k: KernelHandle, grid: [number, number, number], block: [number, number, number],
+          sharedBytes: number, args: NativeArg[]): LaunchHandle;
+  launchPrepared(l: LaunchHandle): void;
+  synchronize(dev: DeviceHandle): Promise<void>;
+  synchronizeSync(dev: DeviceHandle): void;
+  cancel(dev: DeviceHandle): boolean;
+
+  eventCreate(dev: DeviceHandle): EventHandle;
+  eventRecord(ev: EventHandle): void;
+  eventElapsed(start: EventHandle, end: EventHandle): Promise<number>;
+
+  /**
+   * Times `steps` off the main thread: for each of warmup + iters iterations,
+   * optionally fills `flush` (to evict L2), records an event, launches every
+   * prepared launch of the step in order, records an event. Resolves to the
+   * iters per-iteration times in ms (warm-up excluded).
+   */
+  bench(dev: DeviceHandle, steps: LaunchHandle[], options: { warmup: number; iters: number; flush?: BufferHandle }): Promise<Float64Array>;
+}
+
+let loaded: Native | undefined;
+
+/** The addon, loaded on first use from build/Release (or FUSELAB_ADDON). */
+export function native(): Native {
+  if (!loaded) {
+    const file = process.env.FUSELAB_ADDON ?? path.join(packageRoot(), "build", "Release", "fuselab.node");
+    try {
+      loaded = require(file) as Native;
+    } catch (e) {
+      throw new Error(`fuselab: the native addon could not be loaded from ${file}: ${(e as Error).message}. ` +
+        `Build it with 'npm run build' (see README).`);
+    }
+  }
+  return loaded;
+}
+
+/** The package's root folder (holds kernels/, build/, notebooks/). */
+export function packageRoot(): string {
+  // dist/src/native.js -> two levels up
+  return path.resolve(__dirname, "..", "..");
+}
