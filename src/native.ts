@@ -58,6 +58,8 @@ export interface Native {
   /** Throws (or rejects) with an Error whose .log holds the compiler log on a compile error. */
   compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): ModuleHandle;
   compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): Promise<ModuleHandle>;
+  /** Marks the module dead: later use of it or its kernels throws. Its code is freed once no kernel or prepared launch refers to it. */
+  unload(mod: ModuleHandle): void;
   kernels(mod: ModuleHandle): { name: string; signature: string | null }[];
   kernel(mod: ModuleHandle, name: string): KernelHandle;
   /** The backend's signature for the kernel, or null when it cannot know (NVRTC). */

@@ -1,3 +1,397 @@
+// The Node addon: implements src/native.ts over the backend plugins.
 #include <napi.h>
-Napi::Object Init(Napi::Env env, Napi::Object exports) { return exports; }
-NODE_API_MODULE(fuselab, Init)
+
+#include <cmath>
+#include <cstring>
+
+#include "async.h"
+#include "handles.h"
+#include "marshal.h"
+#include "plugins.h"
+
+namespace fuselab {
+namespace {
+
+[[noreturn]] void throw_failure(Napi::Env env, const DeviceState& device, const char* call) {
+  throw Napi::Error::New(env, device.failure(call));
+}
+
+Napi::Array string_array(Napi::Env env, const std::vector<std::string>& items) {
+  Napi::Array array = Napi::Array::New(env, items.size());
+  for (size_t i = 0; i < items.size(); ++i) array.Set(static_cast<uint32_t>(i), items[i]);
+  return array;
+}
+
+Napi::Array int_triple(Napi::Env env, const int values[3]) {
+  Napi::Array array = Napi::Array::New(env, 3);
+  for (uint32_t i = 0; i < 3; ++i) array.Set(i, values[i]);
+  return array;
+}
+
+Napi::Value backends(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<Plugin>& all = plugins();
+  Napi::Array result = Napi::Array::New(env, all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const Plugin& p = all[i];
+    Napi::Object status = Napi::Object::New(env);
+    status.Set("name", p.name);
+    status.Set("library", p.library);
+    status.Set("built", p.built);
+    status.Set("loaded", p.loaded);
+    if (!p.reason.empty()) status.Set("reason", p.reason);
+    status.Set("notes", string_array(env, p.notes));
+    status.Set("deviceCount", p.device_count);
+    result.Set(static_cast<uint32_t>(i), status);
+  }
+  return result;
+}
+
+int int_option(const Napi::Object& options, const char* key) {
+  const Napi::Value value = options.Get(key);
+  if (value.IsUndefined()) return 0;
+  if (value.IsBoolean()) return value.As<Napi::Boolean>().Value() ? 1 : 0;
+  if (!value.IsNumber()) throw Napi::TypeError::New(options.Env(), std::string("open options.") + key + " must be a number");
+  const double v = value.As<Napi::Number>().DoubleValue();
+  if (!(v >= 0) || v > 2147483647.0 || std::trunc(v) != v) {
+    throw Napi::RangeError::New(options.Env(), std::string("open options.") + key + " must be a non-negative integer");
+  }
+  return static_cast<int>(v);
+}
+
+Napi::Value open(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) throw Napi::TypeError::New(env, "open: backend must be a string");
+  if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "open: index must be a number");
+  std::string why;
+  const Plugin* plugin = find_plugin(info[0].As<Napi::String>().Utf8Value(), &why);
+  if (plugin == nullptr) throw Napi::Error::New(env, why);
+  const double index = info[1].As<Napi::Number>().DoubleValue();
+  if (!(index >= 0) || index >= plugin->device_count || std::trunc(index) != index) {
+    throw Napi::RangeError::New(env, "open: backend " + plugin->name + " has " + std::to_string(plugin->device_count) +
+                                         " device(s), there is no device " + Napi::Number::New(env, index).ToString().Utf8Value());
+  }
+  fl_device_options options{};
+  if (info[2].IsObject()) {
+    const Napi::Object o = info[2].As<Napi::Object>();
+    options.warp_size = int_option(o, "warpSize");
+    options.check = int_option(o, "check");
+    options.threads = int_option(o, "threads");
+    options.timeout_ms = int_option(o, "timeoutMs");
+  }
+  void* handle = nullptr;
+  if (plugin->api->open(static_cast<int>(index), &options, &handle) != 0) {
+    throw Napi::Error::New(env, plugin->name + " open: " + backend_error(plugin->api));
+  }
+  auto device = std::make_shared<DeviceState>();
+  device->api = plugin->api;
+  device->backend = plugin->name;
+  device->index = static_cast<int>(index);
+  device->device = handle;
+  if (plugin->api->props(handle, &device->props) != 0) throw_failure(env, *device, "props");
+  return wrap_handle(env, std::move(device), &kDeviceTag);
+}
+
+Napi::Value close(const Napi::CallbackInfo& info) {
+  // The backend device itself closes once every buffer, module and event on it is gone.
+  unwrap_handle<DeviceState>(info[0], &kDeviceTag, "device")->closed = true;
+  return info.Env().Undefined();
+}
+
+Napi::Value props(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const fl_device_props& p = live_device(info[0])->props;
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("name", std::string(p.name, strnlen(p.name, sizeof p.name)));
+  o.Set("arch", std::string(p.arch, strnlen(p.arch, sizeof p.arch)));
+  o.Set("warpSize", p.warp_size);
+  o.Set("multiprocessors", p.multiprocessors);
+  o.Set("maxThreadsPerBlock", p.max_threads_per_block);
+  o.Set("maxBlockDim", int_triple(env, p.max_block_dim));
+  o.Set("maxGridDim", int_triple(env, p.max_grid_dim));
+  o.Set("sharedPerBlock", static_cast<double>(p.shared_per_block));
+  o.Set("sharedPerBlockOptin", static_cast<double>(p.shared_per_block_optin));
+  o.Set("totalMemory", static_cast<double>(p.total_memory));
+  o.Set("l2Bytes", static_cast<double>(p.l2_bytes));
+  o.Set("peakBandwidthGBs", p.peak_bandwidth_gbs);
+  return o;
+}
+
+// Buffers tell V8 how much memory they hold, so that forgotten ones are
+// collected (and their memory freed) under pressure.
+void release_slot(Napi::Env env, BufferSlot* slot) {
+  if (!slot->allocation) return;
+  slot->allocation.reset();
+  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(slot->bytes));
+}
+
+Napi::Value alloc(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<DeviceState> device = live_device(info[0]);
+  const size_t bytes = byte_count(info[1], "alloc: bytes");
+  if (bytes == 0) throw Napi::RangeError::New(env, "alloc: bytes must be positive");
+  void* ptr = nullptr;
+  if (device->api->alloc(device->device, bytes, &ptr) != 0) throw_failure(env, *device, "alloc");
+  auto slot = std::make_shared<BufferSlot>();
+  slot->allocation = std::make_shared<Allocation>(device, ptr, bytes);
+  slot->bytes = bytes;
+  Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
+  auto external = Napi::External<std::shared_ptr<BufferSlot>>::New(
+      env, new std::shared_ptr<BufferSlot>(std::move(slot)), [](Napi::Env env, std::shared_ptr<BufferSlot>* held) {
+        release_slot(env, held->get());
+        delete held;
+      });
+  external.TypeTag(&kBufferTag);
+  return external;
+}
+
+Napi::Value release(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(info[0], &kBufferTag, "buffer");
+  if (!slot->allocation) throw Napi::Error::New(env, "release: the buffer was already released");
+  std::shared_ptr<Allocation> allocation = slot->allocation;
+  release_slot(env, slot.get());
+  // Free now unless a worker or a prepared launch still holds it; then the last holder frees it.
+  if (allocation.use_count() == 1 && allocation->free_now() != 0) {
+    throw_failure(env, *allocation->device, "release");
+  }
+  return env.Undefined();
+}
+
+Napi::Value buffer_bytes(const Napi::CallbackInfo& info) {
+  std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(info[0], &kBufferTag, "buffer");
+  return Napi::Number::New(info.Env(), slot->allocation ? static_cast<double>(slot->bytes) : -1.0);
+}
+
+// Where host bytes go in (or come from) a buffer: byteOffset + the view's length must fit.
+size_t checked_offset(const Napi::CallbackInfo& info, const Allocation& a, const HostBytes& host, const char* call) {
+  const size_t offset = info[2].IsUndefined() ? 0 : byte_count(info[2], "byteOffset");
+  if (offset > a.bytes || host.bytes > a.bytes - offset) {
+    throw Napi::RangeError::New(info.Env(), std::string(call) + ": " + std::to_string(host.bytes) + " bytes at offset " +
+                                                std::to_string(offset) + " do not fit in a buffer of " + std::to_string(a.bytes) + " bytes");
+  }
+  return offset;
+}
+
+Napi::Value upload(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<Allocation> a = live_allocation(info[0]);
+  const HostBytes host = host_bytes(info[1], "upload: src");
+  const size_t offset = checked_offset(info, *a, host, "upload");
+  if (host.bytes > 0 &&
+      a->device->api->upload(a->device->device, static_cast<uint8_t*>(a->ptr) + offset, host.data, host.bytes) != 0) {
+    throw_failure(env, *a->device, "upload");
+  }
+  return env.Undefined();
+}
+
+Napi::Value download(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<Allocation> a = live_allocation(info[0]);
+  const HostBytes host = host_bytes(info[1], "download: dst");
+  const size_t offset = checked_offset(info, *a, host, "download");
+  if (host.bytes > 0 &&
+      a->device->api->download(a->device->device, host.data, static_cast<uint8_t*>(a->ptr) + offset, host.bytes) != 0) {
+    throw_failure(env, *a->device, "download");
+  }
+  return env.Undefined();
+}
+
+Napi::Value copy(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<Allocation> dst = live_allocation(info[0]);
+  std::shared_ptr<Allocation> src = live_allocation(info[1]);
+  const size_t bytes = byte_count(info[2], "copy: bytes");
+  if (dst->device != src->device) throw Napi::Error::New(env, "copy: the buffers are on different devices");
+  if (bytes > dst->bytes || bytes > src->bytes) {
+    throw Napi::RangeError::New(env, "copy: " + std::to_string(bytes) + " bytes do not fit (source " +
+                                         std::to_string(src->bytes) + " bytes, destination " + std::to_string(dst->bytes) + " bytes)");
+  }
+  if (bytes > 0 && dst->device->api->copy(dst->device->device, dst->ptr, src->ptr, bytes) != 0) {
+    throw_failure(env, *dst->device, "copy");
+  }
+  return env.Undefined();
+}
+
+Napi::Value fill(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<Allocation> a = live_allocation(info[0]);
+  const size_t byte = byte_count(info[1], "fill: byte");
+  if (byte > 255) throw Napi::RangeError::New(env, "fill: byte must be from 0 to 255");
+  if (a->device->api->fill(a->device->device, a->ptr, static_cast<int>(byte), a->bytes) != 0) {
+    throw_failure(env, *a->device, "fill");
+  }
+  return env.Undefined();
+}
+
+Napi::Value builtin(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<DeviceState> device = live_device(info[0]);
+  void* module = nullptr;
+  if (device->api->module_builtin(device->device, &module) != 0) throw_failure(env, *device, "module_builtin");
+  return wrap_handle(env, std::make_shared<ModuleState>(device, module), &kModuleTag);
+}
+
+Napi::Value compile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<DeviceState> device = live_device(info[0]);
+  if (!info[1].IsString()) throw Napi::TypeError::New(env, "compile: source must be a string");
+  const std::string source = info[1].As<Napi::String>().Utf8Value();
+  const std::string names = join_strings(info[2], "compile: kernelNames", ',');
+  const std::string options = join_strings(info[3], "compile: options", ' ');
+  void* module = nullptr;
+  char* log = nullptr;
+  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), &module, &log) != 0) {
+    Napi::Error error = Napi::Error::New(env, device->failure("compile"));
+    if (log != nullptr) {
+      error.Set("log", Napi::String::New(env, log));
+      device->api->free_string(log);
+    }
+    throw error;
+  }
+  if (log != nullptr) device->api->free_string(log);
+  return wrap_handle(env, std::make_shared<ModuleState>(device, module), &kModuleTag);
+}
+
+Napi::Value unload(const Napi::CallbackInfo& info) {
+  std::shared_ptr<ModuleState>& module = unwrap_handle<ModuleState>(info[0], &kModuleTag, "module");
+  if (module->unloaded) throw Napi::Error::New(info.Env(), "unload: the module was already unloaded");
+  module->unloaded = true;
+  return info.Env().Undefined();
+}
+
+Napi::Value kernels(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<ModuleState> module = live_module(info[0]);
+  const fl_backend* api = module->device->api;
+  int count = 0;
+  if (api->kernel_count(module->module, &count) != 0) throw_failure(env, *module->device, "kernel_count");
+  Napi::Array result = Napi::Array::New(env, count);
+  for (int i = 0; i < count; ++i) {
+    fl_kernel_info kernel{};
+    if (api->kernel_info(module->module, i, &kernel) != 0) throw_failure(env, *module->device, "kernel_info");
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("name", kernel.name ? kernel.name : "");
+    o.Set("signature", kernel.signature ? Napi::Value(Napi::String::New(env, kernel.signature)) : env.Null());
+    result.Set(static_cast<uint32_t>(i), o);
+  }
+  return result;
+}
+
+Napi::Value kernel(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<ModuleState> module = live_module(info[0]);
+  if (!info[1].IsString()) throw Napi::TypeError::New(env, "kernel: name must be a string");
+  auto state = std::make_shared<KernelState>();
+  state->module = module;
+  state->name = info[1].As<Napi::String>().Utf8Value();
+  const char* signature = nullptr;
+  if (module->device->api->kernel_get(module->module, state->name.c_str(), &state->kernel, &signature) != 0) {
+    throw_failure(env, *module->device, "kernel_get");
+  }
+  if (signature != nullptr) {
+    state->has_signature = true;
+    state->signature = signature;
+    state->params = parse_signature(state->signature);
+  }
+  return wrap_handle(env, std::move(state), &kKernelTag);
+}
+
+Napi::Value kernel_signature(const Napi::CallbackInfo& info) {
+  std::shared_ptr<KernelState>& k = unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel");
+  return k->has_signature ? Napi::Value(Napi::String::New(info.Env(), k->signature)) : info.Env().Null();
+}
+
+Napi::Value launch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<LaunchState> packed = pack_launch(info, unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel"));
+  if (packed->run() != 0) throw_failure(env, *packed->device(), ("launch " + packed->kernel->name).c_str());
+  return env.Undefined();
+}
+
+Napi::Value prepare(const Napi::CallbackInfo& info) {
+  return wrap_handle(info.Env(), pack_launch(info, unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel")), &kLaunchTag);
+}
+
+Napi::Value launch_prepared(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<LaunchState>& packed = unwrap_handle<LaunchState>(info[0], &kLaunchTag, "prepared launch");
+  check_launch_alive(env, *packed);
+  if (packed->run() != 0) throw_failure(env, *packed->device(), ("launch " + packed->kernel->name).c_str());
+  return env.Undefined();
+}
+
+Napi::Value synchronize_sync(const Napi::CallbackInfo& info) {
+  std::shared_ptr<DeviceState> device = live_device(info[0]);
+  if (device->api->synchronize(device->device) != 0) throw_failure(info.Env(), *device, "synchronize");
+  return info.Env().Undefined();
+}
+
+Napi::Value cancel(const Napi::CallbackInfo& info) {
+  std::shared_ptr<DeviceState> device = live_device(info[0]);
+  // Seen by a bench() loop between iterations; the backend stops a running launch where it can.
+  device->cancel_requested = true;
+  const bool stopped = device->api->cancel != nullptr && device->api->cancel(device->device) != 0;
+  return Napi::Boolean::New(info.Env(), stopped);
+}
+
+Napi::Value event_create(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<DeviceState> device = live_device(info[0]);
+  void* event = nullptr;
+  if (device->api->event_create(device->device, &event) != 0) throw_failure(env, *device, "event_create");
+  return wrap_handle(env, std::make_shared<EventState>(device, event), &kEventTag);
+}
+
+Napi::Value event_record(const Napi::CallbackInfo& info) {
+  std::shared_ptr<EventState>& event = unwrap_handle<EventState>(info[0], &kEventTag, "event");
+  if (event->device->closed) throw Napi::Error::New(info.Env(), "the event's device was closed");
+  if (event->device->api->event_record(event->device->device, event->event) != 0) {
+    throw_failure(info.Env(), *event->device, "event_record");
+  }
+  return info.Env().Undefined();
+}
+
+}  // namespace
+
+Napi::Object init(Napi::Env env, Napi::Object exports) {
+  const std::pair<const char*, Napi::Function::Callback> functions[] = {
+      {"backends", backends},
+      {"open", open},
+      {"close", close},
+      {"props", props},
+      {"alloc", alloc},
+      {"release", release},
+      {"bufferBytes", buffer_bytes},
+      {"upload", upload},
+      {"download", download},
+      {"downloadAsync", download_async},
+      {"copy", copy},
+      {"fill", fill},
+      {"builtin", builtin},
+      {"compile", compile},
+      {"compileAsync", compile_async},
+      {"unload", unload},
+      {"kernels", kernels},
+      {"kernel", kernel},
+      {"kernelSignature", kernel_signature},
+      {"launch", launch},
+      {"prepare", prepare},
+      {"launchPrepared", launch_prepared},
+      {"synchronize", synchronize_async},
+      {"synchronizeSync", synchronize_sync},
+      {"cancel", cancel},
+      {"eventCreate", event_create},
+      {"eventRecord", event_record},
+      {"eventElapsed", event_elapsed_async},
+      {"bench", bench_async},
+  };
+  for (const auto& [name, fn] : functions) exports.Set(name, Napi::Function::New(env, fn, name));
+  return exports;
+}
+
+}  // namespace fuselab
+
+Napi::Object InitFuselab(Napi::Env env, Napi::Object exports) { return fuselab::init(env, exports); }
+
+NODE_API_MODULE(fuselab, InitFuselab)

@@ -1,0 +1,107 @@
+// npm run bench:emulator [-- --out DIR]
+//
+// How fast the CPU emulator runs real kernels, against the speeds that keep the
+// lessons usable on a laptop: a fused elementwise launch over 1M f32 under 50 ms,
+// RMSNorm over 1024x4096 f32 with 256-thread blocks (warp shuffles and a
+// shared-memory block reduction) under 1 s. Prints a table and writes
+// bench/results/emulator-<host>-<date>.md.
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import * as fl from "../src";
+import { formatMs } from "../src/bench";
+import { LaunchConfig, observeLaunches } from "../src/kernel";
+
+const USAGE = "usage: npm run bench:emulator [-- --out DIR]";
+const RUNS = 10;
+const REQUIRED_BLOCK_THREADS = 256;
+
+interface Measurement {
+  what: string;
+  kernel: string;
+  launch: string;
+  result: fl.BenchResult;
+  targetMs: number;
+}
+
+function parseOut(argv: string[]): string {
+  if (argv.length === 0) return path.resolve(__dirname, "..", "..", "bench", "results");
+  if (argv.length === 2 && argv[0] === "--out") return path.resolve(argv[1]);
+  throw new Error(`unexpected arguments ${JSON.stringify(argv.join(" "))}\n${USAGE}`);
+}
+
+function threads(dim: LaunchConfig["block"]): number {
+  return typeof dim === "number" ? dim : dim.reduce((a, b) => a * b, 1);
+}
+
+function dims(dim: LaunchConfig["grid"]): string {
+  return typeof dim === "number" ? String(dim) : dim.join("x");
+}
+
+// Runs `fn` once and returns the kernel and launch shape of its single launch.
+function soleLaunch(fn: () => unknown): { kernel: string; config: LaunchConfig } {
+  const seen: { kernel: string; config: LaunchConfig }[] = [];
+  const previous = observeLaunches((kernel, config) => seen.push({ kernel: kernel.name, config }));
+  try {
+    const output = fn();
+    if (output instanceof fl.Tensor) output.dispose();
+  } finally {
+    observeLaunches(previous);
+  }
+  if (seen.length !== 1) throw new Error(`expected one launch, saw ${seen.length}`);
+  return seen[0];
+}
+
+async function measure(what: string, targetMs: number, fn: () => unknown): Promise<Measurement> {
+  const { kernel, config } = soleLaunch(fn);
+  if (threads(config.block) !== REQUIRED_BLOCK_THREADS) {
+    throw new Error(`${what}: the op launched ${kernel} with ${threads(config.block)}-thread blocks; this benchmark needs ${REQUIRED_BLOCK_THREADS}`);
+  }
+  const [result] = await fl.bench({ [what]: fn }, { warmup: 2, iters: RUNS });
+  return { what, kernel, launch: `grid ${dims(config.grid)}, block ${dims(config.block)}`, result, targetMs };
+}
+
+async function main(): Promise<void> {
+  const out = parseOut(process.argv.slice(2));
+  const cpu = fl.device("cpu");
+  const options = { dtype: "f32" as const, device: cpu };
+  const a = fl.randn([2 ** 20], { ...options, seed: 1 });
+  const b = fl.randn([2 ** 20], { ...options, seed: 2 });
+  const x = fl.randn([1024, 4096], { ...options, seed: 3 });
+  const weight = fl.randn([4096], { ...options, seed: 4 });
+  const measurements = [
+    await measure("fused.addRelu, 1M f32", 50, () => fl.fused.addRelu(a, b)),
+    await measure("ops.rmsNorm, 1024x4096 f32", 1000, () => fl.ops.rmsNorm(x, weight)),
+  ];
+  [a, b, x, weight].forEach((t) => t.dispose());
+
+  const header = ["benchmark", "kernel", "launch", `median ms (of ${RUNS})`, "min ms", "target ms", "met"];
+  const rows = measurements.map((m) => [
+    m.what, m.kernel, m.launch, formatMs(m.result.medianMs), formatMs(m.result.minMs), String(m.targetMs),
+    m.result.medianMs < m.targetMs ? "yes" : "no",
+  ]);
+  const widths = header.map((_, col) => Math.max(...[header, ...rows].map((r) => r[col].length)));
+  const text = [header, widths.map((w) => "-".repeat(w)), ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n");
+  const cpuModel = os.cpus()[0]?.model ?? "unknown CPU";
+  const date = new Date();
+  const markdown = [
+    `# CPU emulator speed: ${os.hostname()}`,
+    "",
+    `- device: ${cpu.name} (${cpu.describe()}, ${cpu.props.multiprocessors} worker threads, warp size ${cpu.props.warpSize})`,
+    `- host: ${cpuModel}, ${os.cpus().length} cores; node ${process.version}; date ${date.toISOString()}`,
+    "- command: `npm run bench:emulator`",
+    "",
+    ...[header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`),
+    "",
+  ].join("\n");
+  fs.mkdirSync(out, { recursive: true });
+  const file = path.join(out, `emulator-${os.hostname().toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${date.toISOString().slice(0, 10)}.md`);
+  fs.writeFileSync(file, markdown);
+  console.log(`wrote ${file}\n`);
+  console.log(text);
+}
+
+main().catch((e: Error) => {
+  console.error(e.message);
+  process.exit(1);
+});

@@ -1,0 +1,282 @@
+// Elementwise ops, unfused and fused. Every kernel stores f32, f16 or bf16 and
+// computes in f32. Two loop shapes cover them all:
+//
+//   flat  every element on its own: a 1-D grid-stride loop over 16-byte vectors,
+//         then the few elements past the last whole vector one at a time;
+//   rows  a row-wise operand (a bias over the last dim, or the [2, d] halves of
+//         act_and_mul): a 2-D grid-stride loop, x along the row, y over rows, so
+//         each thread keeps its column (and its bias vector) for all its rows and
+//         no index is ever divided. Rows are read as 16-byte vectors when the
+//         launcher says every row start is aligned (`vectorized`), else by element.
+//
+// Pointers come from whole device buffers (256-byte aligned), which the flat
+// loop relies on.
+#include "fuselab/fuselab.h"
+
+namespace {
+
+// ---- the math, in f32 ---------------------------------------------------------
+
+__device__ __forceinline__ float relu(float x) { return fmaxf(x, 0.0f); }
+
+// GELU as PyTorch defines it: x * Phi(x) with the normal CDF from erf, or the
+// tanh approximation (approximate="tanh").
+__device__ __forceinline__ float gelu_erf(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+
+// x / (1 + e^-x). __fdividef (2 ulp) instead of an IEEE division: the division
+// dominated the kernel's time, and a denominator past 2^126 (x < -87) gives the
+// right answer, 0, either way.
+__device__ __forceinline__ float silu(float x) { return __fdividef(x, 1.0f + expf(-x)); }
+
+// 0.5 * x * (1 + tanh(u)) is exactly x * sigmoid(2u): one exp and one divide
+// instead of tanhf, and no cancellation in 1 + tanh(u) for negative x.
+__device__ __forceinline__ float gelu_tanh(float x) {
+  const float two_sqrt_2_over_pi = 1.5957691216057308f;
+  const float u2 = two_sqrt_2_over_pi * (x + 0.044715f * x * x * x);
+  return __fdividef(x, 1.0f + expf(-u2));
+}
+
+template <bool TANH> __device__ __forceinline__ float gelu(float x) { return TANH ? gelu_tanh(x) : gelu_erf(x); }
+
+// ---- elementwise functions as functors, so one loop serves every op -----------
+
+struct AddFn { __device__ float operator()(float a, float b) const { return a + b; } };
+struct MulFn { __device__ float operator()(float a, float b) const { return a * b; } };
+struct AddReluFn { __device__ float operator()(float a, float b) const { return relu(a + b); } };
+struct AddReluScaleFn {
+  float s;
+  __device__ float operator()(float a, float b) const { return relu(a + b) * s; }
+};
+struct ReluFn { __device__ float operator()(float x) const { return relu(x); } };
+template <bool TANH> struct GeluFn { __device__ float operator()(float x) const { return gelu<TANH>(x); } };
+struct SiluFn { __device__ float operator()(float x) const { return silu(x); } };
+template <bool FUSE_RELU> struct ReluScaleFn {
+  float s;
+  __device__ float operator()(float x) const { return (FUSE_RELU ? relu(x) : x) * s; }
+};
+// With a bias: f(x, b) where b is bias[column].
+template <bool FUSE_RELU> struct ReluScaleBiasFn {
+  float s;
+  __device__ float operator()(float x, float b) const { return (FUSE_RELU ? relu(x) : x) * s + b; }
+};
+template <bool TANH> struct BiasGeluFn { __device__ float operator()(float x, float b) const { return gelu<TANH>(x + b); } };
+struct SiluMulFn { __device__ float operator()(float gate, float up) const { return silu(gate) * up; } };
+template <bool TANH> struct GeluMulFn { __device__ float operator()(float gate, float up) const { return gelu<TANH>(gate) * up; } };
+
+// ---- loops ----------------------------------------------------------------------
+
+template <typename T> constexpr int kVec = fl::vec16<T>::n;
+
+__device__ __forceinline__ long long global_thread_x() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ long long grid_threads_x() { return (long long)gridDim.x * blockDim.x; }
+__device__ __forceinline__ long long global_thread_y() { return (long long)blockIdx.y * blockDim.y + threadIdx.y; }
+__device__ __forceinline__ long long grid_threads_y() { return (long long)gridDim.y * blockDim.y; }
+
+// out[i] = f(x[i]) for i < n.
+template <typename T, typename F>
+__device__ __forceinline__ void map_flat(T* __restrict__ out, const T* __restrict__ x, long long n, F f) {
+  constexpr int V = kVec<T>;
+  using VT = fl::vec<T, V>;
+  const long long vectors = n / V;
+  const long long first = global_thread_x(), stride = grid_threads_x();
+  const VT* xv = reinterpret_cast<const VT*>(x);
+  VT* ov = reinterpret_cast<VT*>(out);
+  for (long long i = first; i < vectors; i += stride) {
+    const VT a = xv[i];
+    VT r;
+    for (int k = 0; k < V; ++k) r.v[k] = fl::from_float<T>(f(fl::to_float(a.v[k])));
+    ov[i] = r;
+  }
+  for (long long i = vectors * V + first; i < n; i += stride) out[i] = fl::from_float<T>(f(fl::to_float(x[i])));
+}
+
+// out[i] = f(a[i], b[i]) for i < n.
+template <typename T, typename F>
+__device__ __forceinline__ void map_flat(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b,
+                                         long long n, F f) {
+  constexpr int V = kVec<T>;
+  using VT = fl::vec<T, V>;
+  const long long vectors = n / V;
+  const long long first = global_thread_x(), stride = grid_threads_x();
+  const VT* av = reinterpret_cast<const VT*>(a);
+  const VT* bv = reinterpret_cast<const VT*>(b);
+  VT* ov = reinterpret_cast<VT*>(out);
+  for (long long i = first; i < vectors; i += stride) {
+    const VT va = av[i], vb = bv[i];  // both loads issued before any math
+    VT r;
+    for (int k = 0; k < V; ++k) r.v[k] = fl::from_float<T>(f(fl::to_float(va.v[k]), fl::to_float(vb.v[k])));
+    ov[i] = r;
+  }
+  for (long long i = vectors * V + first; i < n; i += stride) {
+    out[i] = fl::from_float<T>(f(fl::to_float(a[i]), fl::to_float(b[i])));
+  }
+}
+
+// out[r, c] = f(x[r, c], bias[c]) over rows x cols, V elements at a time (V divides cols).
+template <int V, typename T, typename F>
+__device__ __forceinline__ void map_rows_bias(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
+                                              long long rows, long long cols, F f) {
+  using VT = fl::vec<T, V>;
+  const long long chunks = cols / V;
+  const VT* xv = reinterpret_cast<const VT*>(x);
+  const VT* biasv = reinterpret_cast<const VT*>(bias);
+  VT* ov = reinterpret_cast<VT*>(out);
+  for (long long c = global_thread_x(); c < chunks; c += grid_threads_x()) {
+    const VT vb = biasv[c];
+    float b[V];
+    for (int k = 0; k < V; ++k) b[k] = fl::to_float(vb.v[k]);
+    for (long long r = global_thread_y(); r < rows; r += grid_threads_y()) {
+      const long long i = r * chunks + c;
+      const VT a = xv[i];
+      VT o;
+      for (int k = 0; k < V; ++k) o.v[k] = fl::from_float<T>(f(fl::to_float(a.v[k]), b[k]));
+      ov[i] = o;
+    }
+  }
+}
+
+// x is [rows, 2, d]: out[r, c] = f(x[r, 0, c], x[r, 1, c]), V elements at a time (V divides d).
+template <int V, typename T, typename F>
+__device__ __forceinline__ void map_rows_halves(T* __restrict__ out, const T* __restrict__ x,
+                                                long long rows, long long d, F f) {
+  using VT = fl::vec<T, V>;
+  const long long chunks = d / V;
+  const VT* xv = reinterpret_cast<const VT*>(x);
+  VT* ov = reinterpret_cast<VT*>(out);
+  for (long long c = global_thread_x(); c < chunks; c += grid_threads_x()) {
+    for (long long r = global_thread_y(); r < rows; r += grid_threads_y()) {
+      const VT gate = xv[2 * r * chunks + c], up = xv[(2 * r + 1) * chunks + c];
+      VT o;
+      for (int k = 0; k < V; ++k) o.v[k] = fl::from_float<T>(f(fl::to_float(gate.v[k]), fl::to_float(up.v[k])));
+      ov[r * chunks + c] = o;
+    }
+  }
+}
+
+}  // namespace
+
+// ---- kernels ---------------------------------------------------------------------
+
+template <typename T>
+__global__ void add_kernel(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b, int n) {
+  map_flat(out, a, b, n, AddFn{});
+}
+
+template <typename T>
+__global__ void mul_kernel(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b, int n) {
+  map_flat(out, a, b, n, MulFn{});
+}
+
+template <typename T>
+__global__ void relu_kernel(T* __restrict__ out, const T* __restrict__ x, int n) {
+  map_flat(out, x, n, ReluFn{});
+}
+
+template <typename T, bool TANH>
+__global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ x, int n) {
+  map_flat(out, x, n, GeluFn<TANH>{});
+}
+
+template <typename T>
+__global__ void silu_kernel(T* __restrict__ out, const T* __restrict__ x, int n) {
+  map_flat(out, x, n, SiluFn{});
+}
+
+template <typename T>
+__global__ void bias_add_kernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
+                                int rows, int cols, int vectorized) {
+  if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, AddFn{});
+  else map_rows_bias<1>(out, x, bias, rows, cols, AddFn{});
+}
+
+template <typename T>
+__global__ void add_relu_kernel(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b, int n) {
+  map_flat(out, a, b, n, AddReluFn{});
+}
+
+template <typename T>
+__global__ void add_relu_scale_kernel(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b,
+                                      float s, int n) {
+  map_flat(out, a, b, n, AddReluScaleFn{s});
+}
+
+// y = [relu](x) * s [+ bias[col]]: one template, four kernels. Without FUSE_BIAS
+// the rows do not matter and the flat loop runs over rows * cols elements.
+template <typename T, bool FUSE_RELU, bool FUSE_BIAS>
+__device__ __forceinline__ void relu_scale_bias(T* __restrict__ out, const T* __restrict__ x, float s,
+                                                const T* __restrict__ bias, int rows, int cols, int vectorized) {
+  if constexpr (FUSE_BIAS) {
+    if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, ReluScaleBiasFn<FUSE_RELU>{s});
+    else map_rows_bias<1>(out, x, bias, rows, cols, ReluScaleBiasFn<FUSE_RELU>{s});
+  } else {
+    map_flat(out, x, (long long)rows * cols, ReluScaleFn<FUSE_RELU>{s});
+  }
+}
+
+template <typename T, bool FUSE_RELU>
+__global__ void relu_scale_kernel(T* __restrict__ out, const T* __restrict__ x, float s, int n) {
+  relu_scale_bias<T, FUSE_RELU, false>(out, x, s, nullptr, 1, n, 0);
+}
+
+template <typename T, bool FUSE_RELU>
+__global__ void relu_scale_bias_kernel(T* __restrict__ out, const T* __restrict__ x, float s,
+                                       const T* __restrict__ bias, int rows, int cols, int vectorized) {
+  relu_scale_bias<T, FUSE_RELU, true>(out, x, s, bias, rows, cols, vectorized);
+}
+
+template <typename T, bool TANH>
+__global__ void bias_gelu_kernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
+                                 int rows, int cols, int vectorized) {
+  if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, BiasGeluFn<TANH>{});
+  else map_rows_bias<1>(out, x, bias, rows, cols, BiasGeluFn<TANH>{});
+}
+
+template <typename T, typename F>
+__device__ __forceinline__ void act_and_mul(T* __restrict__ out, const T* __restrict__ x, int rows, int d,
+                                            int vectorized, F f) {
+  if (vectorized) map_rows_halves<kVec<T>>(out, x, rows, d, f);
+  else map_rows_halves<1>(out, x, rows, d, f);
+}
+
+template <typename T>
+__global__ void silu_and_mul_kernel(T* __restrict__ out, const T* __restrict__ x, int rows, int d, int vectorized) {
+  act_and_mul(out, x, rows, d, vectorized, SiluMulFn{});
+}
+
+template <typename T, bool TANH>
+__global__ void gelu_and_mul_kernel(T* __restrict__ out, const T* __restrict__ x, int rows, int d, int vectorized) {
+  act_and_mul(out, x, rows, d, vectorized, GeluMulFn<TANH>{});
+}
+
+// ---- exports: <op>_<dtype>; gelu's tanh approximation adds _tanh to the op -------
+
+#define FL_EXPORT_ALL_DTYPES(op, kernel)            \
+  FL_KERNEL_EXPORT(op##_f32, kernel<float>)         \
+  FL_KERNEL_EXPORT(op##_f16, kernel<__half>)        \
+  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16>)
+
+// The same for a kernel template with one flag after the storage type.
+#define FL_EXPORT_ALL_DTYPES_FLAG(op, kernel, flag)       \
+  FL_KERNEL_EXPORT(op##_f32, kernel<float, flag>)         \
+  FL_KERNEL_EXPORT(op##_f16, kernel<__half, flag>)        \
+  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16, flag>)
+
+FL_EXPORT_ALL_DTYPES(add, add_kernel)
+FL_EXPORT_ALL_DTYPES(mul, mul_kernel)
+FL_EXPORT_ALL_DTYPES(relu, relu_kernel)
+FL_EXPORT_ALL_DTYPES_FLAG(gelu, gelu_kernel, false)
+FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh, gelu_kernel, true)
+FL_EXPORT_ALL_DTYPES(silu, silu_kernel)
+FL_EXPORT_ALL_DTYPES(bias_add, bias_add_kernel)
+FL_EXPORT_ALL_DTYPES(add_relu, add_relu_kernel)
+FL_EXPORT_ALL_DTYPES(add_relu_scale, add_relu_scale_kernel)
+// relu_scale_bias's four instances: (FUSE_RELU, FUSE_BIAS) = (0,0) is the unfused scale.
+FL_EXPORT_ALL_DTYPES_FLAG(scale, relu_scale_kernel, false)
+FL_EXPORT_ALL_DTYPES_FLAG(relu_scale, relu_scale_kernel, true)
+FL_EXPORT_ALL_DTYPES_FLAG(scale_bias, relu_scale_bias_kernel, false)
+FL_EXPORT_ALL_DTYPES_FLAG(relu_scale_bias, relu_scale_bias_kernel, true)
+FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu, bias_gelu_kernel, false)
+FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu_tanh, bias_gelu_kernel, true)
+FL_EXPORT_ALL_DTYPES(silu_and_mul, silu_and_mul_kernel)
+FL_EXPORT_ALL_DTYPES_FLAG(gelu_and_mul, gelu_and_mul_kernel, false)
+FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_and_mul, gelu_and_mul_kernel, true)

@@ -1,0 +1,94 @@
+/* The C interface between the cpu backend plugin and the CPU emulator's run time.
+ *
+ * The run time is header-only and compiled into every CPU module (the kernels
+ * built into the plugin, and each module compiled from a notebook cell), so a
+ * module carries its own copy. The plugin owns the threads and the memory; a
+ * module owns the scheduling of GPU threads inside a block. They meet here, in
+ * plain C, so a module built by another compiler still fits.
+ */
+#ifndef FUSELAB_EMULATOR_ABI_H
+#define FUSELAB_EMULATOR_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FL_EMU_ABI 1
+
+typedef struct fl_emu_dim3 { uint32_t x, y, z; } fl_emu_dim3;
+
+/* Which GPU thread a worker runs at the moment: read by the plugin's fault
+   handler to say where a kernel crashed. */
+typedef struct fl_emu_where {
+  fl_emu_dim3 block;
+  fl_emu_dim3 thread;
+} fl_emu_where;
+
+/* One OS thread of the plugin's pool, as the run time sees it. */
+typedef struct fl_emu_worker {
+  /* Set by the run time at the start of every block. */
+  const fl_emu_where* volatile where;
+  /* While nonzero the run time is in library code (allocating, formatting an
+     error) and must not be interrupted by a stop signal; the plugin retries. */
+  volatile int hold;
+  /* Reusable scratch memory, one buffer per slot, at least `bytes` long and
+     16-byte aligned; valid until the next call with the same slot. NULL when
+     out of memory. */
+  void* (*scratch)(struct fl_emu_worker* self, int slot, size_t bytes);
+  /* The stack of fiber `index` (lowest usable address), `*bytes` long, with a
+     guard page below it. Reused across blocks and launches. NULL when out of
+     memory. */
+  void* (*fiber_stack)(struct fl_emu_worker* self, uint32_t index, size_t* bytes);
+} fl_emu_worker;
+
+typedef void (*fl_emu_body)(void* ctx, uint64_t index, fl_emu_worker* worker);
+
+/* The plugin's thread pool. parallel_for runs body(ctx, i, worker) for every i
+   in [0, n), spread over the pool's threads, and returns when all are done or
+   the launch was stopped (fault, time limit, cancel: the plugin reports those). */
+typedef struct fl_emu_pool {
+  void* self;
+  void (*parallel_for)(void* self, uint64_t n, fl_emu_body body, void* ctx);
+} fl_emu_pool;
+
+#define FL_EMU_ERROR_BYTES 1024
+
+typedef struct fl_emu_launch {
+  const char* kernel;          /* its name, for messages */
+  fl_emu_dim3 grid;
+  fl_emu_dim3 block;
+  size_t shared_bytes;         /* dynamic shared memory per block */
+  void** args;                 /* args[i] points to the value of argument i */
+  int warp_size;               /* 32 or 64 */
+  int check;                   /* poison shared memory, shuffle thread order */
+  uint64_t seed;               /* for the shuffles */
+  const fl_emu_pool* pool;
+  char error[FL_EMU_ERROR_BYTES]; /* out: why the launch failed */
+} fl_emu_launch;
+
+/* 0 on success; otherwise launch->error says why. */
+typedef int (*fl_emu_launch_fn)(fl_emu_launch* launch);
+
+typedef struct fl_emu_kernel {
+  const char* name;
+  const char* signature;       /* as fl::signature_of() spells it */
+  fl_emu_launch_fn launch;
+} fl_emu_kernel;
+
+typedef struct fl_emu_module {
+  uint32_t abi;                /* FL_EMU_ABI */
+  int count;
+  const fl_emu_kernel* kernels;
+} fl_emu_module;
+
+/* Every module compiled at run time exports this (FL_EMU_MODULE_ENTRY). */
+#define FL_EMU_MODULE_SYMBOL "fuselab_cpu_module"
+typedef const fl_emu_module* (*fl_emu_module_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

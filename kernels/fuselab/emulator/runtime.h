@@ -1,0 +1,693 @@
+// The CPU emulator's run time: how the GPU threads of a launch run on a pool of
+// OS threads, with GPU semantics.
+//
+// Blocks are independent, so the plugin's thread pool takes them one at a time
+// (run_block). Inside a block:
+//  - A kernel without barriers or warp operations runs its threads as a plain
+//    loop: thread 0 to the end, then thread 1, ... (loop mode).
+//  - A kernel that reaches __syncthreads(), __syncwarp(), a shuffle or a vote
+//    needs its threads to stop there and wait for the others, so each thread
+//    gets its own stack (a fiber) and the threads take turns on the OS thread
+//    (fiber mode). A block that meets its first barrier in loop mode changes
+//    over on the spot: the threads that already finished count as exited, the
+//    one running keeps the OS stack, the rest start as fibers. The kernel is
+//    then marked, and its later blocks start as fibers.
+//  - A thread that waits switches straight to the next ready thread. When none
+//    is ready and some have not exited, they can never go on: a deadlock,
+//    reported with what each group of threads waits at.
+// Check mode shuffles the order in which threads take turns (at the start and
+// after every barrier) and fills shared memory with 0xFF (NaN), so that a
+// missing barrier gives a wrong answer instead of passing by luck.
+#ifndef FUSELAB_EMULATOR_RUNTIME_H
+#define FUSELAB_EMULATOR_RUNTIME_H
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <atomic>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "abi.h"
+#include "context.h"
+#include "types.h"
+
+namespace fl {
+namespace emu {
+
+struct block_state;
+
+// Everything the run time keeps per OS thread: the one thread_local of a
+// module besides its __shared__ variables (check mode poisons all the others).
+struct thread_state {
+  fl_emu_where where;        // the GPU thread running now: blockIdx, threadIdx
+  dim3 block_dim;
+  dim3 grid_dim;
+  int warp_size;
+  block_state* block;
+  unsigned char* module_tls; // this module's thread-local block in this thread
+  size_t module_tls_bytes;
+  bool module_tls_known;
+};
+
+inline thread_state& tls() {
+  static thread_local thread_state state;
+  return state;
+}
+
+enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exited };
+
+enum class warp_op : uint8_t { shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp };
+
+inline const char* warp_op_name(warp_op op) {
+  switch (op) {
+    case warp_op::shfl: return "__shfl";
+    case warp_op::shfl_xor: return "__shfl_xor";
+    case warp_op::shfl_down: return "__shfl_down";
+    case warp_op::shfl_up: return "__shfl_up";
+    case warp_op::any: return "__any";
+    case warp_op::all: return "__all";
+    case warp_op::ballot: return "__ballot";
+    case warp_op::syncwarp: return "__syncwarp";
+  }
+  return "?";
+}
+
+struct gpu_thread {
+  context registers;         // saved here while a fiber is switched out
+  context* home;             // &registers, or the block's main context for the
+                             // thread that was running when the block changed over
+  block_state* block;
+  fl_emu_dim3 idx;
+  uint32_t linear;
+  thread_status status;
+  // What it waits at (deadlock reports), and its part in a warp operation.
+  int line;
+  warp_op op;
+  uint32_t param;            // source lane, lane mask or delta
+  uint32_t width;
+  uint64_t value;
+  uint64_t result;
+};
+
+struct warp_state {
+  uint32_t live;             // lanes not exited
+  uint32_t arrived;          // lanes waiting at a warp operation
+  int line;
+  warp_op op;
+  bool mismatch;             // lanes wait at different warp operations
+};
+
+struct launch_state {
+  const fl_emu_launch* desc;
+  void (*invoke)(const void* args);                    // one GPU thread
+  void (*run_in_order)(const void* args, block_state& b);  // loop mode: all, in order
+  const void* args;
+  std::atomic<bool>* needs_fibers;
+  std::atomic<bool> failed{false};
+  uint32_t threads_per_block;
+};
+
+// Raised in a GPU thread to leave the block once it has failed.
+struct block_abort {};
+
+struct block_state {
+  const launch_state* launch;
+  fl_emu_worker* worker;
+  uint32_t size;
+  int warp_size;
+  bool check;
+  bool fibers;
+  context main;              // the worker's own stack
+  gpu_thread* threads;       // fiber mode only
+  gpu_thread* current;
+  uint32_t* ready;           // ring of threads ready to run
+  uint32_t ready_head, ready_count;
+  uint32_t* released;        // scratch: threads released together
+  warp_state* warps;
+  uint32_t at_barrier;
+  int barrier_line;
+  bool barrier_mismatch;
+  uint32_t exited;
+  const uint32_t* order;     // check mode: the loop order, else null (in order)
+  uint32_t loop_position;    // loop mode: position in the order of the running thread
+  unsigned char* dynamic_shared;
+  uint64_t rng;
+  bool failed;
+  char message[FL_EMU_ERROR_BYTES];
+};
+
+// Library work (allocating, formatting) must not be cut short by a stop signal.
+struct hold_stops {
+  fl_emu_worker* worker;
+  explicit hold_stops(fl_emu_worker* w) : worker(w) { worker->hold = worker->hold + 1; }
+  ~hold_stops() { worker->hold = worker->hold - 1; }
+};
+
+inline uint64_t next_random(uint64_t& state) {  // splitmix64
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
+  for (uint32_t i = n; i > 1; i--) {
+    uint32_t j = static_cast<uint32_t>(next_random(rng) % i);
+    uint32_t t = items[i - 1];
+    items[i - 1] = items[j];
+    items[j] = t;
+  }
+}
+
+inline fl_emu_dim3 thread_index(uint32_t linear, const dim3& d) {
+  return {linear % d.x, (linear / d.x) % d.y, linear / (d.x * d.y)};
+}
+
+// Records the block's failure (the first one counts) in its message.
+__attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const char* format, ...) {
+  if (b.failed) return;
+  b.failed = true;
+  hold_stops hold(b.worker);
+  va_list args;
+  va_start(args, format);
+  vsnprintf(b.message, sizeof b.message, format, args);
+  va_end(args);
+}
+
+inline void describe_deadlock(block_state& b) {
+  hold_stops hold(b.worker);
+  const fl_emu_where& w = tls().where;
+  char text[FL_EMU_ERROR_BYTES];
+  int used = snprintf(text, sizeof text, "kernel '%s' deadlocked in block (%u,%u,%u):", b.launch->desc->kernel,
+                      w.block.x, w.block.y, w.block.z);
+  // Group the threads by what they wait at, in order of their first thread.
+  const char* separator = " ";
+  for (uint32_t first = 0; first < b.size && used < int(sizeof text); first++) {
+    gpu_thread& t = b.threads[first];
+    bool seen = false;
+    for (uint32_t j = 0; j < first && !seen; j++) {
+      gpu_thread& u = b.threads[j];
+      seen = u.status == t.status && (t.status == thread_status::exited || (u.line == t.line && u.op == t.op));
+    }
+    if (seen) continue;
+    uint32_t others = 0;
+    for (uint32_t j = first + 1; j < b.size; j++) {
+      gpu_thread& u = b.threads[j];
+      others += u.status == t.status && (t.status == thread_status::exited || (u.line == t.line && u.op == t.op));
+    }
+    char what[96];
+    if (t.status == thread_status::exited)
+      snprintf(what, sizeof what, "exited");
+    else
+      snprintf(what, sizeof what, "wait%s at %s on line %d", others ? "" : "s",
+               t.status == thread_status::at_barrier ? "__syncthreads()" : warp_op_name(t.op), t.line);
+    char who[64];
+    if (others)
+      snprintf(who, sizeof who, "threads (%u,%u,%u) and %u more", t.idx.x, t.idx.y, t.idx.z, others);
+    else
+      snprintf(who, sizeof who, "thread (%u,%u,%u)", t.idx.x, t.idx.y, t.idx.z);
+    used += snprintf(text + used, sizeof text - used, "%s%s %s", separator, who, what);
+    separator = "; ";
+  }
+  fail(b, "%s", text);
+}
+
+inline void push_ready(block_state& b, uint32_t linear) {
+  uint32_t slot = b.ready_head + b.ready_count;
+  if (slot >= b.size) slot -= b.size;
+  b.ready[slot] = linear;
+  b.ready_count++;
+  b.threads[linear].status = thread_status::ready;
+}
+
+inline gpu_thread* pop_ready(block_state& b) {
+  if (b.ready_count == 0) return nullptr;
+  uint32_t linear = b.ready[b.ready_head];
+  b.ready_head = b.ready_head + 1 == b.size ? 0 : b.ready_head + 1;
+  b.ready_count--;
+  return &b.threads[linear];
+}
+
+// Makes b.released[0..n) ready, in a shuffled order in check mode.
+inline void release(block_state& b, uint32_t n) {
+  if (b.check) shuffle(b.released, n, b.rng);
+  for (uint32_t i = 0; i < n; i++) push_ready(b, b.released[i]);
+}
+
+// Switches from the context `save` to thread `next`, or to the block's main
+// context when next is null.
+inline void switch_to(block_state& b, context* save, gpu_thread* next) {
+  context* target = next ? next->home : &b.main;
+  if (next) {
+    b.current = next;
+    next->status = thread_status::running;
+    tls().where.thread = next->idx;
+  }
+  if (target != save) context_switch(save, target);
+}
+
+// The current thread cannot go on (it waits, or has exited): run the next
+// ready one. Returns when this thread is ready again.
+inline void yield(block_state& b, gpu_thread& self) {
+  gpu_thread* next = b.failed ? nullptr : pop_ready(b);
+  if (!next && !b.failed && b.exited != b.size) describe_deadlock(b);
+  switch_to(b, self.home, next);
+  if (b.failed) throw block_abort{};
+}
+
+inline void complete_warp(block_state& b, uint32_t warp) {
+  warp_state& w = b.warps[warp];
+  uint32_t base = warp * b.warp_size;
+  uint32_t end = base + b.warp_size < b.size ? base + b.warp_size : b.size;
+  if (w.mismatch) {
+    uint32_t a = base, c = base;
+    while (b.threads[a].status != thread_status::at_warp_op) a++;
+    for (c = a + 1; c < end; c++) {
+      gpu_thread& t = b.threads[c];
+      if (t.status == thread_status::at_warp_op && (t.line != b.threads[a].line || t.op != b.threads[a].op)) break;
+    }
+    gpu_thread& x = b.threads[a];
+    gpu_thread& y = b.threads[c];
+    fail(b, "kernel '%s': the lanes of warp %u in block (%u,%u,%u) wait at different warp operations: "
+            "thread (%u,%u,%u) at %s on line %d, thread (%u,%u,%u) at %s on line %d",
+         b.launch->desc->kernel, warp, tls().where.block.x, tls().where.block.y, tls().where.block.z,
+         x.idx.x, x.idx.y, x.idx.z, warp_op_name(x.op), x.line, y.idx.x, y.idx.y, y.idx.z, warp_op_name(y.op), y.line);
+    return;
+  }
+  // Lanes beyond the block or exited take no part: reading one gives a lane its own value.
+  auto lane_value = [&](uint32_t self, uint32_t source) {
+    return source < end && b.threads[source].status == thread_status::at_warp_op ? b.threads[source].value
+                                                                                 : b.threads[self].value;
+  };
+  uint64_t ballot = 0;
+  uint32_t voters = 0, yes = 0;
+  for (uint32_t i = base; i < end; i++) {
+    if (b.threads[i].status != thread_status::at_warp_op) continue;
+    voters++;
+    if (b.threads[i].value) {
+      yes++;
+      ballot |= 1ull << (i - base);
+    }
+  }
+  uint32_t n = 0;
+  for (uint32_t i = base; i < end; i++) {
+    gpu_thread& t = b.threads[i];
+    if (t.status != thread_status::at_warp_op) continue;
+    uint32_t lane = i - base, width = t.width, segment = lane & ~(width - 1);
+    switch (t.op) {
+      case warp_op::shfl: t.result = lane_value(i, base + segment + (t.param & (width - 1))); break;
+      case warp_op::shfl_xor: {
+        uint32_t source = lane ^ t.param;
+        t.result = source < segment + width ? lane_value(i, base + source) : t.value;  // later groups: own value
+        break;
+      }
+      case warp_op::shfl_down:
+        t.result = (lane & (width - 1)) + t.param < width ? lane_value(i, i + t.param) : t.value;
+        break;
+      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(i, i - t.param) : t.value; break;
+      case warp_op::any: t.result = yes > 0; break;
+      case warp_op::all: t.result = yes == voters; break;
+      case warp_op::ballot: t.result = ballot; break;
+      case warp_op::syncwarp: t.result = 0; break;
+    }
+    b.released[n++] = i;
+  }
+  w.arrived = 0;
+  w.mismatch = false;
+  release(b, n);
+}
+
+inline void mark_exited(block_state& b, gpu_thread& t) {
+  t.status = thread_status::exited;
+  b.exited++;
+  warp_state& w = b.warps[t.linear / b.warp_size];
+  w.live--;
+  if (w.arrived > 0 && w.arrived == w.live) complete_warp(b, t.linear / b.warp_size);
+}
+
+inline void fiber_main(void* arg) {
+  gpu_thread& self = *static_cast<gpu_thread*>(arg);
+  block_state& b = *self.block;
+  try {
+    b.launch->invoke(b.launch->args);
+  } catch (block_abort&) {
+  }
+  mark_exited(b, self);
+  gpu_thread* next = b.failed ? nullptr : pop_ready(b);
+  if (!next && !b.failed && b.exited != b.size) describe_deadlock(b);
+  switch_to(b, &self.registers, next);
+  __builtin_trap();  // an exited fiber is never resumed
+}
+
+// Sets up the block's threads as fibers. `running`: the position in the loop
+// order of the thread running on the OS stack when a loop-mode block changes
+// over (those before it have exited); b.size when starting as fibers.
+inline void make_fibers(block_state& b, uint32_t running) {
+  b.launch->needs_fibers->store(true, std::memory_order_relaxed);
+  hold_stops hold(b.worker);
+  uint32_t warps = (b.size + b.warp_size - 1) / b.warp_size;
+  size_t bytes = sizeof(gpu_thread) * b.size + sizeof(warp_state) * warps + sizeof(uint32_t) * 2 * b.size;
+  unsigned char* memory = static_cast<unsigned char*>(b.worker->scratch(b.worker, 0, bytes));
+  if (!memory) {
+    fail(b, "kernel '%s': out of memory for the threads of a block", b.launch->desc->kernel);
+    throw block_abort{};
+  }
+  b.threads = reinterpret_cast<gpu_thread*>(memory);
+  b.warps = reinterpret_cast<warp_state*>(b.threads + b.size);
+  b.ready = reinterpret_cast<uint32_t*>(b.warps + warps);
+  b.released = b.ready + b.size;
+  b.ready_head = b.ready_count = 0;
+  b.at_barrier = 0;
+  b.barrier_mismatch = false;
+  b.exited = 0;
+  for (uint32_t w = 0; w < warps; w++) b.warps[w] = warp_state{0, 0, 0, warp_op::syncwarp, false};
+  const dim3& dim = tls().block_dim;
+  for (uint32_t i = 0; i < b.size; i++) {
+    gpu_thread& t = b.threads[i];
+    t.home = &t.registers;
+    t.block = &b;
+    t.idx = thread_index(i, dim);
+    t.linear = i;
+    t.status = thread_status::exited;
+    t.line = 0;
+  }
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < b.size; k++) {
+    uint32_t i = b.order ? b.order[k] : k;
+    gpu_thread& t = b.threads[i];
+    if (k < running && running != b.size) {
+      b.exited++;
+      continue;
+    }
+    b.warps[i / b.warp_size].live++;
+    if (k == running) {  // keeps the OS stack
+      t.home = &b.main;
+      t.status = thread_status::running;
+      b.current = &t;
+      continue;
+    }
+    size_t stack_bytes = 0;
+    void* stack = b.worker->fiber_stack(b.worker, i, &stack_bytes);
+    if (!stack) {
+      fail(b, "kernel '%s': out of memory for fiber stacks", b.launch->desc->kernel);
+      throw block_abort{};
+    }
+    context_prepare(&t.registers, stack, stack_bytes, &fiber_main, &t);
+    b.released[n++] = i;
+  }
+  // The threads already run in loop mode are gone: their warps do not wait for them.
+  release(b, n);
+  b.fibers = true;
+}
+
+// On the main context: runs fibers until all have exited or the block failed.
+inline void run_fibers(block_state& b) {
+  while (!b.failed && b.exited != b.size) {
+    gpu_thread* next = pop_ready(b);
+    if (!next) {
+      describe_deadlock(b);
+      return;
+    }
+    switch_to(b, &b.main, next);
+  }
+}
+
+inline block_state& current_block() { return *tls().block; }
+
+// Called by every barrier and warp operation: a loop-mode block changes over.
+inline gpu_thread& fiber_self(block_state& b) {
+  if (!b.fibers) make_fibers(b, b.loop_position);
+  return *b.current;
+}
+
+inline void syncthreads(int line) {
+  block_state& b = current_block();
+  gpu_thread& self = fiber_self(b);
+  self.status = thread_status::at_barrier;
+  self.line = line;
+  if (b.at_barrier == 0) {
+    b.barrier_line = line;
+  } else if (line != b.barrier_line) {
+    b.barrier_mismatch = true;
+  }
+  if (++b.at_barrier == b.size) {
+    if (b.barrier_mismatch) {
+      describe_deadlock(b);
+    } else {
+      b.at_barrier = 0;
+      for (uint32_t i = 0; i < b.size; i++) b.released[i] = i;
+      release(b, b.size);
+    }
+  }
+  yield(b, self);
+}
+
+inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width) {
+  block_state& b = current_block();
+  int lanes = b.warp_size;
+  if (width <= 0 || width > lanes || (width & (width - 1)) != 0) {
+    const fl_emu_where& w = tls().where;
+    fail(b, "kernel '%s': %s on line %d: width must be a power of two from 1 to warpSize (%d), got %d "
+            "(block (%u,%u,%u), thread (%u,%u,%u))",
+         b.launch->desc->kernel, warp_op_name(op), line, lanes, width, w.block.x, w.block.y, w.block.z, w.thread.x,
+         w.thread.y, w.thread.z);
+    throw block_abort{};
+  }
+  gpu_thread& self = fiber_self(b);
+  self.status = thread_status::at_warp_op;
+  self.op = op;
+  self.line = line;
+  self.param = param;
+  self.width = static_cast<uint32_t>(width);
+  self.value = value;
+  uint32_t warp = self.linear / lanes;
+  warp_state& w = b.warps[warp];
+  if (w.arrived == 0) {
+    w.line = line;
+    w.op = op;
+  } else if (w.line != line || w.op != op) {
+    w.mismatch = true;
+  }
+  if (++w.arrived == w.live) complete_warp(b, warp);
+  yield(b, self);
+  return self.result;
+}
+
+template <typename T>
+inline uint64_t to_lane_bits(T v) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp operations move values of up to 8 bytes");
+  uint64_t bits = 0;
+  memcpy(&bits, &v, sizeof v);
+  return bits;
+}
+template <typename T>
+inline T from_lane_bits(uint64_t bits) {
+  T v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+template <typename T>
+inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width) {
+  if (width < 0) width = tls().warp_size;
+  return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width));
+}
+
+inline void* dynamic_shared() { return current_block().dynamic_shared; }
+
+// Check mode: static __shared__ arrays are thread_local variables of the
+// module, so they live in the module's thread-local block. Fill that block with
+// 0xFF, all but the run time's own state.
+struct tls_search {
+  uintptr_t code;
+  unsigned char* begin;
+  size_t bytes;
+};
+
+inline int find_module_tls(dl_phdr_info* info, size_t, void* data) {
+  tls_search& search = *static_cast<tls_search*>(data);
+  bool mine = false;
+  const ElfW(Phdr)* tls_header = nullptr;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr)& h = info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + h.p_vaddr;
+    if (h.p_type == PT_LOAD && search.code >= start && search.code < start + h.p_memsz) mine = true;
+    if (h.p_type == PT_TLS) tls_header = &h;
+  }
+  if (!mine) return 0;
+  if (tls_header && info->dlpi_tls_data) {
+    search.begin = static_cast<unsigned char*>(info->dlpi_tls_data);
+    search.bytes = tls_header->p_memsz;
+  }
+  return 1;
+}
+
+inline void poison_static_shared(thread_state& t, fl_emu_worker* worker) {
+  if (!t.module_tls_known) {
+    hold_stops hold(worker);  // dl_iterate_phdr takes the loader's lock
+    tls_search search{reinterpret_cast<uintptr_t>(&find_module_tls), nullptr, 0};
+    dl_iterate_phdr(&find_module_tls, &search);
+    t.module_tls = search.begin;
+    t.module_tls_bytes = search.bytes;
+    t.module_tls_known = true;
+  }
+  unsigned char* begin = t.module_tls;
+  unsigned char* end = begin + t.module_tls_bytes;
+  unsigned char* own = reinterpret_cast<unsigned char*>(&t);
+  if (!begin || own < begin || own + sizeof t > end) return;
+  memset(begin, 0xFF, own - begin);
+  memset(own + sizeof t, 0xFF, end - (own + sizeof t));
+}
+
+// Loop mode, in order: thread (0,0,0), (1,0,0), ... Instantiated per kernel
+// with the kernel inlined into the loop, which keeps it fast. Stops early when
+// a barrier changed the block over to fibers.
+template <typename Call>
+inline void loop_in_order(block_state& b, Call&& call) {
+  const dim3 dim = tls().block_dim;
+  fl_emu_dim3& thread = tls().where.thread;
+  uint32_t k = 0;
+  for (uint32_t z = 0; z < dim.z; z++)
+    for (uint32_t y = 0; y < dim.y; y++)
+      for (uint32_t x = 0; x < dim.x; x++) {
+        b.loop_position = k++;
+        thread = {x, y, z};
+        call();
+        if (b.fibers) return;
+      }
+}
+
+// Loop mode in check mode: in the block's shuffled order.
+inline void loop_shuffled(block_state& b) {
+  const launch_state& L = *b.launch;
+  const dim3 dim = tls().block_dim;
+  fl_emu_dim3& thread = tls().where.thread;
+  for (uint32_t k = 0; k < b.size; k++) {
+    b.loop_position = k;
+    thread = thread_index(b.order[k], dim);
+    L.invoke(L.args);
+    if (b.fibers) return;
+  }
+}
+
+// The pool's body: runs one block of the launch.
+inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
+  launch_state& L = *static_cast<launch_state*>(context);
+  if (L.failed.load(std::memory_order_relaxed)) return;
+  const fl_emu_launch& desc = *L.desc;
+  thread_state& t = tls();
+  t.block_dim = dim3(desc.block.x, desc.block.y, desc.block.z);
+  t.grid_dim = dim3(desc.grid.x, desc.grid.y, desc.grid.z);
+  t.warp_size = desc.warp_size;
+  t.where.block = {static_cast<uint32_t>(index % desc.grid.x), static_cast<uint32_t>(index / desc.grid.x % desc.grid.y),
+                   static_cast<uint32_t>(index / (uint64_t(desc.grid.x) * desc.grid.y))};
+  t.where.thread = {0, 0, 0};
+  worker->where = &t.where;
+
+  block_state b;
+  b.launch = &L;
+  b.worker = worker;
+  b.size = L.threads_per_block;
+  b.warp_size = desc.warp_size;
+  b.check = desc.check != 0;
+  b.fibers = false;
+  b.threads = nullptr;
+  b.current = nullptr;
+  b.order = nullptr;
+  b.loop_position = 0;
+  b.dynamic_shared = nullptr;
+  b.rng = desc.seed ^ (index * 0xd1b54a32d192ed03ull);
+  b.failed = false;
+  b.message[0] = 0;
+  t.block = &b;
+
+  {
+    hold_stops hold(worker);
+    if (desc.shared_bytes) b.dynamic_shared = static_cast<unsigned char*>(worker->scratch(worker, 1, desc.shared_bytes));
+    if (b.check) {
+      uint32_t* order = static_cast<uint32_t*>(worker->scratch(worker, 2, sizeof(uint32_t) * b.size));
+      if (order) {
+        for (uint32_t i = 0; i < b.size; i++) order[i] = i;
+        shuffle(order, b.size, b.rng);
+      }
+      b.order = order;
+    }
+  }
+  if ((desc.shared_bytes && !b.dynamic_shared) || (b.check && !b.order)) {
+    fail(b, "kernel '%s': out of memory for a block's shared memory", desc.kernel);
+  } else {
+    if (b.check) {
+      poison_static_shared(t, worker);
+      if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
+    }
+    try {
+      if (L.needs_fibers->load(std::memory_order_relaxed)) {
+        make_fibers(b, b.size);
+        run_fibers(b);
+      } else {
+        if (b.order) loop_shuffled(b);
+        else L.run_in_order(L.args, b);
+        if (b.fibers) {  // changed over: the thread on the OS stack has finished
+          mark_exited(b, *b.current);
+          run_fibers(b);
+        }
+      }
+    } catch (block_abort&) {
+    }
+  }
+  t.block = nullptr;
+  if (b.failed && !L.failed.exchange(true)) {
+    memcpy(const_cast<fl_emu_launch&>(desc).error, b.message, sizeof b.message);
+  }
+}
+
+inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
+                      void (*run_in_order)(const void*, block_state&), const void* args,
+                      std::atomic<bool>* needs_fibers) {
+  launch_state L;
+  L.desc = desc;
+  L.invoke = invoke;
+  L.run_in_order = run_in_order;
+  L.args = args;
+  L.needs_fibers = needs_fibers;
+  L.threads_per_block = desc->block.x * desc->block.y * desc->block.z;
+  desc->error[0] = 0;
+  uint64_t blocks = uint64_t(desc->grid.x) * desc->grid.y * desc->grid.z;
+  desc->pool->parallel_for(desc->pool->self, blocks, &run_block, &L);
+  return L.failed.load() ? 1 : 0;
+}
+
+// The typed trampoline of kernel F: unpacks args[i] into F's parameter types
+// once per launch, then calls F for every GPU thread.
+template <auto F, typename... A, size_t... I>
+inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<I...>) {
+  using packed = std::tuple<std::decay_t<A>...>;
+  packed args{*static_cast<std::decay_t<A>*>(desc->args[I])...};
+  static std::atomic<bool> needs_fibers{false};
+  auto invoke = [](const void* p) { std::apply(F, *static_cast<const packed*>(p)); };
+  auto run_in_order = [](const void* p, block_state& b) {
+    const packed& a = *static_cast<const packed*>(p);
+    loop_in_order(b, [&] { std::apply(F, a); });
+  };
+  return run_launch(desc, invoke, run_in_order, &args, &needs_fibers);
+}
+
+template <typename... A>
+constexpr size_t parameter_count(void (*)(A...)) {
+  return sizeof...(A);
+}
+
+template <auto F>
+inline int launch(fl_emu_launch* desc) {
+  return launch_with<F>(desc, F, std::make_index_sequence<parameter_count(F)>{});
+}
+
+}  // namespace emu
+}  // namespace fl
+
+#endif

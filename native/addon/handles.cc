@@ -1,0 +1,80 @@
+#include "handles.h"
+
+#include <cmath>
+
+namespace fuselab {
+
+const napi_type_tag kDeviceTag = {0x6675736564657631ULL, 0x6465766963650001ULL};
+const napi_type_tag kBufferTag = {0x6675736564657631ULL, 0x6275666665720002ULL};
+const napi_type_tag kModuleTag = {0x6675736564657631ULL, 0x6d6f64756c650003ULL};
+const napi_type_tag kKernelTag = {0x6675736564657631ULL, 0x6b65726e656c0004ULL};
+const napi_type_tag kEventTag = {0x6675736564657631ULL, 0x6576656e74000005ULL};
+const napi_type_tag kLaunchTag = {0x6675736564657631ULL, 0x6c61756e63680006ULL};
+
+std::string backend_error(const fl_backend* api) {
+  const char* text = api->last_error ? api->last_error() : nullptr;
+  return text != nullptr && *text != '\0' ? text : "failed without a reason";
+}
+
+std::shared_ptr<DeviceState> live_device(const Napi::Value& value) {
+  std::shared_ptr<DeviceState>& device = unwrap_handle<DeviceState>(value, &kDeviceTag, "device");
+  if (device->closed) throw Napi::Error::New(value.Env(), "the device was closed");
+  return device;
+}
+
+std::shared_ptr<Allocation> live_allocation(const Napi::Value& value) {
+  std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(value, &kBufferTag, "buffer");
+  if (!slot->allocation) throw Napi::Error::New(value.Env(), "the buffer was released");
+  if (slot->allocation->device->closed) throw Napi::Error::New(value.Env(), "the buffer's device was closed");
+  return slot->allocation;
+}
+
+std::shared_ptr<ModuleState> live_module(const Napi::Value& value) {
+  std::shared_ptr<ModuleState>& module = unwrap_handle<ModuleState>(value, &kModuleTag, "module");
+  if (module->unloaded) throw Napi::Error::New(value.Env(), "the module was unloaded");
+  if (module->device->closed) throw Napi::Error::New(value.Env(), "the module's device was closed");
+  return module;
+}
+
+HostBytes host_bytes(const Napi::Value& value, const char* what) {
+  HostBytes view;
+  void* data = nullptr;
+  napi_value buffer = nullptr;
+  size_t offset = 0;
+  if (value.IsTypedArray()) {
+    napi_typedarray_type type;
+    size_t length = 0;
+    NAPI_THROW_IF_FAILED(value.Env(), napi_get_typedarray_info(value.Env(), value, &type, &length, &data, &buffer, &offset), view);
+    view.bytes = value.As<Napi::TypedArray>().ByteLength();
+  } else if (value.IsDataView()) {
+    NAPI_THROW_IF_FAILED(value.Env(), napi_get_dataview_info(value.Env(), value, &view.bytes, &data, &buffer, &offset), view);
+  } else {
+    throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a typed array or DataView");
+  }
+  view.data = static_cast<uint8_t*>(data);
+  return view;
+}
+
+std::string join_strings(const Napi::Value& value, const char* what, char separator) {
+  if (!value.IsArray()) throw Napi::TypeError::New(value.Env(), std::string(what) + " must be an array of strings");
+  const Napi::Array items = value.As<Napi::Array>();
+  std::string joined;
+  for (uint32_t i = 0; i < items.Length(); ++i) {
+    const Napi::Value item = items.Get(i);
+    if (!item.IsString()) throw Napi::TypeError::New(value.Env(), std::string(what) + " must be an array of strings");
+    if (i > 0) joined += separator;
+    joined += item.As<Napi::String>().Utf8Value();
+  }
+  return joined;
+}
+
+size_t byte_count(const Napi::Value& value, const char* what) {
+  if (!value.IsNumber()) throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a number");
+  const double v = value.As<Napi::Number>().DoubleValue();
+  if (!(v >= 0) || v > 9007199254740992.0 || std::trunc(v) != v) {
+    throw Napi::RangeError::New(value.Env(), std::string(what) + " must be a non-negative integer");
+  }
+  return static_cast<size_t>(v);
+}
+
+}  // namespace fuselab

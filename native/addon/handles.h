@@ -1,0 +1,162 @@
+// What the addon's JS handles point to. Each handle is a type-tagged
+// Napi::External owning a std::shared_ptr, so that:
+//  - a handle of the wrong kind is refused, never reinterpreted;
+//  - a device stays open while anything allocated on it lives, and memory that a
+//    worker thread still uses (download, bench) is freed only after that work;
+//  - release()/unload()/close() from JS mark the handle dead at once, and later
+//    use throws instead of touching freed memory.
+#ifndef FUSELAB_ADDON_HANDLES_H
+#define FUSELAB_ADDON_HANDLES_H
+
+#include <napi.h>
+#include <fuselab/backend.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fuselab {
+
+// The last error text of the backend on the calling thread.
+std::string backend_error(const fl_backend* api);
+
+struct DeviceState {
+  const fl_backend* api = nullptr;
+  std::string backend;
+  int index = 0;
+  void* device = nullptr;
+  fl_device_props props{};
+  std::atomic<bool> closed{false};
+  std::atomic<bool> cancel_requested{false};
+
+  DeviceState() = default;
+  DeviceState(const DeviceState&) = delete;
+  DeviceState& operator=(const DeviceState&) = delete;
+  ~DeviceState() { api->close(device); }
+
+  // "<backend> <call>: <backend's reason>", the text of every backend failure.
+  std::string failure(const char* call) const { return backend + " " + call + ": " + backend_error(api); }
+};
+
+// One device allocation, freed when its last owner lets go.
+struct Allocation {
+  std::shared_ptr<DeviceState> device;
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  bool freed = false;
+
+  Allocation(std::shared_ptr<DeviceState> d, void* p, size_t n) : device(std::move(d)), ptr(p), bytes(n) {}
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+  // Returns the backend's status so that an explicit release can report it.
+  int free_now() {
+    freed = true;
+    return device->api->release(device->device, ptr);
+  }
+  ~Allocation() {
+    if (!freed) free_now();
+  }
+};
+
+// What a BufferHandle points to: the allocation until release().
+struct BufferSlot {
+  std::shared_ptr<Allocation> allocation;
+  size_t bytes = 0;
+};
+
+struct ModuleState {
+  std::shared_ptr<DeviceState> device;
+  void* module = nullptr;
+  std::atomic<bool> unloaded{false};
+
+  ModuleState(std::shared_ptr<DeviceState> d, void* m) : device(std::move(d)), module(m) {}
+  ModuleState(const ModuleState&) = delete;
+  ModuleState& operator=(const ModuleState&) = delete;
+  ~ModuleState() { device->api->module_unload(device->device, module); }
+};
+
+// One parameter of a kernel signature: "const f32*" is a pointer to f32.
+struct ParamKind {
+  bool pointer = false;
+  std::string type;  // element type for pointers ("void" for other pointees)
+};
+
+struct KernelState {
+  std::shared_ptr<ModuleState> module;
+  void* kernel = nullptr;
+  std::string name;
+  bool has_signature = false;
+  std::string signature;
+  std::vector<ParamKind> params;
+};
+
+struct EventState {
+  std::shared_ptr<DeviceState> device;
+  void* event = nullptr;
+
+  EventState(std::shared_ptr<DeviceState> d, void* e) : device(std::move(d)), event(e) {}
+  EventState(const EventState&) = delete;
+  EventState& operator=(const EventState&) = delete;
+  ~EventState() { device->api->event_destroy(device->device, event); }
+};
+
+// A launch with its arguments packed once (launch(), prepare(), bench()).
+struct LaunchState {
+  std::shared_ptr<KernelState> kernel;
+  fl_dim3 grid{1, 1, 1};
+  fl_dim3 block{1, 1, 1};
+  size_t shared_bytes = 0;
+  std::vector<uint64_t> storage;     // one 8-byte slot an argument
+  std::vector<void*> args;           // args[i] == &storage[i]
+  std::vector<std::shared_ptr<BufferSlot>> slots;               // to refuse replays of released buffers
+  std::vector<std::shared_ptr<Allocation>> allocations;         // keep the memory alive while packed
+
+  const std::shared_ptr<DeviceState>& device() const { return kernel->module->device; }
+  int run() {
+    return device()->api->launch(device()->device, kernel->kernel, grid, block, shared_bytes, args.data(),
+                                 static_cast<int>(args.size()));
+  }
+};
+
+// Type tags: one a handle kind.
+extern const napi_type_tag kDeviceTag, kBufferTag, kModuleTag, kKernelTag, kEventTag, kLaunchTag;
+
+template <typename T>
+Napi::External<std::shared_ptr<T>> wrap_handle(Napi::Env env, std::shared_ptr<T> state, const napi_type_tag* tag) {
+  auto external = Napi::External<std::shared_ptr<T>>::New(
+      env, new std::shared_ptr<T>(std::move(state)), [](Napi::Env, std::shared_ptr<T>* held) { delete held; });
+  external.TypeTag(tag);
+  return external;
+}
+
+// The state behind a handle of the kind `what`; throws a TypeError for anything else.
+template <typename T>
+std::shared_ptr<T>& unwrap_handle(const Napi::Value& value, const napi_type_tag* tag, const char* what) {
+  if (!value.IsExternal() || !value.As<Napi::External<std::shared_ptr<T>>>().CheckTypeTag(tag)) {
+    throw Napi::TypeError::New(value.Env(), std::string("expected a ") + what + " handle");
+  }
+  return *value.As<Napi::External<std::shared_ptr<T>>>().Data();
+}
+
+// Handles checked for use: each throws when the handle is of the wrong kind or dead.
+std::shared_ptr<DeviceState> live_device(const Napi::Value& value);
+std::shared_ptr<Allocation> live_allocation(const Napi::Value& value);
+std::shared_ptr<ModuleState> live_module(const Napi::Value& value);
+
+// The bytes of an ArrayBufferView (typed array, DataView, Buffer).
+struct HostBytes {
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+HostBytes host_bytes(const Napi::Value& value, const char* what);
+
+// A JS array of strings joined with `separator`.
+std::string join_strings(const Napi::Value& value, const char* what, char separator);
+
+// A byte count from JS: a non-negative integer no larger than 2^53.
+size_t byte_count(const Napi::Value& value, const char* what);
+
+}  // namespace fuselab
+
+#endif

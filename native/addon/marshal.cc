@@ -1,0 +1,230 @@
+#include "marshal.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace fuselab {
+namespace {
+
+struct ScalarType {
+  const char* name;
+  size_t bytes;
+  bool integer;
+  bool is_signed;
+};
+
+constexpr ScalarType kScalarTypes[] = {
+    {"i8", 1, true, true},   {"u8", 1, true, false},  {"i16", 2, true, true}, {"u16", 2, true, false},
+    {"i32", 4, true, true},  {"u32", 4, true, false}, {"i64", 8, true, true}, {"u64", 8, true, false},
+    {"f32", 4, false, true}, {"f64", 8, false, true},
+};
+
+const ScalarType* find_scalar_type(const std::string& name) {
+  for (const ScalarType& type : kScalarTypes) {
+    if (name == type.name) return &type;
+  }
+  return nullptr;
+}
+
+std::string trim(const std::string& s) {
+  const size_t first = s.find_first_not_of(' ');
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(' ') - first + 1);
+}
+
+[[noreturn]] void fail(Napi::Env env, const KernelState& kernel, size_t index, const std::string& message) {
+  throw Napi::Error::New(env, "kernel " + kernel.name + ": argument " + std::to_string(index) + " " + message);
+}
+
+// The integer value of a JS number or bigint, when it fits `type`.
+bool integer_value(const Napi::Value& value, const ScalarType& type, uint64_t* bits) {
+  if (value.IsBigInt()) {
+    bool lossless = false;
+    if (type.is_signed) {
+      const int64_t v = value.As<Napi::BigInt>().Int64Value(&lossless);
+      if (!lossless) return false;
+      if (type.bytes < 8) {
+        const int64_t limit = int64_t{1} << (type.bytes * 8 - 1);
+        if (v < -limit || v >= limit) return false;
+      }
+      *bits = static_cast<uint64_t>(v);
+    } else {
+      const uint64_t v = value.As<Napi::BigInt>().Uint64Value(&lossless);
+      if (!lossless) return false;
+      if (type.bytes < 8 && v >= (uint64_t{1} << (type.bytes * 8))) return false;
+      *bits = v;
+    }
+    return true;
+  }
+  const double v = value.As<Napi::Number>().DoubleValue();
+  if (!std::isfinite(v) || std::trunc(v) != v) return false;
+  // Beyond 2^53 a double no longer names one integer: such values must come as bigint.
+  if (std::fabs(v) > 9007199254740992.0) return false;
+  if (type.is_signed) {
+    const double limit = std::ldexp(1.0, static_cast<int>(type.bytes * 8 - 1));
+    if (v < -limit || v >= limit) return false;
+    *bits = static_cast<uint64_t>(static_cast<int64_t>(v));
+  } else {
+    if (v < 0 || v >= std::ldexp(1.0, static_cast<int>(type.bytes * 8))) return false;
+    *bits = static_cast<uint64_t>(v);
+  }
+  return true;
+}
+
+// Writes the scalar's bytes at the start of its 8-byte slot (little-endian hosts).
+void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const ScalarType& type,
+                  const Napi::Value& value, uint64_t* slot) {
+  *slot = 0;
+  if (type.integer) {
+    if (!value.IsNumber() && !value.IsBigInt()) fail(env, kernel, index, std::string("must be a number or bigint for ") + type.name);
+    uint64_t bits = 0;
+    if (!integer_value(value, type, &bits)) fail(env, kernel, index, std::string("must be an integer within the range of ") + type.name);
+    std::memcpy(slot, &bits, type.bytes);
+    return;
+  }
+  if (!value.IsNumber()) fail(env, kernel, index, std::string("must be a number for ") + type.name);
+  const double v = value.As<Napi::Number>().DoubleValue();
+  if (type.bytes == 4) {
+    const float f = static_cast<float>(v);
+    std::memcpy(slot, &f, sizeof f);
+  } else {
+    std::memcpy(slot, &v, sizeof v);
+  }
+}
+
+uint32_t dimension(Napi::Env env, const Napi::Value& value, const char* what, int axis) {
+  const std::string where = std::string("launch ") + what + "[" + std::to_string(axis) + "]";
+  if (!value.IsNumber()) throw Napi::TypeError::New(env, where + " must be a number");
+  const double v = value.As<Napi::Number>().DoubleValue();
+  if (!(v >= 1) || v > 4294967295.0 || std::trunc(v) != v) {
+    throw Napi::RangeError::New(env, where + " must be an integer from 1 to 2^32-1");
+  }
+  return static_cast<uint32_t>(v);
+}
+
+fl_dim3 dim3_of(Napi::Env env, const Napi::Value& value, const char* what) {
+  if (!value.IsArray() || value.As<Napi::Array>().Length() != 3) {
+    throw Napi::TypeError::New(env, std::string("launch ") + what + " must be an array of 3 numbers");
+  }
+  const Napi::Array a = value.As<Napi::Array>();
+  return fl_dim3{dimension(env, a.Get(0u), what, 0), dimension(env, a.Get(1u), what, 1), dimension(env, a.Get(2u), what, 2)};
+}
+
+// The device's own limits, so that no backend is asked for a launch it cannot run.
+void check_limits(Napi::Env env, const KernelState& kernel, const fl_dim3& grid, const fl_dim3& block, size_t shared) {
+  const fl_device_props& p = kernel.module->device->props;
+  const uint32_t g[3] = {grid.x, grid.y, grid.z};
+  const uint32_t b[3] = {block.x, block.y, block.z};
+  const char* axes = "xyz";
+  for (int i = 0; i < 3; ++i) {
+    if (p.max_grid_dim[i] > 0 && g[i] > static_cast<uint32_t>(p.max_grid_dim[i])) {
+      throw Napi::RangeError::New(env, "kernel " + kernel.name + ": grid." + axes[i] + " " + std::to_string(g[i]) +
+                                           " exceeds the device's limit of " + std::to_string(p.max_grid_dim[i]));
+    }
+    if (p.max_block_dim[i] > 0 && b[i] > static_cast<uint32_t>(p.max_block_dim[i])) {
+      throw Napi::RangeError::New(env, "kernel " + kernel.name + ": block." + axes[i] + " " + std::to_string(b[i]) +
+                                           " exceeds the device's limit of " + std::to_string(p.max_block_dim[i]));
+    }
+  }
+  const uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  if (p.max_threads_per_block > 0 && threads > static_cast<uint64_t>(p.max_threads_per_block)) {
+    throw Napi::RangeError::New(env, "kernel " + kernel.name + ": a block of " + std::to_string(threads) +
+                                         " threads exceeds the device's limit of " + std::to_string(p.max_threads_per_block));
+  }
+  const size_t shared_limit = p.shared_per_block_optin > p.shared_per_block ? p.shared_per_block_optin : p.shared_per_block;
+  if (shared_limit > 0 && shared > shared_limit) {
+    throw Napi::RangeError::New(env, "kernel " + kernel.name + ": " + std::to_string(shared) +
+                                         " bytes of dynamic shared memory exceed the device's limit of " + std::to_string(shared_limit));
+  }
+}
+
+}  // namespace
+
+std::vector<ParamKind> parse_signature(const std::string& signature) {
+  std::vector<ParamKind> params;
+  if (trim(signature).empty()) return params;
+  size_t start = 0;
+  while (start <= signature.size()) {
+    size_t comma = signature.find(',', start);
+    if (comma == std::string::npos) comma = signature.size();
+    std::string item = trim(signature.substr(start, comma - start));
+    ParamKind kind;
+    if (!item.empty() && item.back() == '*') {
+      kind.pointer = true;
+      item = trim(item.substr(0, item.size() - 1));
+      if (item.rfind("const ", 0) == 0) item = trim(item.substr(6));
+    }
+    kind.type = item;
+    params.push_back(kind);
+    start = comma + 1;
+  }
+  return params;
+}
+
+std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::shared_ptr<KernelState> kernel) {
+  Napi::Env env = info.Env();
+  auto launch = std::make_shared<LaunchState>();
+  launch->kernel = std::move(kernel);
+  const KernelState& k = *launch->kernel;
+  if (k.module->unloaded) throw Napi::Error::New(env, "kernel " + k.name + ": its module was unloaded");
+  if (k.module->device->closed) throw Napi::Error::New(env, "kernel " + k.name + ": its device was closed");
+
+  launch->grid = dim3_of(env, info[1], "grid");
+  launch->block = dim3_of(env, info[2], "block");
+  if (!info[3].IsNumber()) throw Napi::TypeError::New(env, "launch sharedBytes must be a number");
+  const double shared = info[3].As<Napi::Number>().DoubleValue();
+  if (!(shared >= 0) || std::trunc(shared) != shared || shared > 4294967295.0) {
+    throw Napi::RangeError::New(env, "launch sharedBytes must be a non-negative integer");
+  }
+  launch->shared_bytes = static_cast<size_t>(shared);
+  check_limits(env, k, launch->grid, launch->block, launch->shared_bytes);
+
+  if (!info[4].IsArray()) throw Napi::TypeError::New(env, "launch args must be an array");
+  const Napi::Array args = info[4].As<Napi::Array>();
+  const size_t count = args.Length();
+  if (k.has_signature && count != k.params.size()) {
+    throw Napi::Error::New(env, "kernel " + k.name + " takes " + std::to_string(k.params.size()) + " arguments (" +
+                                    k.signature + "), got " + std::to_string(count));
+  }
+  launch->storage.assign(count, 0);
+  launch->args.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const Napi::Value arg = args.Get(static_cast<uint32_t>(i));
+    launch->args[i] = &launch->storage[i];
+    const ParamKind* param = k.has_signature ? &k.params[i] : nullptr;
+    if (arg.IsExternal()) {
+      if (param && !param->pointer) fail(env, k, i, "must be a " + param->type + " scalar, got a buffer");
+      std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(arg, &kBufferTag, "buffer");
+      if (!slot->allocation) fail(env, k, i, "is a released buffer");
+      if (slot->allocation->device != k.module->device) fail(env, k, i, "is a buffer on another device");
+      std::memcpy(&launch->storage[i], &slot->allocation->ptr, sizeof(void*));
+      launch->slots.push_back(slot);
+      launch->allocations.push_back(slot->allocation);
+      continue;
+    }
+    if (!arg.IsObject()) fail(env, k, i, "must be a buffer or a {type, value} scalar");
+    const Napi::Object scalar = arg.As<Napi::Object>();
+    const Napi::Value type_value = scalar.Get("type");
+    const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
+    const ScalarType* type = find_scalar_type(type_name);
+    if (type == nullptr) fail(env, k, i, "has an unknown scalar type '" + type_name + "'");
+    if (param) {
+      if (param->pointer) fail(env, k, i, "must be a buffer (" + param->type + "*), got a " + type_name + " scalar");
+      if (param->type != type_name) fail(env, k, i, "must be a " + param->type + " scalar, got a " + type_name + " scalar");
+    }
+    store_scalar(env, k, i, *type, scalar.Get("value"), &launch->storage[i]);
+  }
+  return launch;
+}
+
+void check_launch_alive(Napi::Env env, const LaunchState& launch) {
+  const KernelState& k = *launch.kernel;
+  if (k.module->unloaded) throw Napi::Error::New(env, "kernel " + k.name + ": its module was unloaded");
+  if (k.module->device->closed) throw Napi::Error::New(env, "kernel " + k.name + ": its device was closed");
+  for (const auto& slot : launch.slots) {
+    if (!slot->allocation) throw Napi::Error::New(env, "kernel " + k.name + ": a buffer of this prepared launch was released");
+  }
+}
+
+}  // namespace fuselab

@@ -1,0 +1,125 @@
+#include "plugins.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <mutex>
+
+namespace fuselab {
+namespace {
+
+#ifdef __APPLE__
+constexpr const char* kPluginSuffix = ".dylib";
+#else
+constexpr const char* kPluginSuffix = ".so";
+#endif
+
+// The folder holding this addon: plugins are looked for there and nowhere else,
+// so that a stale system-wide copy is never picked up.
+std::string addon_folder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&addon_folder), &info) == 0 || info.dli_fname == nullptr) return ".";
+  std::string file = info.dli_fname;
+  const size_t slash = file.find_last_of('/');
+  return slash == std::string::npos ? "." : file.substr(0, slash);
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> split_lines(const char* text) {
+  std::vector<std::string> lines;
+  if (text == nullptr) return lines;
+  std::string line;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c == '\n') {
+      if (!line.empty()) lines.push_back(line);
+      line.clear();
+    } else {
+      line += *c;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::string error_text(const fl_backend* api, const char* fallback) {
+  const char* text = api->last_error ? api->last_error() : nullptr;
+  return text != nullptr && *text != '\0' ? text : fallback;
+}
+
+Plugin load_plugin(const std::string& folder, const std::string& name) {
+  Plugin plugin;
+  plugin.name = name;
+  plugin.library = folder + "/libfuselab_" + name + kPluginSuffix;
+  plugin.built = file_exists(plugin.library);
+  if (!plugin.built) {
+    plugin.reason = "not built (" + plugin.library + " not found)";
+    return plugin;
+  }
+  // The library stays open for the life of the process: GPU runtimes register
+  // exit handlers that must not outlive their code.
+  void* handle = dlopen(plugin.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    plugin.reason = std::string("cannot be loaded: ") + (why ? why : "dlopen failed");
+    return plugin;
+  }
+  auto entry = reinterpret_cast<fl_backend_entry_fn>(dlsym(handle, "fuselab_backend"));
+  if (entry == nullptr) {
+    plugin.reason = "cannot be loaded: no fuselab_backend() entry point in " + plugin.library;
+    return plugin;
+  }
+  const fl_backend* api = entry();
+  if (api == nullptr) {
+    plugin.reason = "cannot be loaded: fuselab_backend() returned no backend";
+    return plugin;
+  }
+  if (api->abi != FL_BACKEND_ABI) {
+    plugin.reason = "cannot be loaded: it implements backend ABI " + std::to_string(api->abi) +
+                    ", this addon needs ABI " + std::to_string(FL_BACKEND_ABI) + " (rebuild it)";
+    return plugin;
+  }
+  if (api->notes) plugin.notes = split_lines(api->notes());
+  if (api->probe() != 0) {
+    plugin.reason = error_text(api, "probe() failed without a reason");
+    return plugin;
+  }
+  int count = 0;
+  if (api->device_count(&count) != 0) {
+    plugin.reason = error_text(api, "device_count() failed without a reason");
+    return plugin;
+  }
+  plugin.api = api;
+  plugin.loaded = true;
+  plugin.device_count = count;
+  if (count == 0) plugin.reason = "no devices";
+  return plugin;
+}
+
+}  // namespace
+
+const std::vector<Plugin>& plugins() {
+  static std::once_flag once;
+  static std::vector<Plugin> all;
+  std::call_once(once, [] {
+    const std::string folder = addon_folder();
+    for (const char* name : {"cuda", "hip", "cpu"}) all.push_back(load_plugin(folder, name));
+  });
+  return all;
+}
+
+const Plugin* find_plugin(const std::string& name, std::string* why) {
+  for (const Plugin& plugin : plugins()) {
+    if (plugin.name != name) continue;
+    if (plugin.loaded) return &plugin;
+    *why = "backend " + name + " is not available: " + plugin.reason;
+    return nullptr;
+  }
+  *why = "there is no backend called " + name + " (known: cuda, hip, cpu)";
+  return nullptr;
+}
+
+}  // namespace fuselab

@@ -1,0 +1,31 @@
+// Backend plugins: found beside the addon, dlopen()ed once per process.
+#ifndef FUSELAB_ADDON_PLUGINS_H
+#define FUSELAB_ADDON_PLUGINS_H
+
+#include <fuselab/backend.h>
+
+#include <string>
+#include <vector>
+
+namespace fuselab {
+
+struct Plugin {
+  std::string name;                 // "cpu", "cuda", "hip"
+  std::string library;              // absolute path of the shared library
+  bool built = false;               // the file exists
+  bool loaded = false;              // dlopen, entry point, ABI and probe() all succeeded
+  std::string reason;               // why not loaded, or why no devices
+  std::vector<std::string> notes;   // the plugin's notes(), one per line
+  int device_count = 0;
+  const fl_backend* api = nullptr;  // set when loaded
+};
+
+// Every known plugin, in preference order (GPU backends first), loaded on first call.
+const std::vector<Plugin>& plugins();
+
+// The loaded plugin called `name`, or nullptr with `why` set.
+const Plugin* find_plugin(const std::string& name, std::string* why);
+
+}  // namespace fuselab
+
+#endif

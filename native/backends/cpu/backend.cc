@@ -1,0 +1,675 @@
+// The cpu backend: one device, the machine's CPU, running kernels on the
+// emulator (kernels/fuselab/emulator). Implements native/include/fuselab/backend.h.
+//
+// Each opened device has a stream thread that runs the queued work in order
+// (launches, copies, fills, event records, frees) and a pool of worker threads
+// for the blocks of a launch. Errors of queued work are kept and returned by
+// the next call that waits (download, synchronize, event_elapsed), then
+// cleared: a CPU device is never lost. While an error waits to be returned,
+// later launches are skipped (their inputs may be garbage).
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compiler.h"
+#include "fuselab/backend.h"
+#include "fuselab/emulator/abi.h"
+#include "fuselab/emulator/types.h"
+#include "fuselab/registry.h"
+#include "pool.h"
+
+namespace fl {
+namespace cpu {
+namespace {
+
+// ---------------------------------------------------------------- errors
+
+pthread_key_t error_key;
+std::once_flag error_key_once;
+
+std::string& error_text() {
+  std::call_once(error_key_once, [] { pthread_key_create(&error_key, [](void* p) { delete static_cast<std::string*>(p); }); });
+  auto* text = static_cast<std::string*>(pthread_getspecific(error_key));
+  if (!text) {
+    text = new std::string;
+    pthread_setspecific(error_key, text);
+  }
+  return *text;
+}
+
+int fail(const std::string& message) {
+  error_text() = message;
+  return 1;
+}
+
+__attribute__((format(printf, 1, 2))) std::string format(const char* f, ...) {
+  char text[1024];
+  va_list args;
+  va_start(args, f);
+  vsnprintf(text, sizeof text, f, args);
+  va_end(args);
+  return text;
+}
+
+// ---------------------------------------------------------------- kernels and modules
+
+constexpr int kMaxThreadsPerBlock = 1024;
+constexpr size_t kSharedPerBlock = 64 * 1024;
+constexpr size_t kAlignment = 256;
+// Check mode: guard bands before and after every allocation.
+constexpr size_t kFrontGuard = kAlignment;
+constexpr size_t kBackGuard = 4096;
+constexpr unsigned char kGuardByte = 0xA5;
+constexpr unsigned char kPoisonByte = 0xFF;
+
+struct argument {
+  std::string type;        // as in the signature: "const f32*"
+  size_t bytes = 0;        // of the value passed; 0: a type the emulator cannot pass
+  bool pointer = false;
+  size_t element_bytes = 1;
+};
+
+size_t type_bytes(const std::string& name) {
+  static const std::map<std::string, size_t> sizes = {
+      {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i8", 1},  {"u8", 1},  {"i16", 2},
+      {"u16", 2}, {"i32", 4}, {"u32", 4}, {"i64", 8},  {"u64", 8}, {"void", 1}};
+  auto it = sizes.find(name);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+std::vector<argument> parse_signature(const std::string& signature) {
+  std::vector<argument> args;
+  size_t start = 0;
+  while (start < signature.size()) {
+    size_t end = signature.find(',', start);
+    if (end == std::string::npos) end = signature.size();
+    argument a;
+    a.type = signature.substr(start, end - start);
+    std::string base = a.type;
+    if (base.rfind("const ", 0) == 0) base = base.substr(6);
+    if (!base.empty() && base.back() == '*') {
+      a.pointer = true;
+      a.bytes = sizeof(void*);
+      a.element_bytes = type_bytes(base.substr(0, base.size() - 1));
+      if (a.element_bytes == 0) a.element_bytes = 1;
+    } else {
+      a.bytes = type_bytes(base);
+    }
+    args.push_back(a);
+    start = end + 1;
+  }
+  return args;
+}
+
+struct kernel {
+  std::string name;
+  std::string signature;
+  fl_emu_launch_fn launch;
+  std::vector<argument> args;
+};
+
+struct module {
+  std::vector<std::unique_ptr<kernel>> kernels;
+  void* library = nullptr;  // dlopen handle; null for the built-in kernels
+  ~module() {
+    kernels.clear();
+    if (library) dlclose(library);
+  }
+  void add(const char* name, const char* signature, fl_emu_launch_fn launch) {
+    auto k = std::make_unique<kernel>();
+    k->name = name;
+    k->signature = signature;
+    k->launch = launch;
+    k->args = parse_signature(k->signature);
+    kernels.push_back(std::move(k));
+  }
+};
+
+// ---------------------------------------------------------------- the device
+
+struct allocation {
+  unsigned char* block;    // what malloc returned
+  size_t bytes;            // what was asked for
+  size_t total;            // with the guard bands
+  bool released = false;   // a free is queued
+};
+
+struct event {
+  std::chrono::steady_clock::time_point time;
+  uint64_t ticket = 0;     // the queue position of its last record; 0: never recorded
+};
+
+struct device {
+  fl_device_options options{};
+  std::unique_ptr<worker_pool> pool;
+  uint64_t launches = 0;   // seeds check mode's shuffles
+
+  std::mutex lock;
+  std::condition_variable work_ready;
+  std::condition_variable work_done;
+  std::deque<std::function<void()>> queue;
+  uint64_t enqueued = 0, completed = 0;
+  bool closing = false;
+  std::string pending_error;  // the first error of queued work since the last wait
+  std::thread stream;
+
+  std::mutex allocations_lock;
+  std::map<uintptr_t, allocation> allocations;  // by the address handed out
+
+  void run_stream() {
+    std::unique_lock<std::mutex> guard(lock);
+    for (;;) {
+      work_ready.wait(guard, [&] { return closing || !queue.empty(); });
+      if (queue.empty()) return;
+      std::function<void()> work = std::move(queue.front());
+      queue.pop_front();
+      guard.unlock();
+      work();
+      guard.lock();
+      completed++;
+      work_done.notify_all();
+    }
+  }
+
+  uint64_t enqueue(std::function<void()> work) {
+    std::lock_guard<std::mutex> guard(lock);
+    queue.push_back(std::move(work));
+    uint64_t ticket = ++enqueued;
+    work_ready.notify_one();
+    return ticket;
+  }
+
+  void record_error(const std::string& message) {
+    std::lock_guard<std::mutex> guard(lock);
+    if (pending_error.empty()) pending_error = message;
+  }
+
+  bool error_pending() {
+    std::lock_guard<std::mutex> guard(lock);
+    return !pending_error.empty();
+  }
+
+  // Waits until the work up to `ticket` (all of it when 0) is done; returns
+  // nonzero with the pending error, which is then cleared.
+  int wait(uint64_t ticket = 0) {
+    std::unique_lock<std::mutex> guard(lock);
+    if (ticket == 0) ticket = enqueued;
+    work_done.wait(guard, [&] { return completed >= ticket; });
+    if (pending_error.empty()) return 0;
+    std::string message;
+    message.swap(pending_error);
+    return fail(message);
+  }
+};
+
+// ---------------------------------------------------------------- check mode: guard bands
+
+void fill_guards(const allocation& a) {
+  memset(a.block, kGuardByte, kFrontGuard);
+  memset(a.block + kFrontGuard + a.bytes, kGuardByte, a.total - kFrontGuard - a.bytes);
+}
+
+// The address of the overwritten guard byte nearest the buffer, or 0.
+uintptr_t damaged_guard(const allocation& a) {
+  const unsigned char* start = a.block + kFrontGuard;
+  for (size_t i = kFrontGuard; i > 0; i--)
+    if (a.block[i - 1] != kGuardByte) return reinterpret_cast<uintptr_t>(a.block + i - 1);
+  const unsigned char* back = start + a.bytes;
+  const unsigned char* end = a.block + a.total;
+  for (const unsigned char* p = back; p < end; p++)
+    if (*p != kGuardByte) return reinterpret_cast<uintptr_t>(p);
+  return 0;
+}
+
+std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& pointers, const allocation& a,
+                             uintptr_t damaged) {
+  uintptr_t start = reinterpret_cast<uintptr_t>(a.block + kFrontGuard), end = start + a.bytes;
+  for (size_t i = 0; i < k.args.size(); i++) {
+    const argument& arg = k.args[i];
+    if (!arg.pointer || pointers[i] < start || pointers[i] > end) continue;
+    long long element_bytes = static_cast<long long>(arg.element_bytes);
+    long long offset = static_cast<long long>(damaged) - static_cast<long long>(pointers[i]);
+    long long element = offset >= 0 ? offset / element_bytes : -((-offset + element_bytes - 1) / element_bytes);
+    long long count = static_cast<long long>(end - pointers[i]) / element_bytes;
+    std::string where = element >= count ? format("%lld past the end", element - count + 1)
+                                         : format("%lld before the start", -element);
+    return format("kernel '%s' wrote out of bounds: argument %zu (%s), element %lld, %s of a %lld-element buffer",
+                  k.name.c_str(), i, arg.type.c_str(), element, where.c_str(), count);
+  }
+  long long offset = static_cast<long long>(damaged) - static_cast<long long>(start);
+  long long size = static_cast<long long>(a.bytes);
+  std::string where = offset >= size ? format("%lld past the end", offset - size + 1) : format("%lld before the start", -offset);
+  return format("kernel '%s' wrote out of bounds of a buffer it was not given: byte %lld, %s of a %lld-byte buffer",
+                k.name.c_str(), offset, where.c_str(), size);
+}
+
+const allocation* find_allocation(device& d, uintptr_t pointer) {
+  auto it = d.allocations.upper_bound(pointer);
+  if (it == d.allocations.begin()) return nullptr;
+  --it;
+  return pointer <= it->first + it->second.bytes ? &it->second : nullptr;
+}
+
+// After a launch in check mode: the first overwritten guard band, reported
+// against the kernel's arguments; every band is then restored.
+std::string check_guards(device& d, const kernel& k, const std::vector<uintptr_t>& pointers) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  std::string report;
+  auto inspect = [&](const allocation& a) {
+    uintptr_t damaged = report.empty() ? damaged_guard(a) : 0;
+    if (damaged) report = describe_overrun(k, pointers, a, damaged);
+  };
+  // The buffers passed as arguments first, in argument order; then the others.
+  for (size_t i = 0; i < k.args.size(); i++)
+    if (k.args[i].pointer)
+      if (const allocation* a = find_allocation(d, pointers[i])) inspect(*a);
+  for (auto& entry : d.allocations) inspect(entry.second);
+  if (!report.empty())
+    for (auto& entry : d.allocations) fill_guards(entry.second);
+  return report;
+}
+
+// ---------------------------------------------------------------- launches
+
+std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_ms) {
+  switch (pool.stopped()) {
+    case stop_reason::none: return "";
+    case stop_reason::time_limit: return format("kernel '%s' ran past the %d ms limit", k.name.c_str(), timeout_ms);
+    case stop_reason::cancelled: return format("kernel '%s' was cancelled", k.name.c_str());
+    case stop_reason::fault: break;
+  }
+  const fault_report& f = pool.fault();
+  std::string where = f.located ? format(" (block (%u,%u,%u), thread (%u,%u,%u))", f.where.block.x, f.where.block.y,
+                                         f.where.block.z, f.where.thread.x, f.where.thread.y, f.where.thread.z)
+                                : "";
+  if (f.stack_overflow)
+    return format("kernel '%s' overflowed its %zu KiB fiber stack%s", k.name.c_str(),
+                  worker_pool::fiber_stack_bytes() / 1024, where.c_str());
+  if (f.signal == SIGFPE)
+    return format("kernel '%s' %s%s", k.name.c_str(),
+                  f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
+  if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
+  return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
+                static_cast<unsigned long long>(f.address), where.c_str());
+}
+
+uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
+                const std::vector<unsigned char>& values, const std::vector<size_t>& offsets) {
+  if (d.error_pending()) return;
+  std::vector<void*> args(offsets.size());
+  std::vector<uintptr_t> pointers(offsets.size(), 0);
+  for (size_t i = 0; i < offsets.size(); i++) {
+    args[i] = const_cast<unsigned char*>(values.data() + offsets[i]);
+    if (k.args[i].pointer) memcpy(&pointers[i], args[i], sizeof(void*));
+  }
+  fl_emu_launch desc;
+  desc.kernel = k.name.c_str();
+  desc.grid = {grid.x, grid.y, grid.z};
+  desc.block = {block.x, block.y, block.z};
+  desc.shared_bytes = shared_bytes;
+  desc.args = args.data();
+  desc.warp_size = d.options.warp_size;
+  desc.check = d.options.check;
+  desc.seed = mix(++d.launches);
+  desc.pool = d.pool->api();
+  desc.error[0] = 0;
+  d.pool->arm(d.options.timeout_ms);
+  int failed = k.launch(&desc);
+  std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
+  if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
+  if (d.options.check) {
+    std::string overrun = check_guards(d, k, pointers);
+    if (error.empty()) error = overrun;
+  }
+  if (!error.empty()) d.record_error(error);
+}
+
+// ---------------------------------------------------------------- the plugin's functions
+
+const char* cpu_last_error() { return error_text().c_str(); }
+
+int cpu_probe() { return 0; }
+
+const char* cpu_notes() {
+  static std::mutex lock;
+  static std::string notes;
+  std::lock_guard<std::mutex> guard(lock);
+  notes = compiler_note() + "\n" + format("kernels built in: %zu", fl::registry().size());
+  return notes.c_str();
+}
+
+int cpu_device_count(int* count) {
+  *count = 1;
+  return 0;
+}
+
+int cpu_open(int index, const fl_device_options* options, void** out) {
+  if (index != 0) return fail(format("open: the cpu backend has one device (index 0), got index %d", index));
+  fl_device_options o = options ? *options : fl_device_options{};
+  if (o.warp_size == 0) o.warp_size = 32;
+  if (o.warp_size != 32 && o.warp_size != 64)
+    return fail(format("open: warp size must be 32 or 64, got %d", o.warp_size));
+  if (o.threads < 0) return fail(format("open: threads must be 0 (all cores) or more, got %d", o.threads));
+  if (o.timeout_ms < 0) return fail(format("open: timeout_ms must be 0 (none) or more, got %d", o.timeout_ms));
+  if (o.threads == 0) o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto d = std::make_unique<device>();
+  d->options = o;
+  d->pool = std::make_unique<worker_pool>(o.threads);
+  device* raw = d.get();
+  d->stream = std::thread([raw] { raw->run_stream(); });
+  *out = d.release();
+  return 0;
+}
+
+void cpu_close(void* handle) {
+  auto* d = static_cast<device*>(handle);
+  if (!d) return;
+  {
+    std::lock_guard<std::mutex> guard(d->lock);
+    d->closing = true;
+  }
+  d->work_ready.notify_all();
+  d->stream.join();
+  for (auto& entry : d->allocations) free(entry.second.block);
+  delete d;
+}
+
+std::string cpu_name() {
+  std::ifstream info("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(info, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    size_t start = line.find_first_not_of(" \t", colon + 1);
+    if (start != std::string::npos) return "CPU emulator (" + line.substr(start) + ")";
+  }
+  return "CPU emulator";
+}
+
+int cpu_props(void* handle, fl_device_props* out) {
+  auto* d = static_cast<device*>(handle);
+  *out = fl_device_props{};
+  snprintf(out->name, sizeof out->name, "%s", cpu_name().c_str());
+  utsname machine{};
+  uname(&machine);
+  snprintf(out->arch, sizeof out->arch, "cpu-%s", machine.machine);
+  out->warp_size = d->options.warp_size;
+  out->multiprocessors = d->pool->size();
+  out->max_threads_per_block = kMaxThreadsPerBlock;
+  out->max_block_dim[0] = 1024;
+  out->max_block_dim[1] = 1024;
+  out->max_block_dim[2] = 64;
+  out->max_grid_dim[0] = 2147483647;
+  out->max_grid_dim[1] = 65535;
+  out->max_grid_dim[2] = 65535;
+  out->shared_per_block = kSharedPerBlock;
+  out->shared_per_block_optin = kSharedPerBlock;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  out->total_memory = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  out->l2_bytes = l2 > 0 ? static_cast<size_t>(l2) : 0;
+  out->peak_bandwidth_gbs = 0;
+  return 0;
+}
+
+int cpu_alloc(void* handle, size_t bytes, void** ptr) {
+  auto* d = static_cast<device*>(handle);
+  bool check = d->options.check != 0;
+  allocation a;
+  a.bytes = bytes;
+  size_t body = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (body == 0) body = kAlignment;
+  a.total = check ? kFrontGuard + bytes + kBackGuard : body;
+  a.total = (a.total + kAlignment - 1) / kAlignment * kAlignment;
+  a.block = static_cast<unsigned char*>(aligned_alloc(kAlignment, a.total));
+  if (!a.block) return fail(format("alloc: out of memory for %zu bytes", bytes));
+  unsigned char* user = a.block;
+  if (check) {
+    user = a.block + kFrontGuard;
+    memset(user, kPoisonByte, bytes);  // NaN in every float type: unwritten outputs show
+    fill_guards(a);
+  }
+  std::lock_guard<std::mutex> guard(d->allocations_lock);
+  d->allocations[reinterpret_cast<uintptr_t>(user)] = a;
+  *ptr = user;
+  return 0;
+}
+
+int cpu_release(void* handle, void* ptr) {
+  auto* d = static_cast<device*>(handle);
+  uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  {
+    std::lock_guard<std::mutex> guard(d->allocations_lock);
+    auto it = d->allocations.find(address);
+    if (it == d->allocations.end() || it->second.released)
+      return fail(format("release: %p is not a live allocation of this device", ptr));
+    it->second.released = true;
+  }
+  // Queued: launches before it may still use the memory.
+  d->enqueue([d, address] {
+    std::lock_guard<std::mutex> guard(d->allocations_lock);
+    auto it = d->allocations.find(address);
+    free(it->second.block);
+    d->allocations.erase(it);
+  });
+  return 0;
+}
+
+int cpu_upload(void* handle, void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<device*>(handle);
+  {
+    // Nothing queued: copy now, holding the queue so nothing starts meanwhile.
+    std::lock_guard<std::mutex> guard(d->lock);
+    if (d->completed == d->enqueued) {
+      memcpy(dst, src, bytes);
+      return 0;
+    }
+  }
+  auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src),
+                                                             static_cast<const unsigned char*>(src) + bytes);
+  d->enqueue([dst, staged] { memcpy(dst, staged->data(), staged->size()); });
+  return 0;
+}
+
+int cpu_download(void* handle, void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<device*>(handle);
+  if (d->wait()) return 1;
+  memcpy(dst, src, bytes);
+  return 0;
+}
+
+int cpu_copy(void* handle, void* dst, const void* src, size_t bytes) {
+  static_cast<device*>(handle)->enqueue([dst, src, bytes] { memmove(dst, src, bytes); });
+  return 0;
+}
+
+int cpu_fill(void* handle, void* ptr, int byte, size_t bytes) {
+  static_cast<device*>(handle)->enqueue([ptr, byte, bytes] { memset(ptr, byte, bytes); });
+  return 0;
+}
+
+module* builtin_module() {
+  auto* m = new module;
+  for (const kernel_entry& e : fl::registry())
+    m->add(e.name.c_str(), e.signature.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
+  return m;
+}
+
+int cpu_module_builtin(void*, void** out) {
+  *out = builtin_module();
+  return 0;
+}
+
+int cpu_module_compile(void*, const char* source, const char* kernel_names, const char* options, void** out,
+                       char** log) {
+  if (log) *log = nullptr;
+  compile_result built = compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "");
+  if (!built.ok) {
+    if (log && !built.log.empty()) *log = strdup(built.log.c_str());
+    return fail(built.error);
+  }
+  void* library = dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) return fail(format("run-time compilation: cannot load %s: %s", built.library.c_str(), dlerror()));
+  auto entry = reinterpret_cast<fl_emu_module_fn>(dlsym(library, FL_EMU_MODULE_SYMBOL));
+  const fl_emu_module* table = entry ? entry() : nullptr;
+  if (!table || table->abi != FL_EMU_ABI) {
+    dlclose(library);
+    return fail(format("run-time compilation: %s is not a fuselab CPU module of this version (ABI %d)",
+                       built.library.c_str(), FL_EMU_ABI));
+  }
+  auto* m = new module;
+  m->library = library;
+  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, table->kernels[i].launch);
+  *out = m;
+  return 0;
+}
+
+void cpu_module_unload(void* handle, void* mod) {
+  auto* d = static_cast<device*>(handle);
+  // Queued: launches of its kernels may be waiting to run.
+  d->enqueue([mod] { delete static_cast<module*>(mod); });
+}
+
+int cpu_kernel_count(void* mod, int* count) {
+  *count = static_cast<int>(static_cast<module*>(mod)->kernels.size());
+  return 0;
+}
+
+int cpu_kernel_info(void* mod, int index, fl_kernel_info* out) {
+  auto* m = static_cast<module*>(mod);
+  if (index < 0 || index >= static_cast<int>(m->kernels.size()))
+    return fail(format("kernel_info: index must be from 0 to %d, got %d", static_cast<int>(m->kernels.size()) - 1, index));
+  out->name = m->kernels[index]->name.c_str();
+  out->signature = m->kernels[index]->signature.c_str();
+  return 0;
+}
+
+int cpu_kernel_get(void* mod, const char* name, void** out, const char** signature) {
+  auto* m = static_cast<module*>(mod);
+  std::string names;
+  for (auto& k : m->kernels) {
+    if (k->name == name) {
+      *out = k.get();
+      if (signature) *signature = k->signature.c_str();
+      return 0;
+    }
+    names += (names.empty() ? "" : ", ") + k->name;
+  }
+  return fail(format("kernel_get: no kernel '%s' in this module (it has: %s)", name, names.empty() ? "none" : names.c_str()));
+}
+
+int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, size_t shared_bytes, void** args,
+               int nargs) {
+  auto* d = static_cast<device*>(handle);
+  const kernel& k = *static_cast<kernel*>(kernel_handle);
+  const char* name = k.name.c_str();
+  if (nargs != static_cast<int>(k.args.size()))
+    return fail(format("launch of kernel '%s': it takes %zu arguments (%s), got %d", name, k.args.size(),
+                       k.signature.c_str(), nargs));
+  uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
+      threads > kMaxThreadsPerBlock)
+    return fail(format("launch of kernel '%s': block must have 1 to %d threads (at most 1024, 1024, 64), got (%u,%u,%u)",
+                       name, kMaxThreadsPerBlock, block.x, block.y, block.z));
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+    return fail(format("launch of kernel '%s': grid must be at least 1 and at most (2147483647,65535,65535), got (%u,%u,%u)",
+                       name, grid.x, grid.y, grid.z));
+  if (shared_bytes > kSharedPerBlock)
+    return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name, kSharedPerBlock,
+                       shared_bytes));
+  // The argument values are copied: the caller's may change once we return.
+  std::vector<unsigned char> values;
+  std::vector<size_t> offsets;
+  for (int i = 0; i < nargs; i++) {
+    const argument& a = k.args[i];
+    if (a.bytes == 0)
+      return fail(format("launch of kernel '%s': argument %d has a type the emulator cannot pass (%s)", name, i,
+                         a.type.c_str()));
+    if (!args || !args[i]) return fail(format("launch of kernel '%s': argument %d is missing", name, i));
+    size_t offset = (values.size() + 7) & ~size_t(7);
+    values.resize(offset + a.bytes);
+    memcpy(values.data() + offset, args[i], a.bytes);
+    offsets.push_back(offset);
+  }
+  d->enqueue([d, &k, grid, block, shared_bytes, values = std::move(values), offsets = std::move(offsets)] {
+    run_launch(*d, k, grid, block, shared_bytes, values, offsets);
+  });
+  return 0;
+}
+
+int cpu_synchronize(void* handle) { return static_cast<device*>(handle)->wait(); }
+
+int cpu_cancel(void* handle) { return static_cast<device*>(handle)->pool->cancel() ? 1 : 0; }
+
+int cpu_event_create(void*, void** out) {
+  *out = new event;
+  return 0;
+}
+
+int cpu_event_record(void* handle, void* ev) {
+  auto* d = static_cast<device*>(handle);
+  auto* e = static_cast<event*>(ev);
+  std::lock_guard<std::mutex> guard(d->lock);
+  d->queue.push_back([e] { e->time = std::chrono::steady_clock::now(); });
+  e->ticket = ++d->enqueued;
+  d->work_ready.notify_one();
+  return 0;
+}
+
+int cpu_event_elapsed(void* handle, void* start, void* end, float* ms) {
+  auto* d = static_cast<device*>(handle);
+  auto* a = static_cast<event*>(start);
+  auto* b = static_cast<event*>(end);
+  if (!a->ticket || !b->ticket)
+    return fail(format("event_elapsed: the %s event was never recorded", a->ticket ? "end" : "start"));
+  if (d->wait(std::max(a->ticket, b->ticket))) return 1;
+  *ms = std::chrono::duration<float, std::milli>(b->time - a->time).count();
+  return 0;
+}
+
+void cpu_event_destroy(void* handle, void* ev) {
+  // Queued: a record of it may be waiting to run.
+  static_cast<device*>(handle)->enqueue([ev] { delete static_cast<event*>(ev); });
+}
+
+void cpu_free_string(char* s) { free(s); }
+
+const fl_backend cpu_backend = {
+    FL_BACKEND_ABI,    "cpu",           &cpu_last_error,     &cpu_probe,          &cpu_notes,
+    &cpu_device_count, &cpu_open,       &cpu_close,          &cpu_props,          &cpu_alloc,
+    &cpu_release,      &cpu_upload,     &cpu_download,       &cpu_copy,           &cpu_fill,
+    &cpu_module_builtin, &cpu_module_compile, &cpu_module_unload, &cpu_kernel_count, &cpu_kernel_info,
+    &cpu_kernel_get,   &cpu_launch,     &cpu_synchronize,    &cpu_cancel,         &cpu_event_create,
+    &cpu_event_record, &cpu_event_elapsed, &cpu_event_destroy, &cpu_free_string,
+};
+
+}  // namespace
+}  // namespace cpu
+}  // namespace fl
+
+extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) { return &fl::cpu::cpu_backend; }

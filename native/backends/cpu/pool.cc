@@ -1,0 +1,304 @@
+#include "pool.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+
+namespace fl {
+namespace cpu {
+
+namespace {
+
+constexpr size_t kFiberStackBytes = 64 * 1024;
+constexpr size_t kSignalStackBytes = 64 * 1024;
+constexpr int kScratchSlots = 3;
+// Sent to a worker to stop a launch that ran too long or was cancelled: a
+// real-time signal, which Node and V8 leave alone.
+int stop_signal() { return SIGRTMIN + 3; }
+
+size_t page_bytes() {
+  static const size_t bytes = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return bytes;
+}
+
+}  // namespace
+
+// One OS thread of the pool. `api` comes first: the run time hands it back.
+struct worker {
+  fl_emu_worker api;
+  worker_pool* pool = nullptr;
+  std::thread thread;
+  sigjmp_buf escape;
+  volatile sig_atomic_t in_kernel = 0;
+  volatile uint64_t job = 0;  // the generation of the job it runs: stale stop signals are ignored
+  fault_report fault;  // written by the signal handler before it jumps
+
+  struct scratch_buffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+  } scratch[kScratchSlots];
+
+  struct fiber_stack {
+    unsigned char* mapping;  // guard page, then the stack
+    size_t bytes;
+  };
+  std::vector<fiber_stack> stacks;
+  void* signal_stack = nullptr;
+
+  ~worker() {
+    for (auto& s : scratch) free(s.data);
+    for (auto& s : stacks) munmap(s.mapping, s.bytes);
+    free(signal_stack);
+  }
+
+  bool in_stack_guard(uintptr_t address) const {
+    for (const auto& s : stacks) {
+      uintptr_t guard = reinterpret_cast<uintptr_t>(s.mapping);
+      if (address >= guard && address < guard + page_bytes()) return true;
+    }
+    return false;
+  }
+
+  static void* scratch_entry(fl_emu_worker* self, int slot, size_t bytes) {
+    worker& w = *reinterpret_cast<worker*>(self);
+    if (slot < 0 || slot >= kScratchSlots) return nullptr;
+    scratch_buffer& s = w.scratch[slot];
+    if (s.bytes < bytes) {
+      size_t rounded = (bytes + 4095) & ~size_t(4095);
+      void* data = aligned_alloc(64, rounded);
+      if (!data) return nullptr;
+      free(s.data);
+      s.data = data;
+      s.bytes = rounded;
+    }
+    return s.data;
+  }
+
+  static void* fiber_stack_entry(fl_emu_worker* self, uint32_t index, size_t* bytes) {
+    worker& w = *reinterpret_cast<worker*>(self);
+    while (w.stacks.size() <= index) {
+      size_t total = kFiberStackBytes + page_bytes();
+      void* mapping = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (mapping == MAP_FAILED) return nullptr;
+      // The lowest page stays inaccessible: an overflowing fiber faults there
+      // instead of writing over its neighbour.
+      mprotect(mapping, page_bytes(), PROT_NONE);
+      w.stacks.push_back({static_cast<unsigned char*>(mapping), total});
+    }
+    *bytes = kFiberStackBytes;
+    return w.stacks[index].mapping + page_bytes();
+  }
+};
+
+namespace {
+
+pthread_key_t current_worker_key;
+struct sigaction previous_actions[NSIG];
+
+void pass_on(int signal, siginfo_t* info, void* context) {
+  const struct sigaction& previous = previous_actions[signal];
+  if (previous.sa_flags & SA_SIGINFO) {
+    if (previous.sa_sigaction) previous.sa_sigaction(signal, info, context);
+  } else if (previous.sa_handler == SIG_DFL) {
+    // Restore the default: a fault happens again on return and ends the
+    // process as it would have without us; a sent signal is raised again.
+    struct sigaction fallback = {};
+    fallback.sa_handler = SIG_DFL;
+    sigaction(signal, &fallback, nullptr);
+    if (info->si_code <= 0) raise(signal);
+  } else if (previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signal);
+  }
+}
+
+void on_signal(int signal, siginfo_t* info, void* context) {
+  worker* w = static_cast<worker*>(pthread_getspecific(current_worker_key));
+  if (signal == stop_signal()) {
+    // Only while kernel code runs, and not while the run time holds stops off
+    // (the supervisor tries again shortly).
+    uint64_t job = reinterpret_cast<uintptr_t>(info->si_value.sival_ptr);
+    if (w && w->in_kernel && w->job == job && w->api.hold == 0) siglongjmp(w->escape, 2);
+    if (!w) pass_on(signal, info, context);
+    return;
+  }
+  if (!w || !w->in_kernel) {
+    pass_on(signal, info, context);
+    return;
+  }
+  fault_report& f = w->fault;
+  f.signal = signal;
+  f.code = info->si_code;
+  f.address = reinterpret_cast<uintptr_t>(info->si_addr);
+  f.stack_overflow = (signal == SIGSEGV || signal == SIGBUS) && w->in_stack_guard(f.address);
+  const fl_emu_where* where = w->api.where;
+  f.located = where != nullptr;
+  if (where) f.where = *where;
+  siglongjmp(w->escape, 1);
+}
+
+void install_signal_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_key_create(&current_worker_key, nullptr);
+    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, stop_signal()}) {
+      struct sigaction action = {};
+      action.sa_sigaction = &on_signal;
+      action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+      sigemptyset(&action.sa_mask);
+      sigaction(signal, &action, &previous_actions[signal]);
+    }
+  });
+}
+
+}  // namespace
+
+size_t worker_pool::fiber_stack_bytes() { return kFiberStackBytes; }
+
+worker_pool::worker_pool(int threads) {
+  install_signal_handlers();
+  api_.self = this;
+  api_.parallel_for = &worker_pool::parallel_for_entry;
+  if (threads < 1) threads = 1;
+  for (int i = 0; i < threads; i++) {
+    auto w = std::make_unique<worker>();
+    w->pool = this;
+    w->api.where = nullptr;
+    w->api.hold = 0;
+    w->api.scratch = &worker::scratch_entry;
+    w->api.fiber_stack = &worker::fiber_stack_entry;
+    workers_.push_back(std::move(w));
+  }
+  for (auto& w : workers_) {
+    worker* raw = w.get();
+    raw->thread = std::thread([this, raw] { work(*raw); });
+  }
+}
+
+worker_pool::~worker_pool() {
+  {
+    std::lock_guard<std::mutex> guard(lock_);
+    shutting_down_ = true;
+  }
+  job_ready_.notify_all();
+  for (auto& w : workers_) w->thread.join();
+}
+
+void worker_pool::arm(int timeout_ms) {
+  timeout_ms_ = timeout_ms;
+  stop_ = stop_reason::none;
+  fault_taken_ = false;
+  fault_ = fault_report{};
+}
+
+bool worker_pool::cancel() {
+  std::lock_guard<std::mutex> guard(lock_);
+  if (!running_) return false;
+  request_stop(stop_reason::cancelled);
+  job_done_.notify_all();
+  return true;
+}
+
+void worker_pool::request_stop(stop_reason reason) {
+  stop_reason none = stop_reason::none;
+  stop_.compare_exchange_strong(none, reason);
+}
+
+void worker_pool::parallel_for_entry(void* self, uint64_t n, fl_emu_body body, void* ctx) {
+  static_cast<worker_pool*>(self)->parallel_for(n, body, ctx);
+}
+
+// Runs on the device's stream thread, which supervises: it enforces the time
+// limit and, once the job must stop, signals the workers still in kernel code
+// until all have left it.
+void worker_pool::parallel_for(uint64_t n, fl_emu_body body, void* ctx) {
+  using clock = std::chrono::steady_clock;
+  std::unique_lock<std::mutex> guard(lock_);
+  job_size_ = n;
+  job_body_ = body;
+  job_ctx_ = ctx;
+  next_index_ = 0;
+  active_ = static_cast<int>(workers_.size());
+  running_ = true;
+  generation_++;
+  job_ready_.notify_all();
+  const bool limited = timeout_ms_ > 0;
+  const clock::time_point deadline = clock::now() + std::chrono::milliseconds(timeout_ms_);
+  while (active_ > 0) {
+    if (stop_ == stop_reason::none) {
+      if (limited) {
+        if (job_done_.wait_until(guard, deadline) == std::cv_status::timeout && active_ > 0)
+          request_stop(stop_reason::time_limit);
+      } else {
+        job_done_.wait(guard);
+      }
+      continue;
+    }
+    union sigval job;
+    job.sival_ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(generation_));
+    for (auto& w : workers_)
+      if (w->in_kernel) pthread_sigqueue(w->thread.native_handle(), stop_signal(), job);
+    job_done_.wait_for(guard, std::chrono::milliseconds(10));
+  }
+  running_ = false;
+}
+
+void worker_pool::work(worker& w) {
+  pthread_setspecific(current_worker_key, &w);
+  w.signal_stack = malloc(kSignalStackBytes);
+  stack_t alternate = {};
+  alternate.ss_sp = w.signal_stack;
+  alternate.ss_size = kSignalStackBytes;
+  sigaltstack(&alternate, nullptr);
+
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> guard(lock_);
+      job_ready_.wait(guard, [&] { return shutting_down_ || generation_ != seen; });
+      if (shutting_down_) break;
+      seen = generation_;
+    }
+    w.job = seen;
+    run_job(w);
+    std::lock_guard<std::mutex> guard(lock_);
+    active_--;
+    job_done_.notify_all();  // the supervisor looks again: all done, or a stop to pass on
+  }
+
+  stack_t off = {};
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
+  pthread_setspecific(current_worker_key, nullptr);
+}
+
+void worker_pool::run_job(worker& w) {
+  // A fault or a stop signal jumps back here from wherever the kernel was,
+  // fiber stacks included. Nothing below keeps state across the jump but w.
+  int jumped = sigsetjmp(w.escape, 1);
+  if (jumped == 0) {
+    w.in_kernel = 1;
+    while (stop_.load(std::memory_order_relaxed) == stop_reason::none) {
+      uint64_t i = next_index_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= job_size_) break;
+      job_body_(job_ctx_, i, &w.api);
+    }
+    w.in_kernel = 0;
+    return;
+  }
+  w.in_kernel = 0;
+  w.api.hold = 0;
+  if (jumped == 1) {
+    if (!fault_taken_.exchange(true)) fault_ = w.fault;
+    request_stop(stop_reason::fault);
+    job_done_.notify_all();
+  }
+}
+
+}  // namespace cpu
+}  // namespace fl

@@ -1,0 +1,93 @@
+// The cpu backend's thread pool: OS threads that run the blocks of a launch
+// (fl_emu_pool's parallel_for), and the signal handling that keeps a kernel
+// that crashes or runs away from taking the process with it.
+#ifndef FUSELAB_CPU_POOL_H
+#define FUSELAB_CPU_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fuselab/emulator/abi.h"
+
+namespace fl {
+namespace cpu {
+
+enum class stop_reason { none, fault, time_limit, cancelled };
+
+// Where and how a kernel crashed.
+struct fault_report {
+  int signal = 0;
+  int code = 0;
+  uintptr_t address = 0;
+  bool stack_overflow = false;
+  bool located = false;  // `where` is known
+  fl_emu_where where{};
+};
+
+struct worker;
+
+class worker_pool {
+ public:
+  explicit worker_pool(int threads);
+  ~worker_pool();
+  worker_pool(const worker_pool&) = delete;
+  worker_pool& operator=(const worker_pool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+  // What a module's launch function receives; its parallel_for runs on the
+  // calling thread's behalf and returns when the job is done or stopped.
+  const fl_emu_pool* api() const { return &api_; }
+
+  // Before each launch: the time limit for its parallel_for (0: none), and a
+  // clean slate for what stopped it.
+  void arm(int timeout_ms);
+  stop_reason stopped() const { return stop_.load(); }
+  const fault_report& fault() const { return fault_; }
+  // Stops the running job; false when none runs.
+  bool cancel();
+
+  static size_t fiber_stack_bytes();
+
+ private:
+  static void parallel_for_entry(void* self, uint64_t n, fl_emu_body body, void* ctx);
+  void parallel_for(uint64_t n, fl_emu_body body, void* ctx);
+  void work(worker& w);
+  void run_job(worker& w);
+  void request_stop(stop_reason reason);
+
+  fl_emu_pool api_;
+  std::vector<std::unique_ptr<worker>> workers_;
+
+  std::mutex lock_;
+  std::condition_variable job_ready_;
+  std::condition_variable job_done_;
+  uint64_t generation_ = 0;
+  bool shutting_down_ = false;
+  bool running_ = false;
+  int active_ = 0;
+
+  // The job: written before generation_ changes, read by the workers after.
+  uint64_t job_size_ = 0;
+  fl_emu_body job_body_ = nullptr;
+  void* job_ctx_ = nullptr;
+  std::atomic<uint64_t> next_index_{0};
+
+  int timeout_ms_ = 0;
+  std::atomic<stop_reason> stop_{stop_reason::none};
+  std::atomic<bool> fault_taken_{false};
+  fault_report fault_;
+
+};
+
+}  // namespace cpu
+}  // namespace fl
+
+#endif

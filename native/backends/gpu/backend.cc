@@ -1,0 +1,681 @@
+// The GPU backend plugin (native/include/fuselab/backend.h), one source for two
+// vendors: built with nvcc as libfuselab_cuda.so and with hipcc as
+// libfuselab_hip.so; runtime.h maps the runtime API's names. It is compiled as
+// GPU code (not plain C++) only so that it sees the same kernel registry, with
+// the same types, as the kernels it links with.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fuselab/backend.h"
+#include "fuselab/fuselab.h"
+#include "rtc.h"
+#include "runtime.h"
+
+namespace flgpu {
+namespace {
+
+thread_local std::string last_error_text;
+
+int fail(std::string text) {
+  last_error_text = std::move(text);
+  return 1;
+}
+
+// Resets the runtime's last-error state after a failure this backend has
+// already handled, so that a later call does not report it again.
+void clear_error() { (void)gpuGetLastError(); }
+
+std::string error_text(const char* call, gpuError_t e) {
+  return std::string(call) + " failed: " + gpuGetErrorName(e) + " (" + gpuGetErrorString(e) + ")";
+}
+
+// Devices that hit a sticky error, by ordinal, with the error's text. What is
+// broken is the runtime's context for the device, so every handle on it is lost.
+class lost_devices {
+ public:
+  void mark(int ordinal, const std::string& reason) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reasons_.emplace(ordinal, reason);  // keeps the first reason
+    any_.store(true, std::memory_order_release);
+  }
+  bool find(int ordinal, std::string* reason) {
+    if (!any_.load(std::memory_order_acquire)) return false;  // every call asks: no lock while none is lost
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = reasons_.find(ordinal);
+    if (it == reasons_.end()) return false;
+    *reason = it->second;
+    return true;
+  }
+
+ private:
+  std::atomic<bool> any_{false};
+  std::mutex mutex_;
+  std::map<int, std::string> reasons_;
+};
+
+lost_devices& lost() {
+  static lost_devices devices;
+  return devices;
+}
+
+// 0 when e is success; else records "<call> failed: <name> (<message>)" and
+// returns 1. A sticky error marks device `ordinal` lost (-1: no device involved).
+int check(int ordinal, const char* call, gpuError_t e) {
+  if (e == gpuSuccess) return 0;
+  std::string text = error_text(call, e);
+  if (ordinal >= 0 && is_sticky(e)) {
+    lost().mark(ordinal, text);
+    return fail("device lost: " + text);
+  }
+  clear_error();
+  return fail(text);
+}
+
+// GPU_CHECK(ordinal, Malloc, &p, n) calls gpuMalloc(&p, n) and reports it as
+// "cudaMalloc failed: ..." (or "hipMalloc failed: ...").
+#define GPU_CHECK(ordinal, name, ...) check((ordinal), FL_GPU_API #name, gpu##name(__VA_ARGS__))
+
+struct device {
+  int ordinal = 0;
+  gpuStream_t stream = nullptr;
+  gpuDeviceProp prop{};
+  fl_device_props props{};
+  std::string label;  // "NVIDIA H100 80GB HBM3 (sm_90)", for messages
+};
+
+struct kernel {
+  std::string name;
+  std::string signature;   // known for ahead-of-time kernels only
+  bool has_signature = false;
+  int param_count = -1;    // -1: unknown (run-time compiled)
+  // Launched through gpuLaunchKernel: an ahead-of-time kernel's host stub, or
+  // (CUDA) a cudaKernel_t from a run-time compiled library.
+  const void* symbol = nullptr;
+#if defined(FL_GPU_HIP)
+  hipFunction_t function = nullptr;  // hiprtc: launched through hipModuleLaunchKernel
+#endif
+  // Read from the runtime at the first launch.
+  std::mutex mutex;
+  bool attributes_read = false;
+  int max_threads = 0;
+  size_t static_shared = 0;
+  size_t dynamic_shared_limit = 0;
+};
+
+struct module {
+  device* dev = nullptr;
+  std::vector<std::unique_ptr<kernel>> kernels;
+  std::string image;  // the compiled code, kept for as long as the runtime may read it
+#if defined(FL_GPU_HIP)
+  hipModule_t loaded = nullptr;
+#else
+  cudaLibrary_t loaded = nullptr;
+#endif
+};
+
+// Fails at once on a lost device; otherwise makes it current on this thread.
+int enter(device* d) {
+  std::string reason;
+  if (lost().find(d->ordinal, &reason)) return fail("device lost: " + reason);
+  return GPU_CHECK(d->ordinal, SetDevice, d->ordinal);
+}
+
+// An attribute the runtime may not report: false (and its error cleared) when not.
+bool optional_attribute(decltype(gpuDevAttrMemoryClockRate) attribute, int ordinal, int* value) {
+  if (gpuDeviceGetAttribute(value, attribute, ordinal) == gpuSuccess) return true;
+  clear_error();
+  *value = 0;
+  return false;
+}
+
+std::string gib(size_t bytes) {
+  std::ostringstream s;
+  s.precision(1);
+  s << std::fixed << bytes / double(1ull << 30) << " GiB";
+  return s.str();
+}
+
+std::string dims(fl_dim3 d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+int count_params(const std::string& signature) {
+  if (signature.empty()) return 0;
+  int n = 1;
+  for (char c : signature) n += c == ',';
+  return n;
+}
+
+std::vector<std::string> split(const std::string& text, const char* separators) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find_first_of(separators, start);
+    if (end == std::string::npos) end = text.size();
+    std::string part = text.substr(start, end - start);
+    size_t first = part.find_first_not_of(" \t\n");
+    if (first != std::string::npos) parts.push_back(part.substr(first, part.find_last_not_of(" \t\n") - first + 1));
+    start = end + 1;
+  }
+  return parts;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat s;
+  return stat(path.c_str(), &s) == 0 && S_ISDIR(s.st_mode);
+}
+
+// ---- backend functions -----------------------------------------------------
+
+const char* last_error() { return last_error_text.c_str(); }
+
+// hipGetDeviceCount / cudaGetDeviceCount, with "no driver" and "no device" told apart.
+int query_device_count(int* count) {
+  *count = 0;
+  gpuError_t e = gpuGetDeviceCount(count);
+  if (e == gpuSuccess) return 0;
+  clear_error();
+  *count = 0;
+  std::string text = error_text(FL_GPU_API "GetDeviceCount", e);
+  if (means_no_driver(e)) return fail("no " FL_GPU_VENDOR " driver: " + text);
+  if (means_no_device(e)) return fail("no " FL_GPU_VENDOR " device: " + text);
+  return fail(text);
+}
+
+int probe() {
+  int count = 0;
+  if (int r = query_device_count(&count)) return r;
+  if (count == 0) return fail("no " FL_GPU_VENDOR " device: " FL_GPU_API "GetDeviceCount found none");
+  return 0;
+}
+
+int device_count(int* count) {
+  if (!count) return fail("device_count: count must be a pointer, got null");
+  return query_device_count(count);
+}
+
+const char* notes() {
+  static thread_local std::string text;
+  std::ostringstream s;
+  int driver = 0, runtime = 0;
+  if (gpuDriverGetVersion(&driver) != gpuSuccess) clear_error();
+  if (gpuRuntimeGetVersion(&runtime) != gpuSuccess) clear_error();
+  s << "driver: " << (driver ? FL_GPU_VENDOR " " + version_text(driver) : std::string("none")) << "\n";
+  s << "runtime: " FL_GPU_VENDOR " " << version_text(runtime) << FL_GPU_RUNTIME_LINKAGE << "\n";
+  s << "run-time compilation: " << rtc_status() << "\n";
+  s << "ahead-of-time kernels: " << fl::registry().size() << ", built for " FL_GPU_TARGETS "\n";
+  int count = 0;
+  if (query_device_count(&count)) {
+    s << "devices: none (" << last_error_text << ")";
+  } else if (count == 0) {
+    s << "devices: none";
+  } else {
+    for (int i = 0; i < count; ++i) {
+      gpuDeviceProp p{};
+      if (gpuGetDeviceProperties(&p, i) != gpuSuccess) {
+        clear_error();
+        s << "device " << i << ": properties unreadable" << (i + 1 < count ? "\n" : "");
+        continue;
+      }
+      s << "device " << i << ": " << p.name << ", " << arch_of(p) << ", " << p.multiProcessorCount
+        << " multiprocessors, " << gib(p.totalGlobalMem) << (i + 1 < count ? "\n" : "");
+    }
+  }
+  text = s.str();
+  return text.c_str();
+}
+
+int open(int index, const fl_device_options*, void** out) {
+  if (!out) return fail("open: device must be a pointer, got null");
+  *out = nullptr;
+  int count = 0;
+  if (int r = query_device_count(&count)) return r;
+  if (index < 0 || index >= count)
+    return fail("open: index must be in [0, " + std::to_string(count) + "), got " + std::to_string(index));
+  auto d = std::make_unique<device>();
+  d->ordinal = index;
+  if (int r = enter(d.get())) return r;
+  if (int r = GPU_CHECK(index, GetDeviceProperties, &d->prop, index)) return r;
+
+  fl_device_props& p = d->props;
+  std::snprintf(p.name, sizeof p.name, "%s", d->prop.name);
+  std::snprintf(p.arch, sizeof p.arch, "%s", arch_of(d->prop).c_str());
+  p.warp_size = d->prop.warpSize;
+  p.multiprocessors = d->prop.multiProcessorCount;
+  p.max_threads_per_block = d->prop.maxThreadsPerBlock;
+  for (int i = 0; i < 3; ++i) {
+    p.max_block_dim[i] = d->prop.maxThreadsDim[i];
+    p.max_grid_dim[i] = d->prop.maxGridSize[i];
+  }
+  p.shared_per_block = d->prop.sharedMemPerBlock;
+  int optin = 0;
+  optional_attribute(gpuDevAttrMaxSharedMemoryPerBlockOptin, index, &optin);
+  p.shared_per_block_optin = std::max(static_cast<size_t>(optin), p.shared_per_block);
+  p.total_memory = d->prop.totalGlobalMem;
+  p.l2_bytes = d->prop.l2CacheSize > 0 ? static_cast<size_t>(d->prop.l2CacheSize) : 0;
+  int clock_khz = 0, bus_bits = 0;
+  if (optional_attribute(gpuDevAttrMemoryClockRate, index, &clock_khz) &&
+      optional_attribute(gpuDevAttrGlobalMemoryBusWidth, index, &bus_bits))
+    // Double data rate: two transfers of bus_bits per memory clock.
+    p.peak_bandwidth_gbs = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  d->label = std::string(p.name) + " (" + p.arch + ")";
+
+  if (int r = GPU_CHECK(index, StreamCreateWithFlags, &d->stream, gpuStreamNonBlocking)) return r;
+  *out = d.release();
+  return 0;
+}
+
+void close(void* dv) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return;
+  // Pending work on the stream completes before the runtime frees it.
+  if (d->stream && enter(d) == 0) GPU_CHECK(d->ordinal, StreamDestroy, d->stream);
+  delete d;
+}
+
+int props(void* dv, fl_device_props* out) {
+  if (!dv || !out) return fail("props: device and out must be pointers, got null");
+  *out = static_cast<device*>(dv)->props;
+  return 0;
+}
+
+int alloc(void* dv, size_t bytes, void** ptr) {
+  auto* d = static_cast<device*>(dv);
+  if (!d || !ptr) return fail("alloc: device and ptr must be pointers, got null");
+  *ptr = nullptr;
+  if (bytes == 0) return fail("alloc: bytes must be > 0, got 0");
+  if (int r = enter(d)) return r;
+  return GPU_CHECK(d->ordinal, Malloc, ptr, bytes);  // 256-byte aligned, as the runtime guarantees
+}
+
+int release(void* dv, void* ptr) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return fail("release: device must be a pointer, got null");
+  if (!ptr) return 0;
+  if (int r = enter(d)) return r;
+  return GPU_CHECK(d->ordinal, Free, ptr);
+}
+
+int upload(void* dv, void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return fail("upload: device must be a pointer, got null");
+  if (bytes == 0) return 0;
+  if (!dst || !src) return fail("upload: dst and src must be pointers, got null");
+  if (int r = enter(d)) return r;
+  if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, gpuMemcpyHostToDevice, d->stream)) return r;
+  // The caller may reuse src on return: wait until the copy has read it.
+  return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
+}
+
+int download(void* dv, void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return fail("download: device must be a pointer, got null");
+  if (bytes == 0) return 0;
+  if (!dst || !src) return fail("download: dst and src must be pointers, got null");
+  if (int r = enter(d)) return r;
+  if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, gpuMemcpyDeviceToHost, d->stream)) return r;
+  return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
+}
+
+int copy(void* dv, void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return fail("copy: device must be a pointer, got null");
+  if (bytes == 0) return 0;
+  if (!dst || !src) return fail("copy: dst and src must be pointers, got null");
+  if (int r = enter(d)) return r;
+  return GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, gpuMemcpyDeviceToDevice, d->stream);
+}
+
+int fill(void* dv, void* ptr, int byte, size_t bytes) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return fail("fill: device must be a pointer, got null");
+  if (byte < 0 || byte > 255) return fail("fill: byte must be in [0, 255], got " + std::to_string(byte));
+  if (bytes == 0) return 0;
+  if (!ptr) return fail("fill: ptr must be a pointer, got null");
+  if (int r = enter(d)) return r;
+  return GPU_CHECK(d->ordinal, MemsetAsync, ptr, byte, bytes, d->stream);
+}
+
+int module_builtin(void* dv, void** out) {
+  auto* d = static_cast<device*>(dv);
+  if (!d || !out) return fail("module_builtin: device and module must be pointers, got null");
+  auto m = std::make_unique<module>();
+  m->dev = d;
+  for (const fl::kernel_entry& entry : fl::registry()) {
+    auto k = std::make_unique<kernel>();
+    k->name = entry.name;
+    k->signature = entry.signature;
+    k->has_signature = true;
+    k->param_count = count_params(entry.signature);
+    k->symbol = entry.fn;
+    m->kernels.push_back(std::move(k));
+  }
+  *out = m.release();
+  return 0;
+}
+
+// The include folder holding cuda_fp16.h and cuda_bf16.h, which the kernels'
+// portability header includes; empty when there is none (HIP: hiprtc has its own).
+std::string rtc_include_dir() {
+#if defined(FL_GPU_HIP)
+  return "";
+#else
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home && is_directory(std::string(home) + "/include"))
+    return std::string(home) + "/include";
+  if (is_directory("/usr/local/cuda/include")) return "/usr/local/cuda/include";
+  return "";
+#endif
+}
+
+// Loads the compiled image on d and finds each kernel in it.
+int load_compiled(device* d, const std::vector<std::string>& names, const rtc_result& compiled, module* m) {
+  m->image = compiled.code;
+#if defined(FL_GPU_HIP)
+  if (int r = check(d->ordinal, "hipModuleLoadData", hipModuleLoadData(&m->loaded, m->image.data()))) return r;
+#else
+  if (int r = check(d->ordinal, "cudaLibraryLoadData",
+                    cudaLibraryLoadData(&m->loaded, m->image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0)))
+    return r;
+#endif
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto k = std::make_unique<kernel>();
+    k->name = names[i];
+#if defined(FL_GPU_HIP)
+    if (int r = check(d->ordinal, "hipModuleGetFunction",
+                      hipModuleGetFunction(&k->function, m->loaded, compiled.lowered_names[i].c_str())))
+      return r;
+#else
+    cudaKernel_t handle = nullptr;
+    if (int r = check(d->ordinal, "cudaLibraryGetKernel",
+                      cudaLibraryGetKernel(&handle, m->loaded, compiled.lowered_names[i].c_str())))
+      return r;
+    k->symbol = reinterpret_cast<const void*>(handle);  // cudaLaunchKernel accepts a cudaKernel_t
+#endif
+    m->kernels.push_back(std::move(k));
+  }
+  return 0;
+}
+
+void unload(module* m) {
+  if (!m->loaded) return;
+#if defined(FL_GPU_HIP)
+  (void)hipModuleUnload(m->loaded);
+#else
+  (void)cudaLibraryUnload(m->loaded);
+#endif
+  clear_error();
+  m->loaded = nullptr;
+}
+
+int module_compile(void* dv, const char* source, const char* kernel_names, const char* options, void** out,
+                   char** log) {
+  auto* d = static_cast<device*>(dv);
+  if (log) *log = nullptr;
+  if (!d || !out) return fail("module_compile: device and module must be pointers, got null");
+  *out = nullptr;
+  if (!source) return fail("module_compile: source must be a string, got null");
+  std::vector<std::string> names = split(kernel_names ? kernel_names : "", ",");
+  if (names.empty())
+    return fail(std::string("module_compile: kernel_names must name at least one __global__ function, got '") +
+                (kernel_names ? kernel_names : "") + "'");
+  if (int r = enter(d)) return r;
+
+  std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
+  if (std::string include = rtc_include_dir(); !include.empty()) argv.push_back("-I" + include);
+  for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
+
+  rtc_result compiled;
+  std::string error;
+  if (rtc_compile(source, names, argv, &compiled, &error)) {
+    if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
+    return fail(error);
+  }
+  auto m = std::make_unique<module>();
+  m->dev = d;
+  if (int r = load_compiled(d, names, compiled, m.get())) {
+    unload(m.get());
+    return r;
+  }
+  *out = m.release();
+  return 0;
+}
+
+void module_unload(void* dv, void* mv) {
+  auto* d = static_cast<device*>(dv);
+  auto* m = static_cast<module*>(mv);
+  if (!m) return;
+  // Launches still in flight may run code from the module: let them finish.
+  if (d && m->loaded && enter(d) == 0 && GPU_CHECK(d->ordinal, StreamSynchronize, d->stream) == 0) unload(m);
+  delete m;
+}
+
+int kernel_count(void* mv, int* count) {
+  if (!mv || !count) return fail("kernel_count: module and count must be pointers, got null");
+  *count = static_cast<int>(static_cast<module*>(mv)->kernels.size());
+  return 0;
+}
+
+int kernel_info(void* mv, int index, fl_kernel_info* out) {
+  auto* m = static_cast<module*>(mv);
+  if (!m || !out) return fail("kernel_info: module and out must be pointers, got null");
+  if (index < 0 || index >= static_cast<int>(m->kernels.size()))
+    return fail("kernel_info: index must be in [0, " + std::to_string(m->kernels.size()) + "), got " +
+                std::to_string(index));
+  const kernel& k = *m->kernels[index];
+  out->name = k.name.c_str();
+  out->signature = k.has_signature ? k.signature.c_str() : nullptr;
+  return 0;
+}
+
+int kernel_get(void* mv, const char* name, void** out, const char** signature) {
+  auto* m = static_cast<module*>(mv);
+  if (!m || !name || !out) return fail("kernel_get: module, name and kernel must be pointers, got null");
+  *out = nullptr;
+  for (const auto& k : m->kernels) {
+    if (k->name != name) continue;
+    *out = k.get();
+    if (signature) *signature = k->has_signature ? k->signature.c_str() : nullptr;
+    return 0;
+  }
+  std::string known;
+  for (const auto& k : m->kernels) known += (known.empty() ? "" : ", ") + k->name;
+  return fail("kernel_get: name must be one of the module's kernels (" + (known.empty() ? "none" : known) +
+              "), got '" + name + "'");
+}
+
+// The kernel's own limits (its register use can lower the thread count; its
+// static shared memory counts against the block's), read once.
+int read_attributes(device* d, kernel* k) {
+  if (k->attributes_read) return 0;
+#if defined(FL_GPU_HIP)
+  if (k->function) {
+    int threads = 0, shared = 0;
+    if (int r = check(d->ordinal, "hipFuncGetAttribute",
+                      hipFuncGetAttribute(&threads, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->function)))
+      return r;
+    if (int r = check(d->ordinal, "hipFuncGetAttribute",
+                      hipFuncGetAttribute(&shared, HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->function)))
+      return r;
+    k->max_threads = threads;
+    k->static_shared = static_cast<size_t>(shared);
+  } else
+#endif
+  {
+    gpuFuncAttributes attributes{};
+    if (int r = GPU_CHECK(d->ordinal, FuncGetAttributes, &attributes, k->symbol)) return r;
+    k->max_threads = attributes.maxThreadsPerBlock;
+    k->static_shared = attributes.sharedSizeBytes;
+  }
+  const size_t shared_default = d->props.shared_per_block;
+  k->dynamic_shared_limit = shared_default > k->static_shared ? shared_default - k->static_shared : 0;
+  k->attributes_read = true;
+  return 0;
+}
+
+// Checks the launch shape against the device's and the kernel's limits, and
+// raises the kernel's dynamic shared memory limit where the launch needs more
+// than is available without opting in.
+int prepare_launch(device* d, kernel* k, fl_dim3 grid, fl_dim3 block, size_t shared_bytes) {
+  const fl_device_props& p = d->props;
+  const std::string where = "launch of " + k->name;
+  const uint32_t block_dim[3] = {block.x, block.y, block.z};
+  const uint32_t grid_dim[3] = {grid.x, grid.y, grid.z};
+  const char* axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    if (block_dim[i] < 1 || block_dim[i] > static_cast<uint32_t>(p.max_block_dim[i]))
+      return fail(where + ": block." + axis[i] + " must be in [1, " + std::to_string(p.max_block_dim[i]) + "] on " +
+                  d->label + ", got " + std::to_string(block_dim[i]));
+    if (grid_dim[i] < 1 || grid_dim[i] > static_cast<uint32_t>(p.max_grid_dim[i]))
+      return fail(where + ": grid." + axis[i] + " must be in [1, " + std::to_string(p.max_grid_dim[i]) + "] on " +
+                  d->label + ", got " + std::to_string(grid_dim[i]));
+  }
+  const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  if (threads > static_cast<uint64_t>(p.max_threads_per_block))
+    return fail(where + ": block must have at most " + std::to_string(p.max_threads_per_block) + " threads on " +
+                d->label + ", got " + std::to_string(threads) + " (" + dims(block) + ")");
+
+  std::lock_guard<std::mutex> lock(k->mutex);
+  if (int r = read_attributes(d, k)) return r;
+  if (threads > static_cast<uint64_t>(k->max_threads))
+    return fail(where + ": block must have at most " + std::to_string(k->max_threads) +
+                " threads for this kernel (its register use limits it), got " + std::to_string(threads) + " (" +
+                dims(block) + ")");
+  if (k->static_shared + shared_bytes > p.shared_per_block_optin)
+    return fail(where + ": shared_bytes must be at most " +
+                std::to_string(p.shared_per_block_optin - std::min(p.shared_per_block_optin, k->static_shared)) +
+                " on " + d->label + " (the kernel uses " + std::to_string(k->static_shared) +
+                " bytes of static shared memory), got " + std::to_string(shared_bytes));
+  if (shared_bytes > k->dynamic_shared_limit && k->symbol) {
+    if (int r = GPU_CHECK(d->ordinal, FuncSetAttribute, k->symbol, gpuFuncAttributeMaxDynamicSharedMemorySize,
+                          static_cast<int>(shared_bytes)))
+      return r;
+    k->dynamic_shared_limit = shared_bytes;
+  }
+  return 0;
+}
+
+int launch(void* dv, void* kv, fl_dim3 grid, fl_dim3 block, size_t shared_bytes, void** args, int nargs) {
+  auto* d = static_cast<device*>(dv);
+  auto* k = static_cast<kernel*>(kv);
+  if (!d || !k) return fail("launch: device and kernel must be pointers, got null");
+  if (k->param_count >= 0 && nargs != k->param_count)
+    return fail("launch of " + k->name + ": args must hold " + std::to_string(k->param_count) + " arguments (" +
+                k->signature + "), got " + std::to_string(nargs));
+  if (nargs > 0 && !args) return fail("launch of " + k->name + ": args must be a pointer, got null");
+  if (int r = enter(d)) return r;
+  if (int r = prepare_launch(d, k, grid, block, shared_bytes)) return r;
+
+  const char* call = FL_GPU_API "LaunchKernel";
+  gpuError_t e;
+#if defined(FL_GPU_HIP)
+  if (k->function) {
+    call = "hipModuleLaunchKernel";
+    e = hipModuleLaunchKernel(k->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                              static_cast<unsigned>(shared_bytes), d->stream, args, nullptr);
+  } else
+#endif
+  {
+    e = gpuLaunchKernel(k->symbol, dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), args,
+                        shared_bytes, d->stream);
+  }
+  // Also resets the last-error state, so that a later call does not report the launch's error again.
+  gpuError_t after = gpuGetLastError();
+  return check(d->ordinal, call, e != gpuSuccess ? e : after);
+}
+
+int synchronize(void* dv) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return fail("synchronize: device must be a pointer, got null");
+  if (int r = enter(d)) return r;
+  return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
+}
+
+// A GPU kernel, once launched, runs to completion: there is nothing to stop.
+int cancel(void*) { return 0; }
+
+int event_create(void* dv, void** out) {
+  auto* d = static_cast<device*>(dv);
+  if (!d || !out) return fail("event_create: device and event must be pointers, got null");
+  *out = nullptr;
+  if (int r = enter(d)) return r;
+  gpuEvent_t e = nullptr;
+  if (int r = GPU_CHECK(d->ordinal, EventCreate, &e)) return r;
+  *out = e;
+  return 0;
+}
+
+int event_record(void* dv, void* ev) {
+  auto* d = static_cast<device*>(dv);
+  if (!d || !ev) return fail("event_record: device and event must be pointers, got null");
+  if (int r = enter(d)) return r;
+  return GPU_CHECK(d->ordinal, EventRecord, static_cast<gpuEvent_t>(ev), d->stream);
+}
+
+int event_elapsed(void* dv, void* start, void* end, float* ms) {
+  auto* d = static_cast<device*>(dv);
+  if (!d || !start || !end || !ms) return fail("event_elapsed: device, start, end and ms must be pointers, got null");
+  if (int r = enter(d)) return r;
+  if (int r = GPU_CHECK(d->ordinal, EventSynchronize, static_cast<gpuEvent_t>(end))) return r;
+  return GPU_CHECK(d->ordinal, EventElapsedTime, ms, static_cast<gpuEvent_t>(start), static_cast<gpuEvent_t>(end));
+}
+
+void event_destroy(void* dv, void* ev) {
+  auto* d = static_cast<device*>(dv);
+  if (!d || !ev) return;
+  if (enter(d) == 0) GPU_CHECK(d->ordinal, EventDestroy, static_cast<gpuEvent_t>(ev));
+}
+
+void free_string(char* s) { std::free(s); }
+
+fl_backend make_backend() {
+  fl_backend b{};
+  b.abi = FL_BACKEND_ABI;
+  b.name = FL_GPU_BACKEND_NAME;
+  b.last_error = last_error;
+  b.probe = probe;
+  b.notes = notes;
+  b.device_count = device_count;
+  b.open = open;
+  b.close = close;
+  b.props = props;
+  b.alloc = alloc;
+  b.release = release;
+  b.upload = upload;
+  b.download = download;
+  b.copy = copy;
+  b.fill = fill;
+  b.module_builtin = module_builtin;
+  b.module_compile = module_compile;
+  b.module_unload = module_unload;
+  b.kernel_count = kernel_count;
+  b.kernel_info = kernel_info;
+  b.kernel_get = kernel_get;
+  b.launch = launch;
+  b.synchronize = synchronize;
+  b.cancel = cancel;
+  b.event_create = event_create;
+  b.event_record = event_record;
+  b.event_elapsed = event_elapsed;
+  b.event_destroy = event_destroy;
+  b.free_string = free_string;
+  return b;
+}
+
+}  // namespace
+}  // namespace flgpu
+
+extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) {
+  static const fl_backend backend = flgpu::make_backend();
+  return &backend;
+}

@@ -1,0 +1,30 @@
+// Run-time compilation of kernel source strings: NVRTC (CUDA) or hiprtc (HIP),
+// loaded with dlopen so that the backend works, minus this, where the compiler
+// library is not installed.
+#ifndef FUSELAB_GPU_RTC_H
+#define FUSELAB_GPU_RTC_H
+
+#include <string>
+#include <vector>
+
+namespace flgpu {
+
+// "NVRTC 13.0 (/usr/local/cuda/lib64/libnvrtc.so.13)" when the compiler library
+// was found, else "unavailable (<why>)".
+std::string rtc_status();
+
+struct rtc_result {
+  std::string code;                        // CUBIN (CUDA) or code object (HIP)
+  std::vector<std::string> lowered_names;  // the symbol of each kernel name, in order
+  std::string log;                         // the compiler's log, when it failed
+};
+
+// Compiles source with options, resolving each kernel name through a name
+// expression so that kernels need no extern "C". Returns 0, or 1 with the
+// reason in *error (and the compiler's log in out->log on a compile error).
+int rtc_compile(const std::string& source, const std::vector<std::string>& kernel_names,
+                const std::vector<std::string>& options, rtc_result* out, std::string* error);
+
+}  // namespace flgpu
+
+#endif

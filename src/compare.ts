@@ -1,0 +1,157 @@
+// Comparing results: allclose as NumPy defines it (|a - b| <= atol + rtol * |b|,
+// b the reference), with a report of the worst elements by their indices.
+import { ArgumentError, FuselabError, describe, shapeString } from "./errors";
+import { Tensor } from "./tensor";
+
+/** Tolerances: `a` is close to `b` where |a - b| <= atol + rtol * |b|. */
+export interface CloseOptions {
+  rtol?: number;
+  atol?: number;
+}
+
+/** What `compare()` may compare: tensors, nested arrays of numbers or typed arrays. */
+export type Comparable = Tensor | ArrayLike<number> | readonly unknown[];
+
+/** One element that is not close. */
+export interface Mismatch {
+  /** Multi-dimensional index, e.g. [2, 5]. */
+  index: number[];
+  actual: number;
+  expected: number;
+  absError: number;
+  relError: number;
+}
+
+/** The outcome of `compare()`. */
+export interface CompareReport {
+  /** Every element is close. */
+  close: boolean;
+  size: number;
+  shape: number[];
+  rtol: number;
+  atol: number;
+  /** Elements that are not close. */
+  mismatches: number;
+  /** Largest |a - b| and |a - b| / |b| over the elements that are numbers on both sides. */
+  maxAbsError: number;
+  maxRelError: number;
+  /** Up to `WORST_SHOWN` elements that are not close, the largest excess over the tolerance first. */
+  worst: Mismatch[];
+  /** The report as text. */
+  toString(): string;
+}
+
+const WORST_SHOWN = 8;
+
+function values(where: string, argument: string, value: unknown): { data: ArrayLike<number>; shape: number[] } {
+  if (value instanceof Tensor) {
+    if (value.disposed) throw new ArgumentError(where, argument, "a tensor that has not been disposed", `a disposed ${value.dtype} tensor of shape ${shapeString(value.shape)}`);
+    return { data: value.toArray(), shape: [...value.shape] };
+  }
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array || value instanceof BigUint64Array)) {
+    const data = value as unknown as ArrayLike<number>;
+    return { data, shape: [data.length] };
+  }
+  if (Array.isArray(value)) {
+    const shape: number[] = [];
+    for (let level: unknown = value; Array.isArray(level); level = level[0]) shape.push(level.length);
+    const flat = (value as unknown[]).flat(Infinity);
+    if (flat.length !== shape.reduce((a, b) => a * b, 1) || flat.some((v) => typeof v !== "number")) {
+      throw new ArgumentError(where, argument, "numbers in evenly nested arrays", describe(value));
+    }
+    return { data: flat as number[], shape };
+  }
+  throw new ArgumentError(where, argument, "a tensor, an array of numbers or a typed array", describe(value));
+}
+
+function tolerance(where: string, options: unknown, key: "rtol" | "atol", fallback: number): number {
+  const v = (options as Record<string, unknown> | undefined)?.[key];
+  if (v === undefined) return fallback;
+  if (typeof v !== "number" || !(v >= 0) || !Number.isFinite(v)) throw new ArgumentError(where, `options.${key}`, "a finite number >= 0", describe(v));
+  return v;
+}
+
+function indexOf(flat: number, shape: readonly number[]): number[] {
+  const index = new Array<number>(shape.length);
+  for (let d = shape.length - 1; d >= 0; d--) {
+    index[d] = flat % shape[d];
+    flat = Math.floor(flat / shape[d]);
+  }
+  return index;
+}
+
+function measure(where: string, a: unknown, b: unknown, options: unknown): CompareReport {
+  if (options !== undefined && (typeof options !== "object" || options === null)) throw new ArgumentError(where, "options", "an object { rtol?, atol? }", describe(options));
+  const rtol = tolerance(where, options, "rtol", 1e-5);
+  const atol = tolerance(where, options, "atol", 1e-8);
+  const actual = values(where, "a", a);
+  const expected = values(where, "b", b);
+  if (a instanceof Tensor && b instanceof Tensor && shapeString(a.shape) !== shapeString(b.shape)) {
+    throw new ArgumentError(where, "b", `of shape ${shapeString(a.shape)} (the shape of a)`, shapeString(b.shape));
+  }
+  if (actual.data.length !== expected.data.length) {
+    throw new ArgumentError(where, "b", `${actual.data.length} elements (as many as a)`, `${expected.data.length} elements`);
+  }
+  // Indices follow the tensor's shape when one side is a flat array.
+  const shape = a instanceof Tensor || !(b instanceof Tensor) ? actual.shape : expected.shape;
+  let mismatches = 0;
+  let maxAbsError = 0;
+  let maxRelError = 0;
+  const candidates: { flat: number; excess: number }[] = [];
+  for (let i = 0; i < actual.data.length; i++) {
+    const x = actual.data[i];
+    const y = expected.data[i];
+    const absError = x === y ? 0 : Math.abs(x - y); // equal infinities are close
+    const relError = absError === 0 ? 0 : absError / Math.abs(y);
+    if (!Number.isNaN(absError)) {
+      maxAbsError = Math.max(maxAbsError, absError);
+      if (!Number.isNaN(relError)) maxRelError = Math.max(maxRelError, relError);
+    }
+    const close = !Number.isNaN(absError) && absError <= atol + rtol * Math.abs(y);
+    if (close) continue;
+    mismatches++;
+    const excess = Number.isNaN(absError) || !Number.isFinite(absError) ? Infinity : absError - (atol + rtol * Math.abs(y));
+    candidates.push({ flat: i, excess });
+    if (candidates.length > 4 * WORST_SHOWN) {
+      candidates.sort((p, q) => q.excess - p.excess);
+      candidates.length = WORST_SHOWN;
+    }
+  }
+  candidates.sort((p, q) => q.excess - p.excess || p.flat - q.flat);
+  const worst = candidates.slice(0, WORST_SHOWN).map(({ flat }) => {
+    const x = actual.data[flat];
+    const y = expected.data[flat];
+    const absError = x === y ? 0 : Math.abs(x - y);
+    return { index: indexOf(flat, shape), actual: x, expected: y, absError, relError: absError / Math.abs(y) };
+  });
+  const report: CompareReport = {
+    close: mismatches === 0, size: actual.data.length, shape, rtol, atol, mismatches, maxAbsError, maxRelError, worst,
+    toString: () => formatReport(report),
+  };
+  return report;
+}
+
+function formatReport(r: CompareReport): string {
+  const head = r.close
+    ? `all ${r.size} elements are close (rtol ${r.rtol}, atol ${r.atol}); max abs error ${r.maxAbsError}, max rel error ${r.maxRelError}`
+    : `${r.mismatches} of ${r.size} elements differ (rtol ${r.rtol}, atol ${r.atol}); max abs error ${r.maxAbsError}, max rel error ${r.maxRelError}`;
+  const lines = r.worst.map((m) => `  at ${shapeString(m.index)}: got ${m.actual}, expected ${m.expected} (abs error ${m.absError}, rel error ${m.relError})`);
+  const more = r.mismatches > r.worst.length ? [`  ... and ${r.mismatches - r.worst.length} more`] : [];
+  return [head, ...lines, ...more].join("\n");
+}
+
+/** Whether every element of `a` is close to the one of `b` (the reference). NaN is never close. */
+export function allclose(a: Comparable, b: Comparable, options?: CloseOptions): boolean {
+  return measure("fl.allclose", a, b, options).close;
+}
+
+/** How `a` differs from `b` (the reference): max errors, mismatch count and the worst elements. */
+export function compare(a: Comparable, b: Comparable, options?: CloseOptions): CompareReport {
+  return measure("fl.compare", a, b, options);
+}
+
+/** Throws an Error holding the `compare()` report when `a` is not close to `b`. */
+export function assertClose(a: Comparable, b: Comparable, options?: CloseOptions): void {
+  const report = measure("fl.assertClose", a, b, options);
+  if (!report.close) throw new FuselabError(`fl.assertClose: ${report.toString()}`);
+}

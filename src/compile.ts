@@ -1,0 +1,149 @@
+// Run-time compilation of kernel source (a notebook cell): NVRTC on NVIDIA,
+// hiprtc on AMD, the host compiler on the CPU emulator. Modules are cached per
+// device by a hash of what was compiled.
+import { createHash } from "crypto";
+import * as path from "path";
+import { ArgumentError, DeviceError, FuselabError, describe } from "./errors";
+import { Device, device as defaultDevice, nativeAsync, nativeCall } from "./device";
+import { Kernel } from "./kernel";
+import { ModuleHandle, native, packageRoot } from "./native";
+import { KernelDeclaration, parseKernels } from "./signature";
+
+/** Options of `compile()`. */
+export interface CompileOptions {
+  /** Where the module runs; the default device when left out. */
+  device?: Device;
+  /** The file name compiler messages use (`<name>.hip`); the first kernel's name when left out. */
+  name?: string;
+}
+
+/** Lines of the compiler's log a compile error's message shows (`.log` holds it all). */
+const LOG_LINES_SHOWN = 40;
+
+/** A compiled source: its `__global__` kernels, launched through `fn(name)`. */
+export class Module {
+  /** The names of the source's `__global__` functions. */
+  readonly kernels: readonly string[];
+  private handle: ModuleHandle | undefined;
+  private readonly functions = new Map<string, Kernel>();
+
+  /** @internal Modules come from `compile()`. */
+  constructor(readonly device: Device, handle: ModuleHandle, private readonly declarations: readonly KernelDeclaration[],
+              private readonly onDispose: () => void) {
+    this.handle = handle;
+    this.kernels = Object.freeze(declarations.map((d) => d.name));
+  }
+
+  /** Whether `dispose()` has unloaded the module. */
+  get disposed(): boolean {
+    return this.handle === undefined;
+  }
+
+  /** The kernel `name`, with its parameters parsed from the source. */
+  fn(name: string): Kernel {
+    if (this.handle === undefined) throw new FuselabError(`module.fn: the module of ${this.kernels.join(", ")} was used after dispose()`);
+    const cached = this.functions.get(name);
+    if (cached) return cached;
+    const declaration = this.declarations.find((d) => d.name === name);
+    if (!declaration) throw new ArgumentError("module.fn", "name", `one of the module's kernels (${this.kernels.join(", ")})`, describe(name));
+    const handle = this.handle;
+    const kernel = new Kernel(name, this.device, nativeCall(() => native().kernel(handle, name)), declaration.params, this);
+    this.functions.set(name, kernel);
+    return kernel;
+  }
+
+  /** Unloads the module; its kernels refuse to launch afterwards. A second call does nothing. */
+  dispose(): void {
+    if (this.handle === undefined) return;
+    const handle = this.handle;
+    this.handle = undefined;
+    this.onDispose();
+    nativeCall(() => native().unload(handle));
+  }
+}
+
+const cache = new Map<Device, Map<string, Module>>();
+
+interface Prepared {
+  dev: Device;
+  key: string;
+  text: string;
+  declarations: KernelDeclaration[];
+  flags: string[];
+  cached?: Module;
+}
+
+function prepare(where: string, source: unknown, options: unknown): Prepared {
+  if (typeof source !== "string") throw new ArgumentError(where, "source", "a string of HIP source", describe(source));
+  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
+    throw new ArgumentError(where, "options", "an object { device?, name? }", describe(options));
+  }
+  const o = (options ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (key !== "device" && key !== "name") throw new ArgumentError(where, "options", "an object { device?, name? }", `the key ${JSON.stringify(key)}`);
+  }
+  if (o.device !== undefined && !(o.device instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(o.device));
+  if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
+    throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
+  }
+  const declarations = parseKernels(source);
+  if (declarations.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
+  const dev = (o.device as Device | undefined) ?? defaultDevice();
+  const name = (o.name as string | undefined) ?? declarations[0].name;
+  // The header comes first; #line makes the compiler count the user's lines from 1.
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${name}.hip"\n${source}`;
+  const flags = [`-I${path.join(packageRoot(), "kernels")}`];
+  const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
+  return { dev, key, text, declarations, flags, cached: cache.get(dev)?.get(key) };
+}
+
+function compileError(where: string, dev: Device, e: unknown): Error {
+  if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
+  const lines = e.log.split("\n");
+  const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
+  const more = lines.length > LOG_LINES_SHOWN ? `\n... ${lines.length - LOG_LINES_SHOWN} more lines in error.log` : "";
+  return new DeviceError(`${where}: compilation failed on ${dev.describe()}:\n${shown}${more}`, e.log);
+}
+
+function remember(p: Prepared, handle: ModuleHandle): Module {
+  let perDevice = cache.get(p.dev);
+  if (!perDevice) cache.set(p.dev, (perDevice = new Map()));
+  const existing = perDevice.get(p.key);
+  if (existing) {
+    // Two compileAsync calls of one source raced: keep the first, drop the second.
+    nativeCall(() => native().unload(handle));
+    return existing;
+  }
+  const module = new Module(p.dev, handle, p.declarations, () => perDevice!.delete(p.key));
+  perDevice.set(p.key, module);
+  return module;
+}
+
+/**
+ * Compiles `source` (HIP, with `fuselab/fuselab.h` included for you) for a
+ * device. A second call with the same source returns the same module at once.
+ * A compile error is a DeviceError showing the compiler's log, whose line
+ * numbers count from the first line of `source`; `.log` holds all of it.
+ */
+export function compile(source: string, options?: CompileOptions): Module {
+  const p = prepare("fl.compile", source, options);
+  if (p.cached) return p.cached;
+  try {
+    const handle = nativeCall(() => native().compile(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags));
+    return remember(p, handle);
+  } catch (e) {
+    throw compileError("fl.compile", p.dev, e);
+  }
+}
+
+/** As `compile()`, with the compiler running off the main thread. */
+export async function compileAsync(source: string, options?: CompileOptions): Promise<Module> {
+  const p = prepare("fl.compileAsync", source, options);
+  if (p.cached) return p.cached;
+  try {
+    const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags));
+    return remember(p, handle);
+  } catch (e) {
+    throw compileError("fl.compileAsync", p.dev, e);
+  }
+}

@@ -1,0 +1,280 @@
+// Devices: what the backends offer, the default device, and one Device object
+// per (backend, index, options), shared by everything that runs there.
+import { ArgumentError, DeviceError, FuselabError, describe } from "./errors";
+import { BackendStatus, DeviceHandle, DeviceProps, ModuleHandle, OpenOptions, native } from "./native";
+import { Kernel } from "./kernel";
+import { paramsFromSignature } from "./signature";
+
+/** Where a device computes: the CPU emulator or a GPU. */
+export type DeviceKind = "cpu" | "gpu";
+
+/** What `device()` accepts: a kind, or a backend by name. */
+export type DeviceRequest = DeviceKind | "cuda" | "hip";
+
+/** Options of the CPU emulator (a GPU device takes none). */
+export interface DeviceOptions {
+  /** Lanes of a warp: 32 (the default, as on NVIDIA) or 64 (as on AMD CDNA). */
+  warpSize?: 32 | 64;
+  /** Guard bands around buffers, NaN-poisoned outputs and shuffled thread order. */
+  check?: boolean;
+  /** Worker threads; the machine's core count when left out. */
+  threads?: number;
+  /** A launch running longer than this is stopped with an error. */
+  timeoutMs?: number;
+}
+
+/** One device of one loaded backend, as `devices()` lists it. */
+export interface DeviceInfo {
+  backend: string;
+  index: number;
+  name: string;
+  kind: DeviceKind;
+}
+
+const GPU_BACKENDS = ["cuda", "hip"];
+
+function kindOf(backend: string): DeviceKind {
+  return GPU_BACKENDS.includes(backend) ? "gpu" : "cpu";
+}
+
+/** Runs a native call, turning its failure into a DeviceError (with the compiler log, if any). */
+export function nativeCall<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    throw asDeviceError(e);
+  }
+}
+
+/** As nativeCall, for the addon's promises. */
+export async function nativeAsync<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw asDeviceError(e);
+  }
+}
+
+function asDeviceError(e: unknown): Error {
+  if (e instanceof FuselabError) return e;
+  const error = e as Error & { log?: string };
+  return new DeviceError(error?.message ?? String(e), error?.log);
+}
+
+/** A device: memory, built-in kernels and a stream of work, on one backend. */
+export class Device {
+  /** The backend's name: "cpu", "cuda" or "hip". */
+  readonly backend: string;
+  /** "cpu" for the emulator, "gpu" otherwise. */
+  readonly kind: DeviceKind;
+  /** The device's index within its backend. */
+  readonly index: number;
+  /** The device's name, as the backend reports it. */
+  readonly name: string;
+  /** Limits and facts: warp size, block and grid limits, memory, bandwidth. */
+  readonly props: Readonly<DeviceProps>;
+  /** The options the device was opened with. */
+  readonly options: Readonly<DeviceOptions>;
+  /** The addon's handle (internal). */
+  readonly handle: DeviceHandle;
+
+  private readonly label: string;
+  private builtinModule?: ModuleHandle;
+  private builtinNames?: string[];
+  private readonly builtinKernels = new Map<string, Kernel>();
+
+  /** @internal Use `device()`: it returns one shared Device per backend, index and options. */
+  constructor(backend: string, index: number, options: DeviceOptions) {
+    this.backend = backend;
+    this.kind = kindOf(backend);
+    this.index = index;
+    this.options = Object.freeze({ ...options });
+    this.handle = nativeCall(() => native().open(backend, index, options as OpenOptions));
+    this.props = Object.freeze(nativeCall(() => native().props(this.handle)));
+    this.name = this.props.name;
+    const onlyDevice = (backends().find((b) => b.name === backend)?.deviceCount ?? 1) <= 1;
+    const base = onlyDevice ? backend : `${backend}:${index}`;
+    const flags = Object.entries(this.options).map(([k, v]) => (v === true ? k : `${k} ${v}`));
+    this.label = flags.length > 0 ? `${base} (${flags.join(", ")})` : base;
+  }
+
+  /** The names of the kernels built into the backend ahead of time. */
+  builtinKernelNames(): readonly string[] {
+    if (!this.builtinNames) {
+      const module = this.builtins();
+      this.builtinNames = nativeCall(() => native().kernels(module)).map((k) => k.name);
+    }
+    return this.builtinNames;
+  }
+
+  /** The built-in kernel `name` (from kernels/*.hip); an error lists close names when there is none. */
+  builtin(name: string): Kernel {
+    const cached = this.builtinKernels.get(name);
+    if (cached) return cached;
+    if (typeof name !== "string") throw new ArgumentError("device.builtin", "name", "a kernel name (a string)", describe(name));
+    const names = this.builtinKernelNames();
+    if (!names.includes(name)) {
+      const close = closeNames(name, names);
+      const hint = close.length > 0 ? `a built-in kernel (close names: ${close.join(", ")})` : `a built-in kernel (${names.length} on ${this.describe()})`;
+      throw new ArgumentError("device.builtin", "name", hint, describe(name));
+    }
+    const module = this.builtins();
+    const handle = nativeCall(() => native().kernel(module, name));
+    const signature = nativeCall(() => native().kernelSignature(handle));
+    const kernel = new Kernel(name, this, handle, paramsFromSignature(signature ?? ""));
+    this.builtinKernels.set(name, kernel);
+    return kernel;
+  }
+
+  /** Resolves once all work queued on the device so far is done (off the main thread). */
+  synchronize(): Promise<void> {
+    return nativeAsync(() => native().synchronize(this.handle));
+  }
+
+  /** "cpu", "cuda:1", "cpu (warpSize 64, check)": how messages name the device. */
+  describe(): string {
+    return this.label;
+  }
+
+  toString(): string {
+    return this.describe();
+  }
+
+  private builtins(): ModuleHandle {
+    if (!this.builtinModule) this.builtinModule = nativeCall(() => native().builtin(this.handle));
+    return this.builtinModule;
+  }
+}
+
+// Up to five names a typo might have meant: same prefix or small edit distance.
+function closeNames(name: string, names: readonly string[]): string[] {
+  const scored = names
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
+    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.floor(name.length / 3)) ||
+      candidate.startsWith(name) || name.startsWith(candidate.split("_")[0] + "_"))
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
+  return scored.slice(0, 5).map((s) => s.candidate);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** Every backend plugin the addon looked for: built, loaded, devices, and why not. */
+export function backends(): BackendStatus[] {
+  return native().backends();
+}
+
+/** Every device of every loaded backend, GPUs first. */
+export function devices(): DeviceInfo[] {
+  const list: DeviceInfo[] = [];
+  for (const status of backends()) {
+    if (!status.loaded) continue;
+    for (let index = 0; index < status.deviceCount; index++) {
+      const dev = openDevice(status.name, index, {});
+      list.push({ backend: dev.backend, index, name: dev.name, kind: dev.kind });
+    }
+  }
+  return list;
+}
+
+const opened = new Map<string, Device>();
+
+function openDevice(backend: string, index: number, options: DeviceOptions): Device {
+  const key = `${backend}:${index}:${JSON.stringify(options)}`;
+  let dev = opened.get(key);
+  if (!dev) {
+    dev = new Device(backend, index, options);
+    opened.set(key, dev);
+  }
+  return dev;
+}
+
+// The options with defaults left out, checked, in a fixed key order (the cache key).
+function checkOptions(options: unknown, backend: string): DeviceOptions {
+  if (options === undefined) return {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new ArgumentError("fl.device", "options", "an object", describe(options));
+  }
+  const o = options as Record<string, unknown>;
+  const known = ["warpSize", "check", "threads", "timeoutMs"];
+  for (const key of Object.keys(o)) {
+    if (!known.includes(key)) throw new ArgumentError("fl.device", "options", `an object with keys among ${known.join(", ")}`, `the key ${JSON.stringify(key)}`);
+  }
+  const given = known.filter((k) => o[k] !== undefined);
+  if (kindOf(backend) === "gpu" && given.length > 0) {
+    throw new ArgumentError("fl.device", "options", `empty for a GPU device (${known.join(", ")} are options of the CPU emulator)`, `{ ${given.join(", ")} }`);
+  }
+  const checked: DeviceOptions = {};
+  if (o.warpSize !== undefined) {
+    if (o.warpSize !== 32 && o.warpSize !== 64) throw new ArgumentError("fl.device", "options.warpSize", "32 or 64", describe(o.warpSize));
+    if (o.warpSize === 64) checked.warpSize = 64;
+  }
+  if (o.check !== undefined) {
+    if (typeof o.check !== "boolean") throw new ArgumentError("fl.device", "options.check", "a boolean", describe(o.check));
+    if (o.check) checked.check = true;
+  }
+  for (const key of ["threads", "timeoutMs"] as const) {
+    const v = o[key];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 2 ** 31 - 1) {
+      throw new ArgumentError("fl.device", `options.${key}`, "a positive integer", describe(v));
+    }
+    checked[key] = v;
+  }
+  return checked;
+}
+
+function gpuBackend(): { backend: string } | { reasons: string[] } {
+  const reasons: string[] = [];
+  for (const name of GPU_BACKENDS) {
+    const status = backends().find((b) => b.name === name);
+    if (status?.loaded && status.deviceCount > 0) return { backend: name };
+    reasons.push(`${name}: ${status?.reason ?? "unknown backend"}`);
+  }
+  return { reasons };
+}
+
+const REQUESTS: readonly DeviceRequest[] = ["cpu", "gpu", "cuda", "hip"];
+
+/**
+ * The device to run on, opened once and shared. `kind`: "cpu", "gpu" (the first
+ * GPU of cuda or hip), or a backend by name; left out, `FUSELAB_DEVICE` decides,
+ * else a GPU when there is one, else the CPU. Asking for a GPU where there is
+ * none is an error that gives each backend's reason: never a silent CPU.
+ */
+export function device(kind?: DeviceRequest, options?: DeviceOptions): Device {
+  let request: unknown = kind;
+  let argument = "kind";
+  if (request === undefined && process.env.FUSELAB_DEVICE) {
+    request = process.env.FUSELAB_DEVICE;
+    argument = "the environment variable FUSELAB_DEVICE";
+  }
+  if (request !== undefined && !(REQUESTS as readonly unknown[]).includes(request)) {
+    throw new ArgumentError("fl.device", argument, REQUESTS.map((r) => JSON.stringify(r)).join(", ") + " or left out", describe(request));
+  }
+  let backend: string;
+  if (request === undefined) {
+    const gpu = gpuBackend();
+    backend = "backend" in gpu ? gpu.backend : "cpu";
+  } else if (request === "gpu") {
+    const gpu = gpuBackend();
+    if (!("backend" in gpu)) throw new DeviceError(`fl.device: a GPU was asked for (${argument}), but no GPU backend has a device: ${gpu.reasons.join("; ")}`);
+    backend = gpu.backend;
+  } else {
+    backend = request as string;
+    const status = backends().find((b) => b.name === backend);
+    if (!status?.loaded || status.deviceCount === 0) {
+      throw new DeviceError(`fl.device: backend ${backend} has no device: ${status?.reason ?? "unknown backend"}`);
+    }
+  }
+  return openDevice(backend, 0, checkOptions(options, backend));
+}

@@ -1,0 +1,143 @@
+// Run-time compilation: kernels from a string, their parsed signatures, compile
+// errors pointing into the user's source, the module cache, disposed modules.
+import { expect } from "chai";
+import * as fl from "../src";
+import { native } from "../src/native";
+import { parseKernels } from "../src/signature";
+import { expectRejects, expectThrows, testDevice } from "./helpers";
+
+const SAXPY = `
+// out = a * x + y
+__global__ void saxpy(float* __restrict__ out, const float* __restrict__ x, const float* y, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a * x[i] + y[i];
+}
+`;
+
+describe("compile", () => {
+  const dev = testDevice;
+
+  it("compiles a kernel from a string and launches it", () => {
+    const module = fl.compile(SAXPY, { device: dev() });
+    expect(module.kernels).to.deep.equal(["saxpy"]);
+    const saxpy = module.fn("saxpy");
+    expect(saxpy.params.map((p) => p.name)).to.deep.equal(["out", "x", "y", "a", "n"]);
+    const n = 1000;
+    const x = fl.randn([n], { device: dev(), seed: 1 });
+    const y = fl.randn([n], { device: dev(), seed: 2 });
+    const out = fl.empty([n], { device: dev() });
+    saxpy.launch({ grid: Math.ceil(n / 256), block: 256 }, out, x, y, 2, n);
+    const xs = x.toArray();
+    const ys = y.toArray();
+    fl.assertClose(out, Array.from(xs, (v, i) => Math.fround(2 * v) + ys[i]), { rtol: 1e-6, atol: 1e-6 });
+  });
+
+  it("checks arguments against the parsed signature", () => {
+    const saxpy = fl.compile(SAXPY, { device: dev() }).fn("saxpy");
+    const t = fl.zeros([4], { device: dev() });
+    expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, t, t, 2), fl.ArgumentError,
+      "kernel saxpy: the arguments must be 5 values: saxpy(float* out, const float* x, const float* y, float a, int n), got 4 values");
+    expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, t, t, 2, 3.5), fl.ArgumentError,
+      "kernel saxpy: argument 4 (n) must be an integer (int), got 3.5");
+    expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, t, t, 2, 2 ** 31), fl.ArgumentError,
+      "kernel saxpy: argument 4 (n) must be an integer from -2147483648 to 2147483647 (int), got 2147483648");
+    expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, t, t, t as unknown as number, 4), fl.ArgumentError,
+      `kernel saxpy: argument 3 (a) must be a number (float), got a f32 tensor of shape [4] on ${dev().describe()}`);
+    const ints = fl.zeros([4], { dtype: "i32", device: dev() });
+    expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, ints, t, 2, 4), fl.ArgumentError,
+      `kernel saxpy: argument 1 (x) must be a f32 tensor (const float*), got a i32 tensor of shape [4] on ${dev().describe()}`);
+    expectThrows(() => fl.compile(SAXPY, { device: dev() }).fn("sax"), fl.ArgumentError,
+      "module.fn: name must be one of the module's kernels (saxpy), got \"sax\"");
+  });
+
+  it("reports a compile error with the compiler's log and the user's line numbers", async () => {
+    const broken = "__global__ void broken(float* out) {\n  out[0] = 1.0f;\n  out[1] = undefined_name;\n}\n";
+    const error = expectThrows(() => fl.compile(broken, { device: dev() }), fl.DeviceError,
+      new RegExp(`^fl\\.compile: compilation failed on ${dev().describe().replace(/[()]/g, "\\$&")}:\\n`));
+    expect(error.message).to.match(/broken\.hip[:(]3\b/);
+    expect(error.message).to.contain("undefined_name");
+    expect(error.log).to.be.a("string").and.contain("undefined_name");
+    await expectRejects(fl.compileAsync(broken, { device: dev(), name: "cell" }), fl.DeviceError, /cell\.hip[:(]3\b/);
+  });
+
+  it("caches modules by source: a second compile runs no compiler", async () => {
+    const source = "__global__ void cached(int* out) { out[threadIdx.x] = threadIdx.x; }\n";
+    const first = await fl.compileAsync(source, { device: dev() });
+    expect(fl.compile(source, { device: dev() })).to.equal(first);
+    expect(await fl.compileAsync(source, { device: dev() })).to.equal(first);
+    expect(fl.compile(source + "\n", { device: dev() })).to.not.equal(first);
+    const out = fl.zeros([8], { dtype: "i32", device: dev() });
+    first.fn("cached").launch({ grid: 1, block: 8 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("refuses kernels of a disposed module, in TS and in the addon", () => {
+    const module = fl.compile("__global__ void gone(float* out) { out[0] = 1.0f; }\n", { device: dev() });
+    const gone = module.fn("gone");
+    const out = fl.zeros([1], { device: dev() });
+    const prepared = gone.prepare({ grid: 1, block: 1 }, out);
+    module.dispose();
+    expect(module.disposed).to.equal(true);
+    expectThrows(() => gone.launch({ grid: 1, block: 1 }, out), fl.FuselabError, "kernel gone: its module was disposed");
+    expectThrows(() => prepared.launch(), fl.FuselabError, "kernel gone: its module was disposed");
+    expectThrows(() => module.fn("gone"), fl.FuselabError, "module.fn: the module of gone was used after dispose()");
+    expectThrows(() => native().launch(gone.handle, [1, 1, 1], [1, 1, 1], 0, [out.handle("test")]), Error,
+      "kernel gone: its module was unloaded");
+    expectThrows(() => native().launchPrepared(prepared.handle), Error, "kernel gone: its module was unloaded");
+    expect(fl.compile("__global__ void gone(float* out) { out[0] = 1.0f; }\n", { device: dev() })).to.not.equal(module);
+  });
+
+  it("refuses template kernels and sources without kernels", () => {
+    expectThrows(() => fl.compile("template <typename T>\n__global__ void k(T* x) {}\n", { device: dev() }), fl.ArgumentError,
+      "fl.compile: source must be __global__ functions that are not templates (make the template a __device__ function and call it from one non-template __global__ wrapper per type), got the template __global__ function k (line 2)");
+    expectThrows(() => fl.compile("__device__ float twice(float x) { return 2 * x; }", { device: dev() }), fl.ArgumentError,
+      "fl.compile: source must be a source with at least one __global__ function, got none");
+    expectThrows(() => fl.compile(42 as unknown as string), fl.ArgumentError, "fl.compile: source must be a string of HIP source, got 42");
+  });
+});
+
+describe("kernel signatures", () => {
+  const params = (source: string) => parseKernels(source).map((k) => [k.name, k.params.map((p) => [p.name, p.type, p.pointer, p.isConst])]);
+
+  it("parses awkward declarations", () => {
+    const source = `
+      #include <stdint.h>
+      #define NOT_A_KERNEL __global__ void fake(int x)
+      // __global__ void commented(int x) {}
+      /* __global__ void block_commented(int x) {} */
+      const char* text = "__global__ void in_string(int x)";
+      extern "C" __global__ void __launch_bounds__(256, 2)
+      awkward(const float* __restrict__ in, float *out, unsigned n, int64_t big, size_t bytes,
+              __half* h, const fl_bf16* b, uint8_t* mask, unsigned long long u, double d, const int* const fixed) {}
+      struct Pair { float a, b; };
+      __global__ void structs(Pair* pairs, float4* vectors, long long count = 4) {}
+      __global__ void nothing(void) {}
+      __global__ void unnamed(float*, int) {}
+      __global__ void arrays(float values[], std::size_t n) {}
+    `;
+    expect(params(source)).to.deep.equal([
+      ["awkward", [
+        ["in", "f32", true, true], ["out", "f32", true, false], ["n", "u32", false, false], ["big", "i64", false, false],
+        ["bytes", "u64", false, false], ["h", "f16", true, false], ["b", "bf16", true, true], ["mask", "u8", true, false],
+        ["u", "u64", false, false], ["d", "f64", false, false], ["fixed", "i32", true, true],
+      ]],
+      ["structs", [["pairs", "void", true, false], ["vectors", "f32", true, false], ["count", "i64", false, false]]],
+      ["nothing", []],
+      ["unnamed", [["", "f32", true, false], ["", "i32", false, false]]],
+      ["arrays", [["values", "f32", true, false], ["n", "u64", false, false]]],
+    ]);
+    const [awkward] = parseKernels(source);
+    expect(awkward.line).to.equal(7);
+    expect(awkward.params[0].declaration).to.equal("const float*");
+  });
+
+  it("accepts a prototype before its definition and refuses overloads and references", () => {
+    expect(parseKernels("__global__ void k(float* x);\n__global__ void k(float* x) {}").map((k) => k.name)).to.deep.equal(["k"]);
+    expectThrows(() => parseKernels("__global__ void k(float* x) {}\n__global__ void k(int* x) {}"), fl.ArgumentError,
+      "fl.compile: source must be one __global__ function of each name (kernels cannot be overloaded), got two named k (lines 1 and 2)");
+    expectThrows(() => parseKernels("__global__ void k(float& x) {}"), fl.ArgumentError,
+      "fl.compile: source must be kernels whose parameters are pointers or scalars of a type fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
+    expectThrows(() => parseKernels("__global__ void k(Pair p) {}"), fl.ArgumentError,
+      "fl.compile: source must be kernels whose parameters are pointers or scalars of a type fuselab can pass (scalars are integers, float or double; \"Pair\" is none of these), got parameter 0 of k (line 1) declared as \"Pair p\"");
+  });
+});

@@ -1,0 +1,91 @@
+// Devices: what the backends report, the default device, per-options caching,
+// GPU requests that cannot be met, and the addon's asynchronous calls.
+import { expect } from "chai";
+import * as fl from "../src";
+import { native } from "../src/native";
+import { expectThrows, hasGpu, testDevice } from "./helpers";
+
+describe("devices", () => {
+  it("lists every backend, with a reason for each one that is not usable", () => {
+    const statuses = fl.backends();
+    expect(statuses.map((s) => s.name)).to.have.members(["cuda", "hip", "cpu"]);
+    for (const s of statuses) {
+      if (!s.loaded || s.deviceCount === 0) expect(s.reason, s.name).to.be.a("string").and.not.equal("");
+      if (!s.built) expect(s.reason).to.match(/^not built \(.*libfuselab_/);
+    }
+    const cpu = statuses.find((s) => s.name === "cpu")!;
+    expect(cpu.loaded, cpu.reason).to.equal(true);
+    expect(cpu.deviceCount).to.be.at.least(1);
+  });
+
+  it("lists devices, GPUs first, each with its kind", () => {
+    const list = fl.devices();
+    expect(list.some((d) => d.backend === "cpu" && d.kind === "cpu")).to.equal(true);
+    for (const d of list) expect(d.kind).to.equal(d.backend === "cpu" ? "cpu" : "gpu");
+    const firstCpu = list.findIndex((d) => d.kind === "cpu");
+    expect(list.slice(firstCpu).every((d) => d.kind === "cpu")).to.equal(true);
+  });
+
+  it("opens one shared device per kind and options", () => {
+    const cpu = fl.device("cpu");
+    expect(fl.device("cpu")).to.equal(cpu);
+    expect(fl.device("cpu", { warpSize: 32 })).to.equal(cpu);
+    const wide = fl.device("cpu", { warpSize: 64 });
+    expect(wide).to.not.equal(cpu);
+    expect(wide.props.warpSize).to.equal(64);
+    expect(wide.describe()).to.equal("cpu (warpSize 64)");
+    expect(cpu.kind).to.equal("cpu");
+    expect(cpu.props.maxThreadsPerBlock).to.be.at.least(1);
+    expect(cpu.name).to.equal(cpu.props.name);
+  });
+
+  it("picks the default device from FUSELAB_DEVICE, else a GPU when there is one", () => {
+    const requested = process.env.FUSELAB_DEVICE;
+    const expected = requested ? requested : hasGpu() ? "gpu" : "cpu";
+    expect(testDevice().kind).to.equal(expected === "cpu" ? "cpu" : "gpu");
+  });
+
+  it("never falls back to the CPU when a GPU is asked for", () => {
+    if (hasGpu()) {
+      expect(fl.device("gpu").kind).to.equal("gpu");
+      return;
+    }
+    expectThrows(() => fl.device("gpu"), fl.DeviceError,
+      /^fl\.device: a GPU was asked for \(kind\), but no GPU backend has a device: cuda: .+; hip: .+$/);
+    expectThrows(() => fl.device("cuda"), fl.DeviceError, /^fl\.device: backend cuda has no device: .+/);
+    expectThrows(() => fl.device("gpu", { warpSize: 64 }), fl.DeviceError, /no GPU backend has a device/);
+  });
+
+  it("refuses CPU options for a GPU", function () {
+    if (!hasGpu()) this.skip();
+    expectThrows(() => fl.device("gpu", { check: true }), fl.ArgumentError,
+      "fl.device: options must be empty for a GPU device (warpSize, check, threads, timeoutMs are options of the CPU emulator), got { check }");
+  });
+
+  it("synchronizes, times events and runs a timing loop off the main thread", async () => {
+    const dev = testDevice();
+    const addon = native();
+    const n = 1 << 16;
+    const src = fl.randn([n], { device: dev, seed: 9 });
+    const out = fl.zeros([n], { device: dev });
+    const copy = dev.builtin("copy_f32x4");
+    const prepared = copy.prepare({ grid: 64, block: 256 }, out, src, n);
+    const start = addon.eventCreate(dev.handle);
+    const end = addon.eventCreate(dev.handle);
+    addon.eventRecord(start);
+    prepared.launch();
+    addon.eventRecord(end);
+    const ms = await addon.eventElapsed(start, end);
+    expect(ms).to.be.a("number").and.at.least(0);
+    await dev.synchronize();
+    expect(Array.from(out.toArray())).to.deep.equal(Array.from(src.toArray()));
+
+    const flush = fl.empty([1 << 16], { device: dev });
+    const times = await addon.bench(dev.handle, [prepared.handle, prepared.handle], { warmup: 2, iters: 5, flush: flush.handle("test") });
+    expect(times).to.be.instanceOf(Float64Array);
+    expect(times.length).to.equal(5);
+    for (const t of times) expect(t).to.be.at.least(0);
+    expectThrows(() => addon.bench(dev.handle, [prepared.handle], { warmup: 0, iters: 0 }), RangeError,
+      "bench: options.iters must be an integer from 1 to 1000000");
+  });
+});

@@ -1,0 +1,52 @@
+// Helpers shared by the test files.
+import { expect } from "chai";
+import * as fl from "../src";
+
+/** The device the tests run on: the CPU emulator in CI, the GPU with FUSELAB_DEVICE=gpu. */
+export function testDevice(): fl.Device {
+  return fl.device();
+}
+
+/** A device other than `testDevice()`, for mixed-device errors: the CPU, or a CPU with 64-lane warps. */
+export function otherDevice(): fl.Device {
+  const dev = testDevice();
+  return dev.kind === "gpu" ? fl.device("cpu") : fl.device("cpu", { warpSize: 64 });
+}
+
+/** Whether a GPU backend has a device here. */
+export function hasGpu(): boolean {
+  return fl.backends().some((b) => (b.name === "cuda" || b.name === "hip") && b.loaded && b.deviceCount > 0);
+}
+
+/** Runs `fn`, expects it to throw an instance of `type` with exactly `message`, and returns the error. */
+export function expectThrows<E extends Error>(fn: () => unknown, type: new (...args: never[]) => E, message: string | RegExp): E {
+  let thrown: unknown;
+  try {
+    fn();
+  } catch (e) {
+    thrown = e;
+  }
+  expect(thrown, "an error was expected").to.be.instanceOf(type);
+  const error = thrown as E;
+  if (typeof message === "string") expect(error.message).to.equal(message);
+  else expect(error.message).to.match(message);
+  return error;
+}
+
+/** As `expectThrows`, for a promise that must reject. */
+export async function expectRejects<E extends Error>(promise: Promise<unknown>, type: new (...args: never[]) => E, message: string | RegExp): Promise<E> {
+  let thrown: unknown;
+  try {
+    await promise;
+  } catch (e) {
+    thrown = e;
+  }
+  return expectThrows(() => {
+    if (thrown !== undefined) throw thrown;
+  }, type, message);
+}
+
+/** 0, 1, 2, ... n-1 as numbers. */
+export function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
