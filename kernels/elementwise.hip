@@ -17,7 +17,9 @@ namespace {
 
 // ---- the math, in f32 ---------------------------------------------------------
 
-__device__ __forceinline__ float relu(float x) { return fmaxf(x, 0.0f); }
+// Not fmaxf(x, 0), which turns NaN into 0: a NaN stays NaN, as in PyTorch, so a
+// poisoned input still shows up in the output.
+__device__ __forceinline__ float relu(float x) { return x < 0.0f ? 0.0f : x; }
 
 // GELU as PyTorch defines it: x * Phi(x) with the normal CDF from erf, or the
 // tanh approximation (approximate="tanh").
@@ -59,9 +61,13 @@ template <bool FUSE_RELU> struct ReluScaleBiasFn {
   float s;
   __device__ float operator()(float x, float b) const { return (FUSE_RELU ? relu(x) : x) * s + b; }
 };
-template <bool TANH> struct BiasGeluFn { __device__ float operator()(float x, float b) const { return gelu<TANH>(x + b); } };
+template <bool TANH> struct BiasGeluFn {
+  __device__ float operator()(float x, float b) const { return gelu<TANH>(x + b); }
+};
 struct SiluMulFn { __device__ float operator()(float gate, float up) const { return silu(gate) * up; } };
-template <bool TANH> struct GeluMulFn { __device__ float operator()(float gate, float up) const { return gelu<TANH>(gate) * up; } };
+template <bool TANH> struct GeluMulFn {
+  __device__ float operator()(float gate, float up) const { return gelu<TANH>(gate) * up; }
+};
 
 // ---- loops ----------------------------------------------------------------------
 

@@ -123,7 +123,7 @@ function printDoctor(r: DoctorReport): void {
   row("addon", r.addon.loaded ? "loaded" : `not loaded: ${r.addon.error}`);
   for (const b of r.backends) {
     const reason = b.reason ? `: ${b.reason}` : "";
-    row(`backend ${b.name}`, !b.built ? `not built${reason}`
+    row(`backend ${b.name}`, !b.built ? b.reason ?? "not built"
       : !b.loaded ? `built, not loaded${reason} (${b.library})`
       : `loaded, ${b.devices.length} device${b.devices.length === 1 ? "" : "s"}${reason} (${b.library})`);
     for (const d of b.devices) more(d.error ? `${b.name}:${d.index} cannot be opened: ${d.error}` : `${b.name}:${d.index} ${d.name} (${d.arch}, warp ${d.warpSize})`);
@@ -189,8 +189,7 @@ function start(args: string[]): Promise<number> {
     env: { ...process.env, JUPYTER_PATH: jupyterPathWith(projectJupyterDir()) },
   });
   // Ctrl-C reaches Jupyter through the terminal's process group; stay alive until it has shut down.
-  const ignore = () => undefined;
-  process.on("SIGINT", ignore);
+  process.on("SIGINT", () => undefined);
   process.on("SIGTERM", () => child.kill("SIGTERM"));
   return new Promise((resolve, reject) => {
     child.on("error", reject);

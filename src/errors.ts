@@ -3,7 +3,9 @@
 //
 //   <where>: <argument> must be <expected>, got <received>
 //
-// e.g. "fl.ops.add: b must have shape [4, 7] (the shape of a), got [4, 8]".
+// e.g. "fl.ops.add: b must be a tensor, got 3". An <expected> that begins with
+// "have " takes "must" alone: "fl.ops.add: b must have shape [4, 7] (the shape
+// of a), got [4, 8]".
 
 export class FuselabError extends Error {
   constructor(message: string) {
@@ -15,7 +17,7 @@ export class FuselabError extends Error {
 /** A bad argument: names it, says what was expected and what came. */
 export class ArgumentError extends FuselabError {
   constructor(readonly where: string, readonly argument: string, readonly expected: string, readonly received: string) {
-    super(`${where}: ${argument} must be ${expected}, got ${received}`);
+    super(`${where}: ${argument} must ${expected.startsWith("have ") ? "" : "be "}${expected}, got ${received}`);
     this.name = "ArgumentError";
   }
 }

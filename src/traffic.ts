@@ -41,7 +41,9 @@ export class Ledger {
   toString(): string {
     const rows = this.tableRows();
     const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
-    const line = (r: string[]) => r.map((cell, col) => (col < 2 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join("  ");
+    // Names left-aligned, numbers right-aligned.
+    const pad = (cell: string, col: number) => (col < 2 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]));
+    const line = (r: string[]) => r.map(pad).join("  ");
     const rule = widths.map((w) => "-".repeat(w)).join("  ");
     return [line(rows[0]), rule, ...rows.slice(1, -1).map(line), rule, line(rows[rows.length - 1])].join("\n");
   }

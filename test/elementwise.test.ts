@@ -95,7 +95,10 @@ const CASES: OpCase[] = [
   { name: "ops.add", inputs: twoMatrices, run: ([a, b]) => fl.ops.add(a, b), reference: ([a, b]) => ref.add(a, b) },
   { name: "ops.mul", inputs: twoMatrices, run: ([a, b]) => fl.ops.mul(a, b), reference: ([a, b]) => ref.mul(a, b) },
   { name: "ops.scale", inputs: matrix, run: ([x]) => fl.ops.scale(x, SCALE), reference: ([x]) => ref.scale(x, SCALE) },
-  { name: "ops.biasAdd", inputs: matrixAndBias, run: ([x, b]) => fl.ops.biasAdd(x, b), reference: ([x, b]) => ref.biasAdd(x, b) },
+  {
+    name: "ops.biasAdd", inputs: matrixAndBias, run: ([x, b]) => fl.ops.biasAdd(x, b),
+    reference: ([x, b]) => ref.biasAdd(x, b),
+  },
   { name: "ops.relu", inputs: matrix, run: ([x]) => fl.ops.relu(x), reference: ([x]) => ref.relu(x) },
   { name: "ops.gelu (erf)", inputs: matrix, run: ([x]) => fl.ops.gelu(x), reference: ([x]) => ref.gelu(x, "none") },
   {
@@ -220,47 +223,59 @@ describe("elementwise ops", () => {
     const f32 = (shape: number[]) => fl.zeros(shape, { dtype: "f32", device: dev() });
 
     it("names a shape mismatch", () => {
-      expectArgumentError(() => fl.ops.add(f32([4, 7]), f32([4, 8])), "fl.ops.add: b must have shape [4, 7] (the shape of a), got [4, 8]");
+      expectArgumentError(() => fl.ops.add(f32([4, 7]), f32([4, 8])),
+        "fl.ops.add: b must have shape [4, 7] (the shape of a), got [4, 8]");
     });
 
     it("names a dtype mismatch", () => {
       const b = fl.zeros([4, 7], { dtype: "f16", device: dev() });
-      expectArgumentError(() => fl.fused.addRelu(f32([4, 7]), b), "fl.fused.addRelu: b must be of dtype f32 (the dtype of a), got f16");
+      expectArgumentError(() => fl.fused.addRelu(f32([4, 7]), b),
+        "fl.fused.addRelu: b must be of dtype f32 (the dtype of a), got f16");
     });
 
     it("refuses a dtype the kernels are not built for", () => {
       const x = fl.zeros([4], { dtype: "i32", device: dev() });
-      expectArgumentError(() => fl.ops.relu(x), "fl.ops.relu: x must be a tensor of dtype f32, f16 or bf16, got a tensor of dtype i32");
+      expectArgumentError(() => fl.ops.relu(x),
+        "fl.ops.relu: x must be a tensor of dtype f32, f16 or bf16, got a tensor of dtype i32");
     });
 
     it("names a tensor on another device", () => {
       const a = f32([3]);
       const other = fl.device("cpu", { warpSize: 64 });
       const b = fl.zeros([3], { dtype: "f32", device: other });
-      expectArgumentError(() => fl.ops.mul(a, b), `fl.ops.mul: b must be on ${a.device.describe()} (the device of a), got a tensor on ${other.describe()}`);
+      expectArgumentError(() => fl.ops.mul(a, b),
+        `fl.ops.mul: b must be on ${a.device.describe()} (the device of a), got a tensor on ${other.describe()}`);
     });
 
     it("refuses a disposed tensor and a non-tensor", () => {
       const x = f32([4, 7]);
       x.dispose();
-      expectArgumentError(() => fl.ops.relu(x), "fl.ops.relu: x must be a tensor that has not been disposed, got a disposed f32 tensor of shape [4, 7]");
-      expectArgumentError(() => fl.ops.add(3 as unknown as fl.Tensor, f32([1])), "fl.ops.add: a must be a tensor, got 3");
+      expectArgumentError(() => fl.ops.relu(x),
+        "fl.ops.relu: x must be a tensor that has not been disposed, got a disposed f32 tensor of shape [4, 7]");
+      expectArgumentError(() => fl.ops.add(3 as unknown as fl.Tensor, f32([1])),
+        "fl.ops.add: a must be a tensor, got 3");
     });
 
     it("checks a bias against the last dim", () => {
-      expectArgumentError(() => fl.ops.biasAdd(f32([4, 7]), f32([8])), "fl.ops.biasAdd: bias must have shape [7] (the last dim of x), got [8]");
-      expectArgumentError(() => fl.fused.biasGelu(f32([4, 7]), f32([1, 7])), "fl.fused.biasGelu: bias must have shape [7] (the last dim of x), got [1, 7]");
+      expectArgumentError(() => fl.ops.biasAdd(f32([4, 7]), f32([8])),
+        "fl.ops.biasAdd: bias must have shape [7] (the last dim of x), got [8]");
+      expectArgumentError(() => fl.fused.biasGelu(f32([4, 7]), f32([1, 7])),
+        "fl.fused.biasGelu: bias must have shape [7] (the last dim of x), got [1, 7]");
     });
 
     it("wants [..., 2, d] for act_and_mul", () => {
-      expectArgumentError(() => fl.fused.siluAndMul(f32([4, 3, 8])), "fl.fused.siluAndMul: x must be of shape [..., 2, d] (gate and up stacked on the second-to-last dim), got [4, 3, 8]");
-      expectArgumentError(() => fl.fused.geluAndMul(f32([8])), "fl.fused.geluAndMul: x must be of shape [..., 2, d] (gate and up stacked on the second-to-last dim), got [8]");
+      expectArgumentError(() => fl.fused.siluAndMul(f32([4, 3, 8])),
+        "fl.fused.siluAndMul: x must be of shape [..., 2, d] (gate and up stacked on the second-to-last dim), got [4, 3, 8]");
+      expectArgumentError(() => fl.fused.geluAndMul(f32([8])),
+        "fl.fused.geluAndMul: x must be of shape [..., 2, d] (gate and up stacked on the second-to-last dim), got [8]");
     });
 
     it("wants a finite scale and a known gelu form", () => {
       expectArgumentError(() => fl.ops.scale(f32([2]), NaN), "fl.ops.scale: s must be a finite number, got NaN");
-      expectArgumentError(() => fl.fused.reluScaleBias(f32([2]), "2" as unknown as number), 'fl.fused.reluScaleBias: scale must be a finite number, got "2"');
-      expectArgumentError(() => fl.ops.gelu(f32([2]), { approximate: "erf" as "none" }), 'fl.ops.gelu: options.approximate must be "none" or "tanh", got "erf"');
+      expectArgumentError(() => fl.fused.reluScaleBias(f32([2]),
+        "2" as unknown as number), 'fl.fused.reluScaleBias: scale must be a finite number, got "2"');
+      expectArgumentError(() => fl.ops.gelu(f32([2]), { approximate: "erf" as "none" }),
+        'fl.ops.gelu: options.approximate must be "none" or "tanh", got "erf"');
     });
   });
 });

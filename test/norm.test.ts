@@ -122,6 +122,38 @@ describe("norm ops", () => {
     expectClose(fl.fused.addRmsNorm(x, residual, ones).out, rmsNormReference(xs, 32, null, 1e-6), TOLERANCE.f32);
   });
 
+  it("kernels take rows beyond the grid and row chunks beyond the registers, whatever the launch shape", () => {
+    // The ops size grid and block to the input; launched here with 7 blocks of
+    // one warp, each block loops over many rows and re-reads most of each row.
+    const device = fl.device();
+    const shape = { grid: 7, block: device.props.warpSize };
+    for (const dtype of ["f32", "bf16"] as FloatDType[]) {
+      for (const cols of [257, 4096]) {
+        const rows = 100;
+        const eps = 1e-6;
+        const x = randn([rows, cols], dtype);
+        const residual = randn([rows, cols], dtype);
+        const weight = randn([cols], dtype);
+        const xs = x.toArray();
+        const w = weight.toArray();
+        const expected = addRmsNormReference(xs, residual.toArray(), cols, w, eps);
+
+        const rms = fl.empty([rows, cols], { dtype, device });
+        device.builtin(`rms_norm_weight_${dtype}`).launch(shape, rms, x, weight, rows, cols, eps);
+        expectClose(rms, rmsNormReference(xs, cols, w, eps), TOLERANCE[dtype]);
+
+        const layer = fl.empty([rows, cols], { dtype, device });
+        device.builtin(`layer_norm_gamma_beta_${dtype}`).launch(shape, layer, x, weight, weight, rows, cols, eps);
+        expectClose(layer, layerNormReference(xs, cols, w, w, eps), TOLERANCE[dtype]);
+
+        const out = fl.empty([rows, cols], { dtype, device });
+        device.builtin(`add_rms_norm_${dtype}`).launch(shape, out, residual, x, weight, rows, cols, eps);
+        expectClose(residual, expected.residual, TOLERANCE[dtype]);
+        expectClose(out, expected.out, TOLERANCE[dtype]);
+      }
+    }
+  });
+
   it("runs the same on the CPU emulator with 64-lane warps in check mode", () => {
     // AMD wavefronts are 64 lanes: a reduction that assumes 32 goes wrong here.
     // Check mode also reports any write past a buffer and shuffles thread order.

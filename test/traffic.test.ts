@@ -16,7 +16,8 @@ function entries(ledger: fl.Ledger): Entry[] {
 
 describe("traffic", () => {
   const dev = () => fl.device();
-  const randn = (shape: number[], seed: number, dtype: "f32" | "f16" = "f32") => fl.randn(shape, { dtype, device: dev(), seed });
+  const randn = (shape: number[], seed: number, dtype: "f32" | "f16" = "f32") =>
+    fl.randn(shape, { dtype, device: dev(), seed });
   let a: fl.Tensor, b: fl.Tensor, bias: fl.Tensor, halves: fl.Tensor, gate: fl.Tensor, up: fl.Tensor;
   before(() => {
     a = randn([ROWS, COLS], 1);
@@ -122,6 +123,7 @@ describe("traffic", () => {
     expect(() => fl.traffic(42 as unknown as () => void)).to.throw(fl.ArgumentError)
       .with.property("message", "fl.traffic: fn must be a function, got 42");
     expect(() => fl.traffic(async () => fl.ops.relu(a))).to.throw(fl.ArgumentError).with.property("message",
-      "fl.traffic: fn must be a synchronous function (launches after an await are not counted), got a function that returned a Promise");
+      "fl.traffic: fn must be a synchronous function (launches after an await are not counted), " +
+      "got a function that returned a Promise");
   });
 });

@@ -121,7 +121,8 @@ export function checkChoice<T extends string>(where: string, name: string, value
   if (value === undefined) return fallback;
   if (typeof value !== "string" || !(choices as readonly string[]).includes(value)) {
     const expected = choices.map((c) => JSON.stringify(c));
-    const listed = expected.length > 1 ? `${expected.slice(0, -1).join(", ")} or ${expected[expected.length - 1]}` : expected[0];
+    const last = expected[expected.length - 1];
+    const listed = expected.length > 1 ? `${expected.slice(0, -1).join(", ")} or ${last}` : last;
     throw new ArgumentError(where, name, listed, describe(value));
   }
   return value as T;

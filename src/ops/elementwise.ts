@@ -69,7 +69,9 @@ function withBias(op: string, kernelOp: string, x: Tensor, bias: Tensor, scalar?
   const out = emptyLike(x);
   const rows = rowCount(x.shape), cols = lastDim(x.shape);
   const { shape, vectorized } = rowsShape(x, rows, cols);
-  const args = scalar === undefined ? [out, x, bias, rows, cols, vectorized] : [out, x, scalar, bias, rows, cols, vectorized];
+  const args = scalar === undefined
+    ? [out, x, bias, rows, cols, vectorized]
+    : [out, x, scalar, bias, rows, cols, vectorized];
   launch(op, kernelOp, x, shape, x.bytes + bias.bytes, out.bytes, args);
   return out;
 }
@@ -158,7 +160,10 @@ export function reluScaleBias(x: Tensor, scale: number, bias?: Tensor | null): T
   return withBias("fused.reluScaleBias", "relu_scale_bias", t, checkRowVector(where, "bias", bias, "x", t), s);
 }
 
-/** x * scale + bias (the same kernel as reluScaleBias, without the relu); unfused: `ops.biasAdd(ops.scale(x, scale), bias)`. */
+/**
+ * x * scale + bias: reluScaleBias's kernel without the relu; unfused:
+ * `ops.biasAdd(ops.scale(x, scale), bias)`.
+ */
 export function scaleBias(x: Tensor, scale: number, bias: Tensor): Tensor {
   const where = "fl.fused.scaleBias";
   const t = checkFloatTensor(where, "x", x);

@@ -43,7 +43,10 @@ export function roundTo(dtype: FloatDType, values: ArrayLike<number>): Float64Ar
   return Float64Array.from(values, round);
 }
 
-/** erf(x) for the reference: erf(x) = 2/sqrt(pi) e^(-x^2) sum_n 2^n x^(2n+1) / (1·3·…·(2n+1)), a series of positive terms. */
+/**
+ * erf(x) = 2/sqrt(pi) e^(-x^2) sum_n 2^n x^(2n+1) / (1·3·…·(2n+1)): a series of
+ * positive terms, so no cancellation at any x.
+ */
 export function erf(x: number): number {
   const a = Math.abs(x);
   if (a >= 6) return Math.sign(x);  // 1 - erf(6) < 3e-17

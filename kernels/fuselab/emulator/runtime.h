@@ -43,10 +43,11 @@ struct block_state;
 
 // Everything the run time keeps per OS thread: the one thread_local of a
 // module besides its __shared__ variables (check mode poisons all the others).
+// Plain data, so it needs no guard variable that poisoning would overwrite.
 struct thread_state {
   fl_emu_where where;        // the GPU thread running now: blockIdx, threadIdx
-  dim3 block_dim;
-  dim3 grid_dim;
+  fl_emu_dim3 block_dim;
+  fl_emu_dim3 grid_dim;
   int warp_size;
   block_state* block;
   unsigned char* module_tls; // this module's thread-local block in this thread
@@ -164,7 +165,7 @@ inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
   }
 }
 
-inline fl_emu_dim3 thread_index(uint32_t linear, const dim3& d) {
+inline fl_emu_dim3 thread_index(uint32_t linear, const fl_emu_dim3& d) {
   return {linear % d.x, (linear / d.x) % d.y, linear / (d.x * d.y)};
 }
 
@@ -336,6 +337,8 @@ inline void fiber_main(void* arg) {
   try {
     b.launch->invoke(b.launch->args);
   } catch (block_abort&) {
+  } catch (...) {
+    fail(b, "kernel '%s' threw a C++ exception", b.launch->desc->kernel);
   }
   mark_exited(b, self);
   gpu_thread* next = b.failed ? nullptr : pop_ready(b);
@@ -366,7 +369,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.barrier_mismatch = false;
   b.exited = 0;
   for (uint32_t w = 0; w < warps; w++) b.warps[w] = warp_state{0, 0, 0, warp_op::syncwarp, false};
-  const dim3& dim = tls().block_dim;
+  const fl_emu_dim3& dim = tls().block_dim;
   for (uint32_t i = 0; i < b.size; i++) {
     gpu_thread& t = b.threads[i];
     t.home = &t.registers;
@@ -549,7 +552,7 @@ inline void poison_static_shared(thread_state& t, fl_emu_worker* worker) {
 // a barrier changed the block over to fibers.
 template <typename Call>
 inline void loop_in_order(block_state& b, Call&& call) {
-  const dim3 dim = tls().block_dim;
+  const fl_emu_dim3 dim = tls().block_dim;
   fl_emu_dim3& thread = tls().where.thread;
   uint32_t k = 0;
   for (uint32_t z = 0; z < dim.z; z++)
@@ -565,7 +568,7 @@ inline void loop_in_order(block_state& b, Call&& call) {
 // Loop mode in check mode: in the block's shuffled order.
 inline void loop_shuffled(block_state& b) {
   const launch_state& L = *b.launch;
-  const dim3 dim = tls().block_dim;
+  const fl_emu_dim3 dim = tls().block_dim;
   fl_emu_dim3& thread = tls().where.thread;
   for (uint32_t k = 0; k < b.size; k++) {
     b.loop_position = k;
@@ -581,8 +584,8 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   if (L.failed.load(std::memory_order_relaxed)) return;
   const fl_emu_launch& desc = *L.desc;
   thread_state& t = tls();
-  t.block_dim = dim3(desc.block.x, desc.block.y, desc.block.z);
-  t.grid_dim = dim3(desc.grid.x, desc.grid.y, desc.grid.z);
+  t.block_dim = desc.block;
+  t.grid_dim = desc.grid;
   t.warp_size = desc.warp_size;
   t.where.block = {static_cast<uint32_t>(index % desc.grid.x), static_cast<uint32_t>(index / desc.grid.x % desc.grid.y),
                    static_cast<uint32_t>(index / (uint64_t(desc.grid.x) * desc.grid.y))};
@@ -638,6 +641,8 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
         }
       }
     } catch (block_abort&) {
+    } catch (...) {
+      fail(b, "kernel '%s' threw a C++ exception", desc.kernel);
     }
   }
   t.block = nullptr;

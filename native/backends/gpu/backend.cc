@@ -95,6 +95,7 @@ struct device {
 };
 
 struct kernel {
+  int ordinal = 0;         // the device whose module holds it
   std::string name;
   std::string signature;   // known for ahead-of-time kernels only
   bool has_signature = false;
@@ -114,7 +115,6 @@ struct kernel {
 };
 
 struct module {
-  device* dev = nullptr;
   std::vector<std::unique_ptr<kernel>> kernels;
   std::string image;  // the compiled code, kept for as long as the runtime may read it
 #if defined(FL_GPU_HIP)
@@ -216,6 +216,7 @@ const char* notes() {
   s << "run-time compilation: " << rtc_status() << "\n";
   s << "ahead-of-time kernels: " << fl::registry().size() << ", built for " FL_GPU_TARGETS "\n";
   int count = 0;
+  const std::string caller_error = last_error_text;  // notes() leaves last_error() as it found it
   if (query_device_count(&count)) {
     s << "devices: none (" << last_error_text << ")";
   } else if (count == 0) {
@@ -232,6 +233,7 @@ const char* notes() {
         << " multiprocessors, " << gib(p.totalGlobalMem) << (i + 1 < count ? "\n" : "");
     }
   }
+  last_error_text = caller_error;
   text = s.str();
   return text.c_str();
 }
@@ -351,9 +353,9 @@ int module_builtin(void* dv, void** out) {
   auto* d = static_cast<device*>(dv);
   if (!d || !out) return fail("module_builtin: device and module must be pointers, got null");
   auto m = std::make_unique<module>();
-  m->dev = d;
   for (const fl::kernel_entry& entry : fl::registry()) {
     auto k = std::make_unique<kernel>();
+    k->ordinal = d->ordinal;
     k->name = entry.name;
     k->signature = entry.signature;
     k->has_signature = true;
@@ -390,6 +392,7 @@ int load_compiled(device* d, const std::vector<std::string>& names, const rtc_re
 #endif
   for (size_t i = 0; i < names.size(); ++i) {
     auto k = std::make_unique<kernel>();
+    k->ordinal = d->ordinal;
     k->name = names[i];
 #if defined(FL_GPU_HIP)
     if (int r = check(d->ordinal, "hipModuleGetFunction",
@@ -442,7 +445,6 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
     return fail(error);
   }
   auto m = std::make_unique<module>();
-  m->dev = d;
   if (int r = load_compiled(d, names, compiled, m.get())) {
     unload(m.get());
     return r;
@@ -569,6 +571,10 @@ int launch(void* dv, void* kv, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
   auto* d = static_cast<device*>(dv);
   auto* k = static_cast<kernel*>(kv);
   if (!d || !k) return fail("launch: device and kernel must be pointers, got null");
+  // A kernel's attributes and limits, and a hiprtc module, belong to one device.
+  if (k->ordinal != d->ordinal)
+    return fail("launch of " + k->name + ": kernel must come from a module of device " + std::to_string(d->ordinal) +
+                ", got one of device " + std::to_string(k->ordinal));
   if (k->param_count >= 0 && nargs != k->param_count)
     return fail("launch of " + k->name + ": args must hold " + std::to_string(k->param_count) + " arguments (" +
                 k->signature + "), got " + std::to_string(nargs));

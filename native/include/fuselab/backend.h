@@ -88,7 +88,7 @@ typedef struct fl_backend {
   int (*copy)(void* device, void* dst, const void* src, size_t bytes);      /* device -> device */
   int (*fill)(void* device, void* ptr, int byte, size_t bytes);             /* memset */
 
-  /* The kernels built into the plugin ahead of time (kernels/*.hip). */
+  /* The kernels built into the plugin ahead of time (kernels/<family>.hip). */
   int (*module_builtin)(void* device, void** module);
   /* Run-time compilation. kernel_names: comma separated __global__ names found in
      the source. options: extra compiler flags, space separated (include paths).

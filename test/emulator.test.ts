@@ -1,0 +1,251 @@
+// The CPU emulator's GPU semantics, through the public API: check mode's guard
+// bands and shuffled thread order, warps of 32 and 64 lanes, deadlocks and
+// faults that end a launch with an error (never the process), atomics, and the
+// 16-bit float conversions. Tests that need an emulator feature open a "cpu"
+// device; the others run on the default device, GPU included.
+import { expect } from "chai";
+import * as fl from "../src";
+import { expectRejects, range, testDevice } from "./helpers";
+
+/** A RegExp matching `text` literally, anywhere in a message. */
+function literal(text: string): RegExp {
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+}
+
+/** A launch that must work: the device is still usable after an error. */
+async function expectWorking(dev: fl.Device): Promise<void> {
+  const copy = fl.compile(`
+__global__ void copy_twice(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}`, { device: dev }).fn("copy_twice");
+  const n = 1000;
+  const input = fl.tensor(range(n), { device: dev });
+  const out = fl.empty([n], { device: dev });
+  copy.launch({ grid: Math.ceil(n / 256), block: 256 }, out, input, n);
+  await dev.synchronize();
+  expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => 2 * i));
+}
+
+const BLOCK_SUMS = `
+// One sum per block of 256 inputs: a tree reduction in shared memory.
+__global__ void block_sum(float* out, const float* in) {
+  __shared__ float partial[256];
+  partial[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+// The same, without the barrier between the stores and the first reads.
+__global__ void block_sum_racy(float* out, const float* in) {
+  __shared__ float partial[256];
+  partial[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (unsigned half = blockDim.x / 2; half > 0; half >>= 1) {
+    if (threadIdx.x < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+`;
+
+const WARP_SUMS = `
+// The sum of one warp's inputs, however wide the warp.
+__global__ void warp_sum(float* out, const float* in) {
+  float v = in[threadIdx.x];
+  for (int offset = warpSize / 2; offset > 0; offset >>= 1) v += __shfl_xor(v, offset);
+  if (threadIdx.x == 0) out[0] = v;
+}
+
+// The same, assuming 32 lanes: on a 64-lane warp it sums half of it.
+__global__ void warp_sum_32(float* out, const float* in) {
+  float v = in[threadIdx.x];
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor(v, offset);
+  if (threadIdx.x == 0) out[0] = v;
+}
+`;
+
+describe("CPU emulator", () => {
+  it("catches a write one past the end in check mode, with kernel, buffer and index", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const oob = fl.compile(`
+__global__ void oob_write(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = 1.0f;  // one too many
+}`, { device: dev }).fn("oob_write");
+    const out = fl.empty([1024], { device: dev });
+    oob.launch({ grid: 5, block: 256 }, out, 1024);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'oob_write' wrote out of bounds: argument 0 (f32*), element 1024, 1 past the end of a 1024-element buffer"));
+    await expectWorking(dev);
+  });
+
+  it("starts new buffers as NaN in check mode", () => {
+    const dev = fl.device("cpu", { check: true });
+    const saved = fl.debug.poison;
+    fl.debug.poison = false;
+    try {
+      const fresh = fl.empty([16], { device: dev }).toArray();
+      expect(Array.from(fresh).every(Number.isNaN)).to.equal(true);
+    } finally {
+      fl.debug.poison = saved;
+    }
+  });
+
+  it("gives a wrong answer for a reduction missing its __syncthreads() in check mode, and the right one with it", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(BLOCK_SUMS, { device: dev });
+    const blocks = 16;
+    const values = range(256 * blocks).map((i) => (i * 7) % 31);
+    const input = fl.tensor(values, { device: dev });
+    const expected = range(blocks).map((b) => values.slice(b * 256, (b + 1) * 256).reduce((s, v) => s + v, 0));
+
+    const good = fl.empty([blocks], { device: dev });
+    module.fn("block_sum").launch({ grid: blocks, block: 256 }, good, input);
+    const racy = fl.empty([blocks], { device: dev });
+    module.fn("block_sum_racy").launch({ grid: blocks, block: 256 }, racy, input);
+    await dev.synchronize();
+    expect(Array.from(good.toArray())).to.deep.equal(expected);
+    const wrong = Array.from(racy.toArray()).filter((v, b) => v !== expected[b]);
+    expect(wrong.length, "blocks whose racy sum came out wrong").to.be.greaterThan(blocks / 2);
+  });
+
+  for (const warpSize of [32, 64] as const) {
+    it(`sums a warp with __shfl_xor at warpSize ${warpSize}`, async () => {
+      const dev = fl.device("cpu", { warpSize });
+      expect(dev.props.warpSize).to.equal(warpSize);
+      const module = fl.compile(WARP_SUMS, { device: dev });
+      const input = fl.tensor(range(warpSize).map((i) => i + 1), { device: dev });
+      const full = fl.empty([1], { device: dev });
+      const assumed32 = fl.empty([1], { device: dev });
+      module.fn("warp_sum").launch({ grid: 1, block: warpSize }, full, input);
+      module.fn("warp_sum_32").launch({ grid: 1, block: warpSize }, assumed32, input);
+      await dev.synchronize();
+      const total = (warpSize * (warpSize + 1)) / 2;
+      expect(full.toArray()[0]).to.equal(total);
+      // Hard-coding 32 lanes is right on 32-lane warps and misses lanes 32..63 on 64-lane ones.
+      expect(assumed32.toArray()[0]).to.equal(warpSize === 32 ? total : (32 * 33) / 2);
+    });
+  }
+
+  it("ends a deadlocked launch with an error saying what the threads wait at, and keeps working", async () => {
+    const dev = fl.device("cpu");
+    const deadlock = fl.compile(`
+__global__ void half_barrier(float* out) {
+  if (threadIdx.x < 32) __syncthreads();  // the other threads never arrive
+  out[threadIdx.x] = 1.0f;
+}`, { device: dev }).fn("half_barrier");
+    const out = fl.empty([128], { device: dev });
+    deadlock.launch({ grid: 1, block: 128 }, out);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'half_barrier' deadlocked in block (0,0,0): threads (0,0,0) and 31 more wait at __syncthreads() on line 3; " +
+      "threads (32,0,0) and 95 more exited"));
+    await expectWorking(dev);
+  });
+
+  it("ends a launch through a wild pointer with an error naming the address, block and thread, and keeps working", async () => {
+    const dev = fl.device("cpu");
+    const wild = fl.compile(`
+__global__ void wild_write(float* out) {
+  if (blockIdx.x == 3 && threadIdx.x == 17) *(float*)(size_t)0x40 = 1.0f;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 2.0f;
+}`, { device: dev }).fn("wild_write");
+    const out = fl.empty([8 * 64], { device: dev });
+    wild.launch({ grid: 8, block: 64 }, out);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'wild_write' made an invalid memory access at 0x40 (block (3,0,0), thread (17,0,0))"));
+    await expectWorking(dev);
+  });
+
+  it("stops a launch that runs past timeoutMs", async () => {
+    const dev = fl.device("cpu", { timeoutMs: 200 });
+    const spin = fl.compile(`
+__global__ void spin(int* flag) {
+  while (*(volatile int*)flag == 0) {}
+}`, { device: dev }).fn("spin");
+    const flag = fl.zeros([1], { dtype: "i32", device: dev });
+    spin.launch({ grid: 2, block: 32 }, flag);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'spin' ran past the 200 ms limit"));
+    await expectWorking(dev);
+  });
+
+  it("adds with atomics across blocks", async () => {
+    const dev = testDevice();
+    const count = fl.compile(`
+__global__ void count(int* total, float* sum, int* most) {
+  atomicAdd(total, 1);
+  atomicAdd(sum, 0.25f);
+  atomicMax(most, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+}`, { device: dev }).fn("count");
+    const total = fl.zeros([1], { dtype: "i32", device: dev });
+    const sum = fl.zeros([1], { device: dev });
+    const most = fl.zeros([1], { dtype: "i32", device: dev });
+    const blocks = 500;
+    count.launch({ grid: blocks, block: 128 }, total, sum, most);
+    await dev.synchronize();
+    expect(total.toArray()[0]).to.equal(blocks * 128);
+    expect(sum.toArray()[0]).to.equal(blocks * 128 * 0.25);
+    expect(most.toArray()[0]).to.equal(blocks * 128 - 1);
+  });
+
+  it("rounds f32 to f16 and bf16 to nearest even, keeping Inf and NaN", async () => {
+    const dev = testDevice();
+    const convert = fl.compile(`
+__global__ void to_halves(__half* h, fl_bf16* b, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    h[i] = __float2half(in[i]);
+    b[i] = __float2bfloat16(in[i]);
+  }
+}`, { device: dev }).fn("to_halves");
+    const cases = [
+      // [input, f16, bf16]
+      [1, 1, 1],
+      [1 + 2 ** -11, 1, 1],                      // f16 tie: to even
+      [1 + 3 * 2 ** -11, 1 + 2 ** -9, 1],        // f16 tie: to even, upwards
+      [1 + 2 ** -8, 1.00390625, 1],              // bf16 tie: to even
+      [1 + 3 * 2 ** -8, 1.01171875, 1 + 2 ** -6],
+      [65519, 65504, 65536],
+      [65520, Infinity, 65536],                  // past the largest f16
+      [2 ** -25, 0, 2 ** -25],                   // f16 tie with zero
+      [1.5 * 2 ** -25, 2 ** -24, 1.5 * 2 ** -25], // smallest f16 subnormal
+      [-Infinity, -Infinity, -Infinity],
+      [NaN, NaN, NaN],
+    ];
+    const n = cases.length;
+    const input = fl.tensor(cases.map((c) => c[0]), { device: dev });
+    const h = fl.empty([n], { dtype: "f16", device: dev });
+    const b = fl.empty([n], { dtype: "bf16", device: dev });
+    convert.launch({ grid: 1, block: 32 }, h, b, input, n);
+    await dev.synchronize();
+    expect(Array.from(h.toArray())).to.deep.equal(cases.map((c) => c[1]));
+    expect(Array.from(b.toArray())).to.deep.equal(cases.map((c) => c[2]));
+  });
+
+  it("round-trips every f16 and bf16 value through a kernel", async () => {
+    const dev = testDevice();
+    const roundTrip = fl.compile(`
+__global__ void round_trip(__half* h, fl_bf16* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    h[i] = __float2half(__half2float(h[i]));
+    b[i] = __float2bfloat16(__bfloat162float(b[i]));
+  }
+}`, { device: dev }).fn("round_trip");
+    // Every finite value of each type (the u16 bit patterns whose exponent is not all ones).
+    const finiteF16 = range(65536).filter((bits) => (bits & 0x7c00) !== 0x7c00);
+    const finiteBf16 = range(65536).filter((bits) => (bits & 0x7f80) !== 0x7f80);
+    const values16 = finiteF16.map((bits) => fl.f16BitsToF32(bits));
+    const valuesBf = finiteBf16.map((bits) => fl.bf16BitsToF32(bits));
+    const n = Math.min(values16.length, valuesBf.length);
+    const h = fl.tensor(values16.slice(0, n), { dtype: "f16", device: dev });
+    const b = fl.tensor(valuesBf.slice(0, n), { dtype: "bf16", device: dev });
+    roundTrip.launch({ grid: Math.ceil(n / 256), block: 256 }, h, b, n);
+    await dev.synchronize();
+    expect(Array.from(h.toArray())).to.deep.equal(values16.slice(0, n));
+    expect(Array.from(b.toArray())).to.deep.equal(valuesBf.slice(0, n));
+  });
+});
