@@ -157,7 +157,8 @@ async function main(): Promise<void> {
   const defaults = onCpu ? CPU_SHAPE : GPU_SHAPE;
   const rows = args.rows ?? defaults.rows;
   const cols = args.cols ?? defaults.cols;
-  const command = ["npm run bench", ...process.argv.slice(2)].join(" ");
+  const given = process.argv.slice(2);
+  const command = given.length > 0 ? `npm run bench -- ${given.join(" ")}` : "npm run bench";
   const notes: string[] = [];
   if (onCpu) {
     notes.push(`Device ${dev.describe()} is the CPU emulator: the numbers time the emulator running GPU kernels, not a GPU; ` +

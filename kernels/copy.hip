@@ -3,11 +3,12 @@
 // kernel takes to move B bytes, so fused ops are measured as a percentage of it.
 #include "fuselab/fuselab.h"
 
-// out[i] = in[i] for i < n, as 16-byte (float4) loads and stores in a
-// grid-stride loop, then the last n % 4 floats one by one. Both pointers must be
-// 16-byte aligned (every tensor is: buffers are 256-byte aligned). The launcher
-// sizes the grid to fill the device, so each thread keeps several independent
-// loads in flight.
+// out[i] = in[i] for i < n, as 16-byte (float4) loads and stores, then the last
+// n % 4 floats one by one. Both pointers must be 16-byte aligned (every tensor
+// is: buffers are 256-byte aligned). The launcher gives each thread one float4:
+// on an H100 at 1 GiB that copied at 3.02 TB/s, against 2.83 TB/s for a grid of
+// one wave (8 blocks a multiprocessor) striding over the data. The grid-stride
+// loop covers data beyond the largest grid.
 __global__ void copy_f32x4(float* __restrict__ out, const float* __restrict__ in, long long n) {
   const long long n4 = n / 4;
   const long long stride = (long long)gridDim.x * blockDim.x;

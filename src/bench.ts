@@ -6,7 +6,6 @@ import { ArgumentError, describe } from "./errors";
 import { Device, device as defaultDevice, nativeAsync, nativeCall } from "./device";
 import { Kernel, KernelArg, PreparedLaunch, observeLaunches } from "./kernel";
 import { BufferHandle, native } from "./native";
-import { launch1D } from "./ops/common";
 import { Tensor, empty, tensorCount } from "./tensor";
 import { Ledger, recordTraffic, traffic } from "./traffic";
 
@@ -370,6 +369,9 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[below] + (sorted[above] - sorted[below]) * (position - below);
 }
 
+// One float4 a thread (see kernels/copy.hip for why).
+const COPY_BLOCK_THREADS = 256;
+
 /** The fastest a device copies memory: what a memory-bound kernel is measured against. */
 export interface CopyCeiling {
   /** The device, as `device.describe()` names it. */
@@ -393,8 +395,8 @@ export interface CopyCeilingOptions {
 }
 
 /**
- * Measures the device's copy ceiling: a float4 grid-stride copy (kernel
- * `copy_f32x4`, kernels/copy.hip) of `bytes` into another buffer, timed as
+ * Measures the device's copy ceiling: a float4 copy, one float4 a thread (kernel
+ * `copy_f32x4`, kernels/copy.hip), of `bytes` into another buffer, timed as
  * `bench()` times; GB/s counts the bytes read and the bytes written.
  */
 export async function copyCeiling(options?: CopyCeilingOptions): Promise<CopyCeiling> {
@@ -423,7 +425,8 @@ export async function copyCeiling(options?: CopyCeilingOptions): Promise<CopyCei
       // Made inside the case, so that bench() frees them once timed.
       const source = empty([elements], { dtype: "f32", device: dev });
       const destination = empty([elements], { dtype: "f32", device: dev });
-      kernel.launch(launch1D(dev, elements / 4), destination, source, elements);
+      kernel.launch({ grid: Math.min(Math.ceil(elements / 4 / COPY_BLOCK_THREADS), dev.props.maxGridDim[0]), block: COPY_BLOCK_THREADS },
+        destination, source, elements);
       recordTraffic("copyCeiling", "copy_f32x4", bytes, bytes);
     },
   }, { warmup, iters });

@@ -14,7 +14,7 @@
 //   __any(p) __all(p) __ballot(p) (ballot returns unsigned long long)
 //   atomicAdd/Sub/Exch/Min/Max/CAS/And/Or/Xor on int, unsigned; atomicAdd on float, double
 //   math: expf logf exp2f log2f powf sqrtf rsqrtf tanhf erff sinf cosf fabsf fmaxf
-//         fminf floorf ceilf roundf rintf fmaf __expf __logf __fdividef
+//         fminf floorf ceilf roundf rintf fmaf copysignf __expf __logf __fdividef
 //         and their double versions; min max (int, unsigned, float)
 //   float2 float4 int2 int4 uint2 uint4 and make_float4 ... (vector types)
 //   __half (f16) with __half2float __float2half; fl_bf16 (bf16) with
