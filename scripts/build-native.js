@@ -140,6 +140,7 @@ function cmakeJsStep(args, log) {
  * folder) and builds. With `logFile`, a failure's output is kept there.
  */
 async function build(backends, logFile) {
+  removeStalePlugins(backends);
   const defines = { FUSELAB_CUDA: "OFF", FUSELAB_HIP: "OFF" };
   for (const b of backends) Object.assign(defines, b.defines);
   const flags = Object.entries(defines).map(([k, v]) => `--CD${k}=${v}`);
@@ -151,6 +152,18 @@ async function build(backends, logFile) {
     fs.writeFileSync(logFile, Buffer.concat(log));
   }
   return ok;
+}
+
+/**
+ * A GPU plugin left by an earlier build would still be loaded by the addon; one
+ * this build leaves out must go, so the addon loads only what was just built.
+ */
+function removeStalePlugins(backends) {
+  const building = new Set(backends.map((b) => b.name.toLowerCase()));
+  for (const name of ["cuda", "hip"]) {
+    if (building.has(name)) continue;
+    for (const ext of [".so", ".dylib"]) fs.rmSync(path.join(buildDir, "Release", `libfuselab_${name}${ext}`), { force: true });
+  }
 }
 
 /** node_modules/fuselab -> .. so that notebooks in this repository can `import "fuselab"`. */

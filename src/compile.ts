@@ -91,10 +91,21 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const dev = (o.device as Device | undefined) ?? defaultDevice();
   const name = (o.name as string | undefined) ?? declarations[0].name;
   // The header comes first; #line makes the compiler count the user's lines from 1.
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${name}.hip"\n${source}`;
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${name}.hip"\n${withPortableDynamicShared(source)}`;
   const flags = [`-I${path.join(packageRoot(), "kernels")}`];
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   return { dev, key, text, declarations, flags, cached: cache.get(dev)?.get(key) };
+}
+
+// `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory,
+// cannot be expressed on the CPU emulator (its __shared__ is thread_local storage),
+// and two such arrays of different types clash on the GPU. Each becomes
+// FL_DYNAMIC_SHARED(float, tile), which every target defines; within the line,
+// so compiler messages keep the user's line numbers.
+const EXTERN_SHARED = /extern\s+__shared__\s+(?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*|__attribute__\s*\(\([^)]*\)\)\s*)*([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
+
+export function withPortableDynamicShared(source: string): string {
+  return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
 }
 
 function compileError(where: string, dev: Device, e: unknown): Error {

@@ -32,6 +32,43 @@ describe("compile", () => {
     fl.assertClose(out, Array.from(xs, (v, i) => Math.fround(2 * v) + ys[i]), { rtol: 1e-6, atol: 1e-6 });
   });
 
+  it("gives each block the dynamic shared memory the launch asks for, as HIP spells it", () => {
+    // Two element types in one module: each declares its own extern __shared__ array.
+    const module = fl.compile(`
+__global__ void reverse_blocks(float* out, const float* x) {
+  extern __shared__ float tile[];
+  const int t = threadIdx.x, base = blockIdx.x * blockDim.x;
+  tile[t] = x[base + t];
+  __syncthreads();
+  out[base + t] = tile[blockDim.x - 1 - t];
+}
+__global__ void count_odd(int* out, const int* x) {
+  extern __shared__ __align__(16) int flags[];
+  flags[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x] & 1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int sum = 0;
+    for (int i = 0; i < blockDim.x; ++i) sum += flags[i];
+    out[blockIdx.x] = sum;
+  }
+}
+`, { device: dev() });
+    const blocks = 3, threads = 96;
+    const x = fl.randn([blocks * threads], { device: dev(), seed: 5 });
+    const out = fl.empty([blocks * threads], { device: dev() });
+    module.fn("reverse_blocks").launch({ grid: blocks, block: threads, sharedBytes: threads * 4 }, out, x);
+    const xs = x.toArray();
+    const expected = Array.from(xs, (_v, i) => xs[Math.floor(i / threads) * threads + threads - 1 - (i % threads)]);
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+
+    const ints = fl.tensor(Array.from({ length: blocks * threads }, (_v, i) => (i * 7) % 5), { dtype: "i32", device: dev() });
+    const counts = fl.empty([blocks], { dtype: "i32", device: dev() });
+    module.fn("count_odd").launch({ grid: blocks, block: threads, sharedBytes: threads * 4 }, counts, ints);
+    const values = ints.toArray();
+    const odd = [0, 1, 2].map((b) => values.slice(b * threads, (b + 1) * threads).filter((v) => v % 2 === 1).length);
+    expect(Array.from(counts.toArray())).to.deep.equal(odd);
+  });
+
   it("checks arguments against the parsed signature", () => {
     const saxpy = fl.compile(SAXPY, { device: dev() }).fn("saxpy");
     const t = fl.zeros([4], { device: dev() });

@@ -38,6 +38,25 @@
 #error "fuselab.h: unknown target: compile with nvcc, hipcc, or define FL_TARGET_CPU"
 #endif
 
+#if !defined(FL_TARGET_CPU)
+// One untyped array, cast per use: kernels of different element types can then
+// share a translation unit (a typed extern __shared__ array may be declared once).
+#define FL_DYNAMIC_SHARED(T, name)                                 \
+  extern __shared__ __attribute__((aligned(16))) unsigned char fl_dynamic_shared_[]; \
+  T* name = reinterpret_cast<T*>(fl_dynamic_shared_)
+
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+// Run-time modules are searched by kernel name; nothing to register.
+#define FL_KERNEL_EXPORT(name, ...)
+#else
+#include "registry.h"
+// The kernel's host-side handle, which cudaLaunchKernel / hipLaunchKernel take.
+#define FL_KERNEL_EXPORT(name, ...)                                                            \
+  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__),   \
+                                                    reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
+#endif
+#endif
+
 namespace fl {
 
 __device__ __forceinline__ float to_float(float x) { return x; }

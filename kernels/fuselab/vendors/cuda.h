@@ -39,17 +39,4 @@ __device__ __forceinline__ unsigned long long fl_ballot(int p) { return __ballot
 #define __all(p) fl_all(p)
 #define __ballot(p) fl_ballot(p)
 
-#define FL_DYNAMIC_SHARED(T, name)                          \
-  extern __shared__ __align__(16) unsigned char fl_dynamic_shared_[]; \
-  T* name = reinterpret_cast<T*>(fl_dynamic_shared_)
-
-#if defined(__CUDACC_RTC__)
-#define FL_KERNEL_EXPORT(name, ...)
-#else
-#include "../registry.h"
-#define FL_KERNEL_EXPORT(name, ...)                                                   \
-  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__), \
-                                                    reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
-#endif
-
 #endif

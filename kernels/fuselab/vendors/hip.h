@@ -33,17 +33,4 @@ __device__ __host__ __forceinline__ fl_bf16 __float2bfloat16(float f) {
 #define __syncwarp() __builtin_amdgcn_wave_barrier()
 #endif
 
-#define FL_DYNAMIC_SHARED(T, name)                                   \
-  extern __shared__ __attribute__((aligned(16))) unsigned char fl_dynamic_shared_[]; \
-  T* name = reinterpret_cast<T*>(fl_dynamic_shared_)
-
-#if defined(__HIPCC_RTC__)
-#define FL_KERNEL_EXPORT(name, ...)
-#else
-#include "../registry.h"
-#define FL_KERNEL_EXPORT(name, ...)                                                   \
-  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__), \
-                                                    reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
-#endif
-
 #endif
