@@ -113,6 +113,48 @@ __global__ void oob_write(float* out, int n) {
     expect(wrong.length, "blocks whose racy sum came out wrong").to.be.greaterThan(blocks / 2);
   });
 
+  it("gives a wrong answer when a reused shared array misses its closing __syncthreads() in check mode", async () => {
+    // Two block reductions through one warp_sums array, as a norm kernel makes:
+    // without the closing barrier, a warp that runs ahead into the second
+    // reduction overwrites partial sums the first one has not read yet.
+    const source = (closing: string) => `
+__device__ float block_sum(float v, float* warp_sums) {
+  for (int offset = warpSize / 2; offset > 0; offset >>= 1) v += __shfl_xor(v, offset);
+  const int warps = (blockDim.x + warpSize - 1) / warpSize;
+  if (threadIdx.x % warpSize == 0) warp_sums[threadIdx.x / warpSize] = v;
+  __syncthreads();
+  float total = 0.0f;
+  for (int w = 0; w < warps; ++w) total += warp_sums[w];
+  ${closing}
+  return total;
+}
+__global__ void sum_and_squares(float* out, const float* in) {
+  __shared__ float warp_sums[32];
+  const float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  const float sum = block_sum(v, warp_sums);
+  const float squares = block_sum(v * v, warp_sums);
+  if (threadIdx.x == 0) { out[2 * blockIdx.x] = sum; out[2 * blockIdx.x + 1] = squares; }
+}`;
+    const dev = fl.device("cpu", { check: true });
+    const blocks = 32, threads = 128;
+    const values = range(threads * blocks).map((i) => (i * 5) % 7);
+    const input = fl.tensor(values, { device: dev });
+    const expected = range(blocks).flatMap((b) => {
+      const row = values.slice(b * threads, (b + 1) * threads);
+      return [row.reduce((s, v) => s + v, 0), row.reduce((s, v) => s + v * v, 0)];
+    });
+    const results: number[][] = [];
+    for (const closing of ["__syncthreads();", "/* no closing barrier */"]) {
+      const out = fl.empty([2 * blocks], { device: dev });
+      fl.compile(source(closing), { device: dev }).fn("sum_and_squares").launch({ grid: blocks, block: threads }, out, input);
+      await dev.synchronize();
+      results.push(Array.from(out.toArray()));
+    }
+    expect(results[0]).to.deep.equal(expected);
+    const wrongBlocks = range(blocks).filter((b) => results[1][2 * b] !== expected[2 * b]);
+    expect(wrongBlocks.length, "blocks whose first sum was overwritten").to.be.greaterThan(0);
+  });
+
   for (const warpSize of [32, 64] as const) {
     it(`sums a warp with __shfl_xor at warpSize ${warpSize}`, async () => {
       const dev = fl.device("cpu", { warpSize });
@@ -157,6 +199,29 @@ __global__ void wild_write(float* out) {
     wild.launch({ grid: 8, block: 64 }, out);
     await expectRejects(dev.synchronize(), fl.DeviceError, literal(
       "kernel 'wild_write' made an invalid memory access at 0x40 (block (3,0,0), thread (17,0,0))"));
+    await expectWorking(dev);
+  });
+
+  it("ends a launch that overflows a fiber's stack or divides an integer by zero, and keeps working", async () => {
+    const dev = fl.device("cpu");
+    const module = fl.compile(`
+__device__ float deep(int n, volatile float* scratch) {
+  volatile float local[256];
+  local[n % 256] = scratch[0];
+  return n == 0 ? local[0] : deep(n - 1, scratch) + local[n % 256];
+}
+__global__ void stack_hog(float* out) {
+  __syncthreads();
+  out[threadIdx.x] = deep(1000, out);
+}
+__global__ void divide(int* out, int d) { out[threadIdx.x] = 10 / d; }`, { device: dev });
+    const floats = fl.zeros([64], { device: dev });
+    module.fn("stack_hog").launch({ grid: 1, block: 64 }, floats);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'stack_hog' .*overflowed its 64 KiB fiber stack/);
+    await expectWorking(dev);
+    const ints = fl.zeros([4], { dtype: "i32", device: dev });
+    module.fn("divide").launch({ grid: 1, block: 4 }, ints, 0);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'divide' .*divided an integer by zero/);
     await expectWorking(dev);
   });
 

@@ -15,9 +15,12 @@
 //  - A thread that waits switches straight to the next ready thread. When none
 //    is ready and some have not exited, they can never go on: a deadlock,
 //    reported with what each group of threads waits at.
-// Check mode shuffles the order in which threads take turns (at the start and
-// after every barrier) and fills shared memory with 0xFF (NaN), so that a
-// missing barrier gives a wrong answer instead of passing by luck.
+// Check mode fills shared memory with 0xFF (NaN) and scrambles the order in which
+// threads take turns: loop mode runs the threads in a shuffled order; fiber mode
+// gives each thread of a block a random priority and always runs the ready thread
+// that ranks first, so some threads run far ahead of others (a whole warp through
+// several shuffles before thread 0 reads what it was owed). A missing barrier then
+// gives a wrong answer instead of passing by luck.
 #ifndef FUSELAB_EMULATOR_RUNTIME_H
 #define FUSELAB_EMULATOR_RUNTIME_H
 
@@ -138,6 +141,7 @@ struct block_state {
   uint32_t loop_position;    // loop mode: position in the order of the running thread
   unsigned char* dynamic_shared;
   uint64_t rng;
+  uint64_t priority_salt;    // check mode: see priority()
   bool failed;
   char message[FL_EMU_ERROR_BYTES];
 };
@@ -226,17 +230,34 @@ inline void push_ready(block_state& b, uint32_t linear) {
   b.threads[linear].status = thread_status::ready;
 }
 
+// Check mode: a thread's rank in its block, fixed for the block, random across blocks.
+inline uint64_t priority(const block_state& b, uint32_t linear) {
+  uint64_t state = b.priority_salt ^ linear;
+  return next_random(state);
+}
+
 inline gpu_thread* pop_ready(block_state& b) {
   if (b.ready_count == 0) return nullptr;
+  if (b.check) {  // bring the first-ranked ready thread to the head
+    uint32_t best = b.ready_head;
+    uint64_t best_rank = priority(b, b.ready[best]);
+    for (uint32_t k = 1; k < b.ready_count; k++) {
+      uint32_t slot = b.ready_head + k >= b.size ? b.ready_head + k - b.size : b.ready_head + k;
+      uint64_t rank = priority(b, b.ready[slot]);
+      if (rank < best_rank) best = slot, best_rank = rank;
+    }
+    uint32_t head = b.ready[b.ready_head];
+    b.ready[b.ready_head] = b.ready[best];
+    b.ready[best] = head;
+  }
   uint32_t linear = b.ready[b.ready_head];
   b.ready_head = b.ready_head + 1 == b.size ? 0 : b.ready_head + 1;
   b.ready_count--;
   return &b.threads[linear];
 }
 
-// Makes b.released[0..n) ready, in a shuffled order in check mode.
+// Makes b.released[0..n) ready (check mode then runs them by priority()).
 inline void release(block_state& b, uint32_t n) {
-  if (b.check) shuffle(b.released, n, b.rng);
   for (uint32_t i = 0; i < n; i++) push_ready(b, b.released[i]);
 }
 
@@ -605,6 +626,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   b.loop_position = 0;
   b.dynamic_shared = nullptr;
   b.rng = desc.seed ^ (index * 0xd1b54a32d192ed03ull);
+  b.priority_salt = next_random(b.rng);
   b.failed = false;
   b.message[0] = 0;
   t.block = &b;
