@@ -131,6 +131,15 @@ export class Device {
     return nativeAsync(() => native().synchronize(this.handle));
   }
 
+  /**
+   * Stops the launch running now where the backend can (the CPU emulator: the
+   * launch ends with "kernel '...' was cancelled") and a running `fl.bench`
+   * loop. Returns whether anything was stopped.
+   */
+  cancel(): boolean {
+    return nativeCall(() => native().cancel(this.handle));
+  }
+
   /** "cpu", "cuda:1", "cpu (warpSize 64, check)": how messages name the device. */
   describe(): string {
     return this.label;
@@ -195,7 +204,21 @@ function openDevice(backend: string, index: number, options: DeviceOptions): Dev
     dev = new Device(backend, index, options);
     opened.set(key, dev);
   }
+  cancelOnInterrupt();
   return dev;
+}
+
+// A notebook kernel (tslab) listens for SIGINT to interrupt the running cell:
+// then the cell's CPU launch or timing loop is stopped too, rather than running
+// on unseen. Where nobody listens (a plain script), SIGINT keeps its default,
+// ending the process, so no listener is added there.
+let interruptHooked = false;
+function cancelOnInterrupt(): void {
+  if (interruptHooked || process.listenerCount("SIGINT") === 0) return;
+  interruptHooked = true;
+  process.on("SIGINT", () => {
+    for (const dev of opened.values()) dev.cancel();
+  });
 }
 
 // The options with defaults left out, checked, in a fixed key order (the cache key).

@@ -1,5 +1,7 @@
 // Devices: what the backends report, the default device, per-options caching,
 // GPU requests that cannot be met, and the addon's asynchronous calls.
+import { spawnSync } from "child_process";
+import * as path from "path";
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
@@ -54,6 +56,42 @@ describe("devices", () => {
       /^fl\.device: a GPU was asked for \(kind\), but no GPU backend has a device: cuda: .+; hip: .+$/);
     expectThrows(() => fl.device("cuda"), fl.DeviceError, /^fl\.device: backend cuda has no device: .+/);
     expectThrows(() => fl.device("gpu", { warpSize: 64 }), fl.DeviceError, /no GPU backend has a device/);
+  });
+
+  it("stops a running CPU launch when a notebook's cell is interrupted (SIGINT)", () => {
+    const script = `
+const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});
+process.on("SIGINT", () => {});  // as the notebook kernel does: SIGINT interrupts the cell
+const dev = fl.device("cpu");
+const spin = fl.compile("__global__ void spin(int* flag) { while (*(volatile int*)flag == 0) {} }", { device: dev }).fn("spin");
+spin.launch({ grid: 2, block: 32 }, fl.zeros([1], { dtype: "i32", device: dev }));
+setTimeout(() => process.kill(process.pid, "SIGINT"), 300);
+dev.synchronize().then(() => console.log("finished"), (e) => console.log(e.message));`;
+    const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 });
+    expect(run.stdout.trim(), run.stderr).to.include("kernel 'spin' was cancelled");
+  });
+
+  it("turns a kernel's invalid memory access into an error: a GPU is then lost, the emulator goes on", () => {
+    // In a process of its own: a GPU stays unusable after such an error.
+    const script = `
+const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});
+const dev = fl.device();
+const wild = fl.compile("__global__ void wild(float* out) { ((float*)0x10)[threadIdx.x] = out[0]; }", { device: dev }).fn("wild");
+const out = fl.zeros([1], { device: dev });
+wild.launch({ grid: 1, block: 32 }, out);
+const attempt = (f) => { try { return String(f()); } catch (e) { return e.message; } };
+console.log(JSON.stringify([attempt(() => { out.toArray(); return "no error"; }),
+                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`;
+    const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 });
+    expect(run.status, run.stderr).to.equal(0);
+    const [launch, after] = JSON.parse(run.stdout) as [string, string];
+    if (testDevice().kind === "gpu") {
+      expect(launch).to.match(/IllegalAddress|illegal memory access/);
+      expect(after).to.match(/^.*device lost: /);
+    } else {
+      expect(launch).to.include("kernel 'wild' made an invalid memory access at 0x10");
+      expect(after).to.equal("1,1");
+    }
   });
 
   it("refuses CPU options for a GPU", function () {
