@@ -173,28 +173,20 @@ size_t checked_offset(const Napi::CallbackInfo& info, const Allocation& a, const
   return offset;
 }
 
-Napi::Value upload(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
+// upload(buf, src, byteOffset?) and download(buf, dst, byteOffset?): host bytes
+// into or out of a buffer, at byteOffset.
+template <bool kUpload>
+Napi::Value transfer(const Napi::CallbackInfo& info) {
+  const char* call = kUpload ? "upload" : "download";
   std::shared_ptr<Allocation> a = live_allocation(info[0]);
-  const HostBytes host = host_bytes(info[1], "upload: src");
-  const size_t offset = checked_offset(info, *a, host, "upload");
-  if (host.bytes > 0 &&
-      a->device->api->upload(a->device->device, static_cast<uint8_t*>(a->ptr) + offset, host.data, host.bytes) != 0) {
-    throw_failure(env, *a->device, "upload");
-  }
-  return env.Undefined();
-}
-
-Napi::Value download(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<Allocation> a = live_allocation(info[0]);
-  const HostBytes host = host_bytes(info[1], "download: dst");
-  const size_t offset = checked_offset(info, *a, host, "download");
-  if (host.bytes > 0 &&
-      a->device->api->download(a->device->device, host.data, static_cast<uint8_t*>(a->ptr) + offset, host.bytes) != 0) {
-    throw_failure(env, *a->device, "download");
-  }
-  return env.Undefined();
+  const HostBytes host = host_bytes(info[1], kUpload ? "upload: src" : "download: dst");
+  const size_t offset = checked_offset(info, *a, host, call);
+  uint8_t* device_bytes = static_cast<uint8_t*>(a->ptr) + offset;
+  const int status = host.bytes == 0 ? 0
+                     : kUpload       ? a->device->api->upload(a->device->device, device_bytes, host.data, host.bytes)
+                                     : a->device->api->download(a->device->device, host.data, device_bytes, host.bytes);
+  if (status != 0) throw_failure(info.Env(), *a->device, call);
+  return info.Env().Undefined();
 }
 
 Napi::Value copy(const Napi::CallbackInfo& info) {
@@ -363,8 +355,8 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"alloc", alloc},
       {"release", release},
       {"bufferBytes", buffer_bytes},
-      {"upload", upload},
-      {"download", download},
+      {"upload", transfer<true>},
+      {"download", transfer<false>},
       {"downloadAsync", download_async},
       {"copy", copy},
       {"fill", fill},

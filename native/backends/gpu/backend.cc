@@ -309,25 +309,24 @@ int release(void* dv, void* ptr) {
   return GPU_CHECK(d->ordinal, Free, ptr);
 }
 
-int upload(void* dv, void* dst, const void* src, size_t bytes) {
+// Host <-> device copies wait for the stream: the caller may reuse (upload) or
+// read (download) its host memory on return.
+int transfer(const char* call, void* dv, void* dst, const void* src, size_t bytes, gpuMemcpyKind kind) {
   auto* d = static_cast<device*>(dv);
-  if (!d) return fail("upload: device must be a pointer, got null");
+  if (!d) return fail(std::string(call) + ": device must be a pointer, got null");
   if (bytes == 0) return 0;
-  if (!dst || !src) return fail("upload: dst and src must be pointers, got null");
+  if (!dst || !src) return fail(std::string(call) + ": dst and src must be pointers, got null");
   if (int r = enter(d)) return r;
-  if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, gpuMemcpyHostToDevice, d->stream)) return r;
-  // The caller may reuse src on return: wait until the copy has read it.
+  if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, kind, d->stream)) return r;
   return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
 }
 
+int upload(void* dv, void* dst, const void* src, size_t bytes) {
+  return transfer("upload", dv, dst, src, bytes, gpuMemcpyHostToDevice);
+}
+
 int download(void* dv, void* dst, const void* src, size_t bytes) {
-  auto* d = static_cast<device*>(dv);
-  if (!d) return fail("download: device must be a pointer, got null");
-  if (bytes == 0) return 0;
-  if (!dst || !src) return fail("download: dst and src must be pointers, got null");
-  if (int r = enter(d)) return r;
-  if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, gpuMemcpyDeviceToHost, d->stream)) return r;
-  return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
+  return transfer("download", dv, dst, src, bytes, gpuMemcpyDeviceToHost);
 }
 
 int copy(void* dv, void* dst, const void* src, size_t bytes) {
