@@ -11,6 +11,7 @@ import * as path from "path";
 import * as fl from "../src";
 import { formatMs } from "../src/bench";
 import { LaunchConfig, observeLaunches } from "../src/kernel";
+import { markdownTable, textTable } from "../src/traffic";
 
 const USAGE = "usage: npm run bench:emulator [-- --out DIR]";
 const RUNS = 10;
@@ -80,8 +81,7 @@ async function main(): Promise<void> {
     m.what, m.kernel, m.launch, formatMs(m.result.medianMs), formatMs(m.result.minMs), String(m.targetMs),
     m.result.medianMs < m.targetMs ? "yes" : "no",
   ]);
-  const widths = header.map((_, col) => Math.max(...[header, ...rows].map((r) => r[col].length)));
-  const text = [header, widths.map((w) => "-".repeat(w)), ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i])).join("  ")).join("\n");
+  const text = textTable([header, ...rows], header.length);
   const cpuModel = os.cpus()[0]?.model ?? "unknown CPU";
   const date = new Date();
   const markdown = [
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     `- host: ${cpuModel}, ${os.cpus().length} cores; node ${process.version}; date ${date.toISOString()}`,
     "- command: `npm run bench:emulator`",
     "",
-    ...[header, header.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`),
+    markdownTable([header, ...rows], header.length),
     "",
   ].join("\n");
   fs.mkdirSync(out, { recursive: true });

@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
 import { formatMs } from "../src/bench";
+import { markdownTable } from "../src/traffic";
 
 type FloatDType = "f32" | "bf16";
 const DTYPES: FloatDType[] = ["f32", "bf16"];
@@ -18,7 +19,7 @@ const GPU_SHAPE = { rows: 32768, cols: 4096 };
 const CPU_SHAPE = { rows: 256, cols: 4096 };
 const GPU_COPY_BYTES = 2 ** 30;
 const CPU_COPY_BYTES = 2 ** 26;
-// The issue's target: a fused op runs at 90% of the copy ceiling or better.
+// The target: a fused op runs at 90% of the copy ceiling or better.
 const TARGET_PCT_OF_COPY = 90;
 
 interface Arguments {
@@ -139,7 +140,7 @@ function slug(text: string): string {
 
 const pct = (r: fl.BenchResult) => (r.pctOfCopy === undefined ? "-" : `${r.pctOfCopy.toFixed(1)}%`);
 
-function markdownTable(rows: Row[]): string {
+function resultsTable(rows: Row[]): string {
   const header = ["op", "dtype", "unfused ms", "fused ms", "speedup", "byte ratio", "unfused GB/s", "fused GB/s",
     "unfused % of copy", "fused % of copy", "launches"];
   const lines = rows.map((r) => [
@@ -147,17 +148,17 @@ function markdownTable(rows: Row[]): string {
     `${r.byteRatio.toFixed(2)}x`, r.unfused.gbps.toFixed(1), r.fused.gbps.toFixed(1), pct(r.unfused), pct(r.fused),
     `${r.unfused.launches} -> ${r.fused.launches}`,
   ]);
-  return [header, header.map((_, i) => (i < 2 ? "---" : "---:")), ...lines].map((cells) => `| ${cells.join(" | ")} |`).join("\n");
+  return markdownTable([header, ...lines], 2);
 }
 
 async function main(): Promise<void> {
-  const args = parseArguments(process.argv.slice(2));
+  const given = process.argv.slice(2);
+  const args = parseArguments(given);
   const dev = fl.device();
   const onCpu = dev.kind === "cpu";
   const defaults = onCpu ? CPU_SHAPE : GPU_SHAPE;
   const rows = args.rows ?? defaults.rows;
   const cols = args.cols ?? defaults.cols;
-  const given = process.argv.slice(2);
   const command = given.length > 0 ? `npm run bench -- ${given.join(" ")}` : "npm run bench";
   const notes: string[] = [];
   if (onCpu) {
@@ -212,7 +213,7 @@ async function main(): Promise<void> {
     fusedAtTarget: atTarget,
     results,
   };
-  const table = markdownTable(results);
+  const table = resultsTable(results);
   const markdown = [
     `# fuselab bench: ${dev.name}`,
     "",

@@ -156,6 +156,15 @@ __device__ __forceinline__ void map_rows_bias(T* __restrict__ out, const T* __re
   }
 }
 
+// map_rows_bias by 16-byte vectors when the launcher says every row start is
+// aligned (`vectorized`), else by element.
+template <typename T, typename F>
+__device__ __forceinline__ void bias_rows(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
+                                          int rows, int cols, int vectorized, F f) {
+  if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, f);
+  else map_rows_bias<1>(out, x, bias, rows, cols, f);
+}
+
 // x is [rows, 2, d]: out[r, c] = f(x[r, 0, c], x[r, 1, c]), V elements at a time (V divides d).
 template <int V, typename T, typename F>
 __device__ __forceinline__ void map_rows_halves(T* __restrict__ out, const T* __restrict__ x,
@@ -206,8 +215,7 @@ __global__ void silu_kernel(T* __restrict__ out, const T* __restrict__ x, int n)
 template <typename T>
 __global__ void bias_add_kernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
                                 int rows, int cols, int vectorized) {
-  if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, AddFn{});
-  else map_rows_bias<1>(out, x, bias, rows, cols, AddFn{});
+  bias_rows(out, x, bias, rows, cols, vectorized, AddFn{});
 }
 
 template <typename T>
@@ -221,35 +229,23 @@ __global__ void add_relu_scale_kernel(T* __restrict__ out, const T* __restrict__
   map_flat(out, a, b, n, AddReluScaleFn{s});
 }
 
-// y = [relu](x) * s [+ bias[col]]: one template, four kernels. Without FUSE_BIAS
-// the rows do not matter and the flat loop runs over rows * cols elements.
-template <typename T, bool FUSE_RELU, bool FUSE_BIAS>
-__device__ __forceinline__ void relu_scale_bias(T* __restrict__ out, const T* __restrict__ x, float s,
-                                                const T* __restrict__ bias, int rows, int cols, int vectorized) {
-  if constexpr (FUSE_BIAS) {
-    if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, ReluScaleBiasFn<FUSE_RELU>{s});
-    else map_rows_bias<1>(out, x, bias, rows, cols, ReluScaleBiasFn<FUSE_RELU>{s});
-  } else {
-    map_flat(out, x, (long long)rows * cols, ReluScaleFn<FUSE_RELU>{s});
-  }
-}
-
+// y = [relu](x) * s: the unfused scale without FUSE_RELU.
 template <typename T, bool FUSE_RELU>
 __global__ void relu_scale_kernel(T* __restrict__ out, const T* __restrict__ x, float s, int n) {
-  relu_scale_bias<T, FUSE_RELU, false>(out, x, s, nullptr, 1, n, 0);
+  map_flat(out, x, n, ReluScaleFn<FUSE_RELU>{s});
 }
 
+// y = [relu](x) * s + bias[col].
 template <typename T, bool FUSE_RELU>
 __global__ void relu_scale_bias_kernel(T* __restrict__ out, const T* __restrict__ x, float s,
                                        const T* __restrict__ bias, int rows, int cols, int vectorized) {
-  relu_scale_bias<T, FUSE_RELU, true>(out, x, s, bias, rows, cols, vectorized);
+  bias_rows(out, x, bias, rows, cols, vectorized, ReluScaleBiasFn<FUSE_RELU>{s});
 }
 
 template <typename T, bool TANH>
 __global__ void bias_gelu_kernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
                                  int rows, int cols, int vectorized) {
-  if (vectorized) map_rows_bias<kVec<T>>(out, x, bias, rows, cols, BiasGeluFn<T, TANH>{});
-  else map_rows_bias<1>(out, x, bias, rows, cols, BiasGeluFn<T, TANH>{});
+  bias_rows(out, x, bias, rows, cols, vectorized, BiasGeluFn<T, TANH>{});
 }
 
 template <typename T, typename F>
@@ -291,7 +287,7 @@ FL_EXPORT_ALL_DTYPES(silu, silu_kernel)
 FL_EXPORT_ALL_DTYPES(bias_add, bias_add_kernel)
 FL_EXPORT_ALL_DTYPES(add_relu, add_relu_kernel)
 FL_EXPORT_ALL_DTYPES(add_relu_scale, add_relu_scale_kernel)
-// relu_scale_bias's four instances: (FUSE_RELU, FUSE_BIAS) = (0,0) is the unfused scale.
+// scale and scale_bias are relu_scale and relu_scale_bias without the relu.
 FL_EXPORT_ALL_DTYPES_FLAG(scale, relu_scale_kernel, false)
 FL_EXPORT_ALL_DTYPES_FLAG(relu_scale, relu_scale_kernel, true)
 FL_EXPORT_ALL_DTYPES_FLAG(scale_bias, relu_scale_bias_kernel, false)

@@ -2,12 +2,12 @@
 // makes and the bytes its ops move (the traffic model), then replays exactly those
 // launches on the device, timed with events off the main thread: the numbers are
 // the kernels' own, without the TypeScript that chose and checked them.
-import { ArgumentError, describe } from "./errors";
-import { Device, device as defaultDevice, nativeAsync, nativeCall } from "./device";
+import { ArgumentError, checkOptionsObject, describe } from "./errors";
+import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
 import { Kernel, KernelArg, PreparedLaunch, observeLaunches } from "./kernel";
 import { BufferHandle, native } from "./native";
 import { Tensor, empty, tensorCount } from "./tensor";
-import { Ledger, recordTraffic, traffic } from "./traffic";
+import { Ledger, markdownTable, recordTraffic, textTable, traffic } from "./traffic";
 
 /** A case: a function that launches work (ops, fused ops, compiled kernels) and returns anything. */
 export type BenchCase = () => unknown;
@@ -80,18 +80,12 @@ export class BenchResults extends Array<BenchResult> {
 
   /** An aligned text table; the last column compares each case with the first. */
   toString(): string {
-    const rows = this.tableRows();
-    const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
-    const line = (r: string[]) => r.map((cell, col) => (col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join("  ");
-    return [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1).map(line)].join("\n");
+    return textTable(this.tableRows(), 1);
   }
 
   /** The same table in Markdown. */
   toMarkdown(): string {
-    const rows = this.tableRows();
-    const line = (r: string[]) => `| ${r.join(" | ")} |`;
-    const align = rows[0].map((_, col) => (col === 0 ? "---" : "---:"));
-    return [line(rows[0]), line(align), ...rows.slice(1).map(line)].join("\n");
+    return markdownTable(this.tableRows(), 1);
   }
 
   private names(): string {
@@ -220,13 +214,7 @@ interface CheckedOptions {
 }
 
 function checkBenchOptions(where: string, options: unknown): CheckedOptions {
-  if (options === undefined) return { targetMs: DEFAULT_TARGET_MS };
-  if (typeof options !== "object" || options === null || Array.isArray(options)) throw new ArgumentError(where, "options", "an object", describe(options));
-  const known = ["warmup", "iters", "targetMs", "flushL2", "copyCeilingGBs"];
-  const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (!known.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${known.join(", ")}`, `the key ${JSON.stringify(key)}`);
-  }
+  const o = checkOptionsObject(where, options, ["warmup", "iters", "targetMs", "flushL2", "copyCeilingGBs"]);
   const integer = (key: string, min: number): number | undefined => {
     const v = o[key];
     if (v === undefined) return undefined;
@@ -307,9 +295,9 @@ function release(captured: Capture): void {
 async function timeCapture(name: string, captured: Capture, o: CheckedOptions): Promise<BenchResult> {
   const dev = captured.device;
   const steps = captured.launches.map((l) => l.prepared.handle);
-  const l2 = dev.props.l2Bytes;
+  const l2 = dev.props.l2Bytes > 0 ? dev.props.l2Bytes : UNKNOWN_L2_BYTES;
   const workingSet = captured.tensors.reduce((sum, t) => sum + t.bytes, 0);
-  const flushL2 = o.flushL2 ?? workingSet < L2_FLUSH_BELOW * (l2 > 0 ? l2 : UNKNOWN_L2_BYTES);
+  const flushL2 = o.flushL2 ?? workingSet < L2_FLUSH_BELOW * l2;
   const scratch: BufferHandle[] = [];
   const allocate = (bytes: number) => {
     const buffer = nativeCall(() => native().alloc(dev.handle, bytes));
@@ -317,7 +305,7 @@ async function timeCapture(name: string, captured: Capture, o: CheckedOptions): 
     return buffer;
   };
   try {
-    const flush = flushL2 ? allocate(2 * (l2 > 0 ? l2 : UNKNOWN_L2_BYTES)) : undefined;
+    const flush = flushL2 ? allocate(2 * l2) : undefined;
     const saved = captured.written.map((t) => {
       const copy = allocate(t.bytes);
       nativeCall(() => native().copy(copy, t.handle("fl.bench"), t.bytes));
@@ -401,16 +389,9 @@ export interface CopyCeilingOptions {
  */
 export async function copyCeiling(options?: CopyCeilingOptions): Promise<CopyCeiling> {
   const where = "fl.copyCeiling";
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
-    throw new ArgumentError(where, "options", "an object", describe(options));
-  }
-  const known = ["device", "bytes", "warmup", "iters"];
-  for (const key of Object.keys(options ?? {})) {
-    if (!known.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${known.join(", ")}`, `the key ${JSON.stringify(key)}`);
-  }
+  checkOptionsObject(where, options, ["device", "bytes", "warmup", "iters"]);
   const { device: given, bytes = 2 ** 30, warmup, iters } = options ?? {};
-  if (given !== undefined && !(given instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(given));
-  const dev = given ?? defaultDevice();
+  const dev = checkDevice(where, given);
   if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 16 || bytes % 16 !== 0) {
     throw new ArgumentError(where, "options.bytes", "a positive multiple of 16 (whole float4s)", describe(bytes));
   }

@@ -1,7 +1,7 @@
 // Comparing results: allclose as NumPy defines it (|a - b| <= atol + rtol * |b|,
 // b the reference), with a report of the worst elements by their indices.
 import { ArgumentError, FuselabError, describe, shapeString } from "./errors";
-import { Tensor } from "./tensor";
+import { Tensor, checkNotDisposed, elementCount, isNumberArray } from "./tensor";
 
 /** Tolerances: `a` is close to `b` where |a - b| <= atol + rtol * |b|. */
 export interface CloseOptions {
@@ -45,18 +45,15 @@ const WORST_SHOWN = 8;
 
 function values(where: string, argument: string, value: unknown): { data: ArrayLike<number>; shape: number[] } {
   if (value instanceof Tensor) {
-    if (value.disposed) throw new ArgumentError(where, argument, "a tensor that has not been disposed", `a disposed ${value.dtype} tensor of shape ${shapeString(value.shape)}`);
+    checkNotDisposed(where, argument, value);
     return { data: value.toArray(), shape: [...value.shape] };
   }
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array || value instanceof BigUint64Array)) {
-    const data = value as unknown as ArrayLike<number>;
-    return { data, shape: [data.length] };
-  }
+  if (isNumberArray(value)) return { data: value, shape: [value.length] };
   if (Array.isArray(value)) {
     const shape: number[] = [];
     for (let level: unknown = value; Array.isArray(level); level = level[0]) shape.push(level.length);
     const flat = (value as unknown[]).flat(Infinity);
-    if (flat.length !== shape.reduce((a, b) => a * b, 1) || flat.some((v) => typeof v !== "number")) {
+    if (flat.length !== elementCount(shape) || flat.some((v) => typeof v !== "number")) {
       throw new ArgumentError(where, argument, "numbers in evenly nested arrays", describe(value));
     }
     return { data: flat as number[], shape };

@@ -1,6 +1,6 @@
 // Devices: what the backends offer, the default device, and one Device object
 // per (backend, index, options), shared by everything that runs there.
-import { ArgumentError, DeviceError, FuselabError, describe } from "./errors";
+import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
 import { BackendStatus, DeviceHandle, DeviceProps, ModuleHandle, OpenOptions, native } from "./native";
 import { Kernel } from "./kernel";
 import { paramsFromSignature } from "./signature";
@@ -92,7 +92,7 @@ export class Device {
     this.handle = nativeCall(() => native().open(backend, index, options as OpenOptions));
     this.props = Object.freeze(nativeCall(() => native().props(this.handle)));
     this.name = this.props.name;
-    const onlyDevice = (backends().find((b) => b.name === backend)?.deviceCount ?? 1) <= 1;
+    const onlyDevice = (backendStatus(backend)?.deviceCount ?? 1) <= 1;
     const base = onlyDevice ? backend : `${backend}:${index}`;
     const flags = Object.entries(this.options).map(([k, v]) => (v === true ? k : `${k} ${v}`));
     this.label = flags.length > 0 ? `${base} (${flags.join(", ")})` : base;
@@ -182,6 +182,14 @@ export function backends(): BackendStatus[] {
   return native().backends();
 }
 
+// The addon loads its plugins once, so their statuses never change: `device()`,
+// called for every tensor made without a device, reads them from here.
+let statuses: readonly BackendStatus[] | undefined;
+function backendStatus(name: string): BackendStatus | undefined {
+  statuses ??= backends();
+  return statuses.find((b) => b.name === name);
+}
+
 /** Every device of every loaded backend, GPUs first. */
 export function devices(): DeviceInfo[] {
   const list: DeviceInfo[] = [];
@@ -223,15 +231,8 @@ function cancelOnInterrupt(): void {
 
 // The options with defaults left out, checked, in a fixed key order (the cache key).
 function checkOptions(options: unknown, backend: string): DeviceOptions {
-  if (options === undefined) return {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ArgumentError("fl.device", "options", "an object", describe(options));
-  }
-  const o = options as Record<string, unknown>;
   const known = ["warpSize", "check", "threads", "timeoutMs"];
-  for (const key of Object.keys(o)) {
-    if (!known.includes(key)) throw new ArgumentError("fl.device", "options", `an object with keys among ${known.join(", ")}`, `the key ${JSON.stringify(key)}`);
-  }
+  const o = checkOptionsObject("fl.device", options, known);
   const given = known.filter((k) => o[k] !== undefined);
   if (kindOf(backend) === "gpu" && given.length > 0) {
     throw new ArgumentError("fl.device", "options", `empty for a GPU device (${known.join(", ")} are options of the CPU emulator)`, `{ ${given.join(", ")} }`);
@@ -259,7 +260,7 @@ function checkOptions(options: unknown, backend: string): DeviceOptions {
 function gpuBackend(): { backend: string } | { reasons: string[] } {
   const reasons: string[] = [];
   for (const name of GPU_BACKENDS) {
-    const status = backends().find((b) => b.name === name);
+    const status = backendStatus(name);
     if (status?.loaded && status.deviceCount > 0) return { backend: name };
     reasons.push(`${name}: ${status?.reason ?? "unknown backend"}`);
   }
@@ -294,10 +295,17 @@ export function device(kind?: DeviceRequest, options?: DeviceOptions): Device {
     backend = gpu.backend;
   } else {
     backend = request as string;
-    const status = backends().find((b) => b.name === backend);
+    const status = backendStatus(backend);
     if (!status?.loaded || status.deviceCount === 0) {
       throw new DeviceError(`fl.device: backend ${backend} has no device: ${status?.reason ?? "unknown backend"}`);
     }
   }
   return openDevice(backend, 0, checkOptions(options, backend));
+}
+
+/** `options.device` of a function that makes something on a device: a Device, or left out for `device()`. */
+export function checkDevice(where: string, value: unknown): Device {
+  if (value === undefined) return device();
+  if (!(value instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(value));
+  return value;
 }

@@ -48,6 +48,18 @@ export function describe(value: unknown): string {
   return `an object (${(value as object).constructor?.name ?? "Object"})`;
 }
 
+/** An options object (left out: {}) whose keys are all among `keys`; throws for anything else. */
+export function checkOptionsObject(where: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new ArgumentError(where, "options", "an object", describe(options));
+  }
+  for (const key of Object.keys(options)) {
+    if (!keys.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${keys.join(", ")}`, `the key ${JSON.stringify(key)}`);
+  }
+  return options as Record<string, unknown>;
+}
+
 export function shapeString(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }

@@ -6,7 +6,7 @@ import type { Device } from "./device";
 import { nativeCall } from "./device";
 import { KernelHandle, LaunchHandle, NativeArg, native } from "./native";
 import { KernelParam, SCALAR_TYPES } from "./signature";
-import { Tensor } from "./tensor";
+import { Tensor, checkNotDisposed } from "./tensor";
 
 export type { KernelParam } from "./signature";
 
@@ -153,7 +153,7 @@ export class Kernel {
     if (param.pointer) {
       const wanted = param.type === "void" ? "a tensor" : `a ${param.type} tensor`;
       if (!(arg instanceof Tensor)) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, describe(arg));
-      if (arg.disposed) throw new ArgumentError(where, label, "a tensor that has not been disposed", `a disposed ${arg.dtype} tensor of shape ${shapeString(arg.shape)}`);
+      checkNotDisposed(where, label, arg);
       if (param.type !== "void" && arg.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, arg.describe());
       if (arg.device !== this.device) {
         throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${arg.device.describe()}`);
@@ -169,13 +169,10 @@ export class Kernel {
       if (typeof arg !== "number") throw new ArgumentError(where, label, `a number (${param.declaration})`, describe(arg));
       return { type, value: arg };
     }
-    if (typeof arg === "bigint") {
-      if (arg < range[0] || arg > range[1]) throw new ArgumentError(where, label, `an integer from ${range[0]} to ${range[1]} (${param.declaration})`, describe(arg));
-      return { type, value: arg };
+    if (typeof arg !== "bigint") {
+      if (typeof arg !== "number" || !Number.isInteger(arg)) throw new ArgumentError(where, label, `an integer (${param.declaration})`, describe(arg));
+      if (!Number.isSafeInteger(arg)) throw new ArgumentError(where, label, `an integer within 2^53 (pass larger ones as a bigint) (${param.declaration})`, describe(arg));
     }
-    if (typeof arg !== "number") throw new ArgumentError(where, label, `an integer (${param.declaration})`, describe(arg));
-    if (!Number.isInteger(arg)) throw new ArgumentError(where, label, `an integer (${param.declaration})`, describe(arg));
-    if (!Number.isSafeInteger(arg)) throw new ArgumentError(where, label, `an integer within 2^53 (pass larger ones as a bigint) (${param.declaration})`, describe(arg));
     if (BigInt(arg) < range[0] || BigInt(arg) > range[1]) {
       throw new ArgumentError(where, label, `an integer from ${range[0]} to ${range[1]} (${param.declaration})`, describe(arg));
     }

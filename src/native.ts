@@ -3,6 +3,7 @@
 // it re-checks handles, sizes and argument kinds, and turns every failure into
 // a JS Error (never a crash); but wording for users is done here in TS.
 import * as path from "path";
+import type { SCALAR_TYPES } from "./signature";
 
 /** Opaque handles (N-API externals). */
 export interface DeviceHandle { readonly __device: unique symbol }
@@ -35,7 +36,7 @@ export interface OpenOptions { warpSize?: number; check?: boolean; threads?: num
 /** A kernel argument: a buffer, or a scalar with its C type. */
 export type NativeArg =
   | BufferHandle
-  | { type: "i32" | "u32" | "i64" | "u64" | "f32" | "f64" | "i8" | "u8" | "i16" | "u16"; value: number | bigint };
+  | { type: (typeof SCALAR_TYPES)[number]; value: number | bigint };
 
 export interface Native {
   backends(): BackendStatus[];
@@ -73,7 +74,6 @@ export interface Native {
           sharedBytes: number, args: NativeArg[]): LaunchHandle;
   launchPrepared(l: LaunchHandle): void;
   synchronize(dev: DeviceHandle): Promise<void>;
-  synchronizeSync(dev: DeviceHandle): void;
   cancel(dev: DeviceHandle): boolean;
 
   eventCreate(dev: DeviceHandle): EventHandle;

@@ -164,6 +164,10 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   return { name, type, pointer, isConst, declaration };
 }
 
+function sameParams(a: readonly KernelParam[], b: readonly KernelParam[]): boolean {
+  return a.length === b.length && a.every((p, n) => p.declaration === b[n].declaration);
+}
+
 /** Every __global__ function of `source`, with its parameters; templates are refused with advice. */
 export function parseKernels(source: string): KernelDeclaration[] {
   const code = stripNonCode(source);
@@ -210,8 +214,6 @@ export function parseKernels(source: string): KernelDeclaration[] {
     }
     if (current.length > 0 && !(current.length === 1 && current[0].text === "void")) params.push(parseParam(name, line, params.length, current));
     const earlier = kernels.find((k) => k.name === name);
-    const sameParams = (a: KernelParam[], b: KernelParam[]): boolean =>
-      a.length === b.length && a.every((p, n) => p.declaration === b[n].declaration);
     if (earlier && sameParams(earlier.params, params)) {
       g = close; // a prototype and its definition
       continue;

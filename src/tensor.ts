@@ -1,8 +1,8 @@
 // Tensors: one device buffer each, with a shape and a dtype; and the functions
 // that make them. Every argument is checked here, worded by errors.ts.
-import { ArgumentError, FuselabError, describe, shapeString } from "./errors";
+import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import { DTYPES, DTYPE_BYTES, DType, HostArray, decode, encode, isDType, isFloatDType, storageFor } from "./dtype";
-import { Device, device as defaultDevice, nativeAsync, nativeCall } from "./device";
+import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
 import { BufferHandle, native } from "./native";
 import { normal, seedOrNext, uniform } from "./random";
 
@@ -64,7 +64,7 @@ export class Tensor {
     this.shape = Object.freeze([...shape]);
     this.dtype = dtype;
     this.device = dev;
-    this.size = shape.reduce((a, b) => a * b, 1);
+    this.size = elementCount(shape);
     this.bytes = this.size * DTYPE_BYTES[dtype];
     this.buffer = buffer;
   }
@@ -100,7 +100,7 @@ export class Tensor {
   to(target: Device): Tensor {
     const handle = this.handle("tensor.to");
     if (!(target instanceof Device)) throw new ArgumentError("tensor.to", "device", "a device from fl.device()", describe(target));
-    const out = allocate("tensor.to", this.shape, this.dtype, target, false);
+    const out = allocate(this.shape, this.dtype, target, false);
     if (target === this.device) {
       nativeCall(() => native().copy(out.handle("tensor.to"), handle, this.bytes));
     } else {
@@ -129,6 +129,21 @@ export class Tensor {
   }
 }
 
+/** The number of elements of a tensor of `shape`. */
+export function elementCount(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+/** @internal Throws when `t`, passed as `argument`, has been disposed. */
+export function checkNotDisposed(where: string, argument: string, t: Tensor): void {
+  if (t.disposed) throw new ArgumentError(where, argument, "a tensor that has not been disposed", `a disposed ${t.dtype} tensor of shape ${shapeString(t.shape)}`);
+}
+
+/** Whether `value` is a typed array of numbers (not a DataView, not a BigInt array). */
+export function isNumberArray(value: unknown): value is ArrayLike<number> {
+  return ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array || value instanceof BigUint64Array);
+}
+
 function formatBytes(bytes: number): string {
   const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
   let value = bytes;
@@ -149,7 +164,7 @@ export function checkShape(where: string, shape: unknown, dtype: DType, dev: Dev
       throw new ArgumentError(where, `shape[${i}]`, "a positive integer", describe(dim));
     }
   });
-  const size = shape.reduce((a: number, b: number) => a * b, 1);
+  const size = elementCount(shape);
   if (size > MAX_ELEMENTS) {
     throw new ArgumentError(where, "shape", `at most ${MAX_ELEMENTS} (2^31) elements`, `${shapeString(shape)} (${size} elements)`);
   }
@@ -162,32 +177,15 @@ export function checkShape(where: string, shape: unknown, dtype: DType, dev: Dev
   return [...shape];
 }
 
-function checkOptionsObject(where: string, options: unknown, keys: string[]): Record<string, unknown> {
-  if (options === undefined) return {};
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ArgumentError(where, "options", "an object", describe(options));
-  }
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${keys.join(", ")}`, `the key ${JSON.stringify(key)}`);
-  }
-  return options as Record<string, unknown>;
-}
-
 function checkDType(where: string, dtype: unknown, fallback: DType): DType {
   if (dtype === undefined) return fallback;
   if (!isDType(dtype)) throw new ArgumentError(where, "options.dtype", `one of ${DTYPES.join(", ")}`, describe(dtype));
   return dtype;
 }
 
-function checkDevice(where: string, dev: unknown): Device {
-  if (dev === undefined) return defaultDevice();
-  if (!(dev instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(dev));
-  return dev;
-}
-
 // A tensor of `shape`, uninitialised (or NaN-poisoned when debug.poison is on).
-function allocate(where: string, shape: readonly number[], dtype: DType, dev: Device, poison: boolean): Tensor {
-  const buffer = nativeCall(() => native().alloc(dev.handle, shape.reduce((a, b) => a * b, 1) * DTYPE_BYTES[dtype]));
+function allocate(shape: readonly number[], dtype: DType, dev: Device, poison: boolean): Tensor {
+  const buffer = nativeCall(() => native().alloc(dev.handle, elementCount(shape) * DTYPE_BYTES[dtype]));
   const t = new Tensor(shape, dtype, dev, buffer);
   if (poison) nativeCall(() => native().fill(buffer, 0xff));
   return t;
@@ -253,8 +251,8 @@ export function tensor(data: TensorData, options?: TensorDataOptions): Tensor {
     const flat = flatten(where, data as NestedNumbers);
     values = flat.values;
     inferred = flat.shape;
-  } else if (ArrayBuffer.isView(data) && !(data instanceof DataView) && typeof (data as { length?: unknown }).length === "number" && !(data instanceof BigInt64Array || data instanceof BigUint64Array)) {
-    values = data as unknown as ArrayLike<number>;
+  } else if (isNumberArray(data)) {
+    values = data;
     inferred = [values.length];
   } else {
     throw new ArgumentError(where, "data", "a number, nested arrays of numbers or a typed array", describe(data));
@@ -262,48 +260,44 @@ export function tensor(data: TensorData, options?: TensorDataOptions): Tensor {
   const dtype = checkDType(where, o.dtype, typedArrayDType(data));
   const dev = checkDevice(where, o.device);
   if (values.length === 0) throw new ArgumentError(where, "data", "at least one element", describe(data));
-  let shape = inferred;
-  if (o.shape !== undefined) {
-    shape = checkShape(where, o.shape, dtype, dev);
-    const size = shape.reduce((a, b) => a * b, 1);
-    if (size !== values.length) {
-      throw new ArgumentError(where, "options.shape", `a shape of ${values.length} elements (the length of data)`, `${shapeString(shape)} (${size} elements)`);
-    }
-  } else {
-    shape = checkShape(where, shape, dtype, dev);
+  const shape = checkShape(where, o.shape ?? inferred, dtype, dev);
+  const size = elementCount(shape);
+  if (size !== values.length) {
+    throw new ArgumentError(where, "options.shape", `a shape of ${values.length} elements (the length of data)`, `${shapeString(shape)} (${size} elements)`);
   }
   checkValues(where, "data", dtype, values);
-  const t = allocate(where, shape, dtype, dev, false);
+  const t = allocate(shape, dtype, dev, false);
   nativeCall(() => native().upload(t.handle(where), encode(dtype, values)));
   return t;
 }
 
+// The options, dtype, device and shape of empty(), zeros(), ones() and full(), checked in that order.
+function checkMade(where: string, shape: unknown, options: unknown): { shape: number[]; dtype: DType; dev: Device } {
+  const o = checkOptionsObject(where, options, ["dtype", "device"]);
+  const dtype = checkDType(where, o.dtype, "f32");
+  const dev = checkDevice(where, o.device);
+  return { shape: checkShape(where, shape, dtype, dev), dtype, dev };
+}
+
 /** An uninitialised tensor (NaN-poisoned when `debug.poison` is on). */
 export function empty(shape: readonly number[], options?: TensorOptions): Tensor {
-  const o = checkOptionsObject("fl.empty", options, ["dtype", "device"]);
-  const dtype = checkDType("fl.empty", o.dtype, "f32");
-  const dev = checkDevice("fl.empty", o.device);
-  return allocate("fl.empty", checkShape("fl.empty", shape, dtype, dev), dtype, dev, debug.poison);
+  const made = checkMade("fl.empty", shape, options);
+  return allocate(made.shape, made.dtype, made.dev, debug.poison);
 }
 
 /** A tensor of zeros. */
 export function zeros(shape: readonly number[], options?: TensorOptions): Tensor {
-  const o = checkOptionsObject("fl.zeros", options, ["dtype", "device"]);
-  const dtype = checkDType("fl.zeros", o.dtype, "f32");
-  const dev = checkDevice("fl.zeros", o.device);
-  const t = allocate("fl.zeros", checkShape("fl.zeros", shape, dtype, dev), dtype, dev, false);
+  const made = checkMade("fl.zeros", shape, options);
+  const t = allocate(made.shape, made.dtype, made.dev, false);
   nativeCall(() => native().fill(t.handle("fl.zeros"), 0));
   return t;
 }
 
 function filled(where: string, shape: readonly number[], value: unknown, options: unknown): Tensor {
-  const o = checkOptionsObject(where, options, ["dtype", "device"]);
-  const dtype = checkDType(where, o.dtype, "f32");
-  const dev = checkDevice(where, o.device);
-  const checked = checkShape(where, shape, dtype, dev);
+  const { shape: checked, dtype, dev } = checkMade(where, shape, options);
   const problem = valueProblem(dtype, value);
   if (problem) throw new ArgumentError(where, "value", problem, describe(value));
-  const t = allocate(where, checked, dtype, dev, false);
+  const t = allocate(checked, dtype, dev, false);
   const storage = storageFor(dtype, t.size);
   storage.fill(encode(dtype, [value as number])[0]);
   nativeCall(() => native().upload(t.handle(where), storage));
@@ -329,8 +323,8 @@ function random(where: string, shape: readonly number[], options: unknown, gener
   }
   const dev = checkDevice(where, o.device);
   const checked = checkShape(where, shape, dtype, dev);
-  const values = generate(checked.reduce((a, b) => a * b, 1), seedOrNext(o.seed as number | undefined));
-  const t = allocate(where, checked, dtype, dev, false);
+  const values = generate(elementCount(checked), seedOrNext(o.seed as number | undefined));
+  const t = allocate(checked, dtype, dev, false);
   nativeCall(() => native().upload(t.handle(where), encode(dtype, values)));
   return t;
 }

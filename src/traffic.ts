@@ -39,20 +39,12 @@ export class Ledger {
 
   /** An aligned text table in MB (10^6 bytes), with a total row. */
   toString(): string {
-    const rows = this.tableRows();
-    const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
-    // Names left-aligned, numbers right-aligned.
-    const pad = (cell: string, col: number) => (col < 2 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]));
-    const line = (r: string[]) => r.map(pad).join("  ");
-    const rule = widths.map((w) => "-".repeat(w)).join("  ");
-    return [line(rows[0]), rule, ...rows.slice(1, -1).map(line), rule, line(rows[rows.length - 1])].join("\n");
+    return textTable(this.tableRows(), 2, true);
   }
 
   /** The same table in Markdown. */
   toMarkdown(): string {
-    const rows = this.tableRows();
-    const line = (r: string[]) => `| ${r.join(" | ")} |`;
-    return [line(rows[0]), "| --- | --- | ---: | ---: | ---: |", ...rows.slice(1).map(line)].join("\n");
+    return markdownTable(this.tableRows(), 2);
   }
 
   private tableRows(): string[][] {
@@ -63,6 +55,27 @@ export class Ledger {
       ["total", "", mb(this.bytesRead), mb(this.bytesWritten), String(this.launches)],
     ];
   }
+}
+
+/**
+ * @internal Rows, the header first, as an aligned text table: the first `leftColumns`
+ * columns (names) left-aligned, the others (numbers) right-aligned; a rule under the
+ * header and, with `totalRow`, another above the last row.
+ */
+export function textTable(rows: readonly string[][], leftColumns: number, totalRow = false): string {
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((r) => r[col].length)));
+  const line = (r: string[]) => r.map((cell, col) => (col < leftColumns ? cell.padEnd(widths[col]) : cell.padStart(widths[col]))).join("  ");
+  const rule = widths.map((w) => "-".repeat(w)).join("  ");
+  const body = rows.slice(1).map(line);
+  if (totalRow) body.splice(body.length - 1, 0, rule);
+  return [line(rows[0]), rule, ...body].join("\n");
+}
+
+/** @internal The same table in Markdown, the first `leftColumns` columns left-aligned. */
+export function markdownTable(rows: readonly string[][], leftColumns: number): string {
+  const line = (r: string[]) => `| ${r.join(" | ")} |`;
+  const align = rows[0].map((_, col) => (col < leftColumns ? "---" : "---:"));
+  return [line(rows[0]), line(align), ...rows.slice(1).map(line)].join("\n");
 }
 
 // Ledgers of the traffic() calls now running, innermost last: a launch counts in each.

@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { percentile } from "../src/bench";
+import { expectRejects } from "./helpers";
 
 describe("bench", function () {
   const dev = fl.device();
@@ -134,16 +135,7 @@ describe("bench", function () {
   });
 
   it("rejects what it cannot time, word for word", async function () {
-    const rejects = async (promise: Promise<unknown>, message: string) => {
-      let error: Error | undefined;
-      try {
-        await promise;
-      } catch (e) {
-        error = e as Error;
-      }
-      expect(error, "no error was thrown").to.be.instanceOf(fl.ArgumentError);
-      expect(error!.message).to.equal(message);
-    };
+    const rejects = (promise: Promise<unknown>, message: string) => expectRejects(promise, fl.ArgumentError, message);
     await rejects(fl.bench([] as never), "fl.bench: cases must be an object of functions, e.g. { unfused: () => ..., fused: () => ... }, got []");
     await rejects(fl.bench({}), "fl.bench: cases must be an object of functions, e.g. { unfused: () => ..., fused: () => ... }, got an empty object");
     await rejects(fl.bench({ fused: 3 as never }), "fl.bench: cases.fused must be a function that launches work, got 3");

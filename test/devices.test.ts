@@ -7,6 +7,12 @@ import * as fl from "../src";
 import { native } from "../src/native";
 import { expectThrows, hasGpu, testDevice } from "./helpers";
 
+/** Runs `script` in a node process of its own, with `fl` (this fuselab) already required. */
+function runScript(script: string) {
+  const prelude = `const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});\n`;
+  return spawnSync(process.execPath, ["-e", prelude + script], { encoding: "utf8", timeout: 60_000 });
+}
+
 describe("devices", () => {
   it("lists every backend, with a reason for each one that is not usable", () => {
     const statuses = fl.backends();
@@ -59,30 +65,26 @@ describe("devices", () => {
   });
 
   it("stops a running CPU launch when a notebook's cell is interrupted (SIGINT)", () => {
-    const script = `
-const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});
+    const run = runScript(`
 process.on("SIGINT", () => {});  // as the notebook kernel does: SIGINT interrupts the cell
 const dev = fl.device("cpu");
 const spin = fl.compile("__global__ void spin(int* flag) { while (*(volatile int*)flag == 0) {} }", { device: dev }).fn("spin");
 spin.launch({ grid: 2, block: 32 }, fl.zeros([1], { dtype: "i32", device: dev }));
 setTimeout(() => process.kill(process.pid, "SIGINT"), 300);
-dev.synchronize().then(() => console.log("finished"), (e) => console.log(e.message));`;
-    const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 });
+dev.synchronize().then(() => console.log("finished"), (e) => console.log(e.message));`);
     expect(run.stdout.trim(), run.stderr).to.include("kernel 'spin' was cancelled");
   });
 
   it("turns a kernel's invalid memory access into an error: a GPU is then lost, the emulator goes on", () => {
     // In a process of its own: a GPU stays unusable after such an error.
-    const script = `
-const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});
+    const run = runScript(`
 const dev = fl.device();
 const wild = fl.compile("__global__ void wild(float* out) { ((float*)0x10)[threadIdx.x] = out[0]; }", { device: dev }).fn("wild");
 const out = fl.zeros([1], { device: dev });
 wild.launch({ grid: 1, block: 32 }, out);
 const attempt = (f) => { try { return String(f()); } catch (e) { return e.message; } };
 console.log(JSON.stringify([attempt(() => { out.toArray(); return "no error"; }),
-                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`;
-    const run = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 60_000 });
+                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`);
     expect(run.status, run.stderr).to.equal(0);
     const [launch, after] = JSON.parse(run.stdout) as [string, string];
     if (testDevice().kind === "gpu") {

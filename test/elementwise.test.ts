@@ -1,13 +1,12 @@
 // Every elementwise op and fused op, in every storage dtype, against float64
 // references (test/reference/elementwise.ts), on the default device: the CPU
-// emulator in CI, the GPU with FUSELAB_DEVICE=gpu. Outputs start poisoned (NaN),
-// so an element a kernel never writes fails the comparison.
+// emulator in CI, the GPU with FUSELAB_DEVICE=gpu. Outputs start poisoned (NaN,
+// test/setup.ts), so an element a kernel never writes fails the comparison.
 import { expect } from "chai";
 import * as fl from "../src";
+import { FLOAT_DTYPES, FloatDType } from "../src/ops/common";
+import { expectThrows } from "./helpers";
 import * as ref from "./reference/elementwise";
-
-type FloatDType = ref.FloatDType;
-const DTYPES: FloatDType[] = ["f32", "f16", "bf16"];
 
 // One rounding of the output's dtype, plus f32 arithmetic (erff, tanhf, expf are
 // a few ulp; gelu's 1 + erf cancels near -3, hence an absolute term).
@@ -56,10 +55,6 @@ let nextSeed = 1;
 function input(shape: number[], dtype: FloatDType): Input {
   const values = ref.roundTo(dtype, uniform(shape.reduce((p, d) => p * d, 1), nextSeed++));
   return { tensor: fl.tensor(Float32Array.from(values), { shape, dtype, device: fl.device() }), values };
-}
-
-function expectClose(actual: fl.Tensor, expected: ArrayLike<number>, tolerance: { rtol: number; atol: number }): void {
-  fl.assertClose(actual, Array.from(expected), tolerance);
 }
 
 /** One op under test: its inputs for [rows, cols], how to run it, its reference. */
@@ -164,26 +159,17 @@ const CASES: OpCase[] = [
 ];
 
 describe("elementwise ops", () => {
-  let poisonBefore: boolean;
-  before(() => {
-    poisonBefore = fl.debug.poison;
-    fl.debug.poison = true;
-  });
-  after(() => {
-    fl.debug.poison = poisonBefore;
-  });
-
   for (const op of CASES) {
     describe(op.name, () => {
-      for (const dtype of DTYPES) {
+      for (const dtype of FLOAT_DTYPES) {
         for (const [rows, cols] of SHAPES[dtype]) {
           it(`${dtype} [${rows}, ${cols}]`, () => {
             const inputs = op.inputs(rows, cols).map((shape) => input(shape, dtype));
             const out = op.run(inputs.map((i) => i.tensor));
             expect(out.dtype).to.equal(dtype);
             expect(out.shape).to.deep.equal([rows, cols]);
-            expectClose(out, op.reference(inputs.map((i) => i.values), cols), TOLERANCE[dtype]);
-            if (op.chain) expectClose(out, op.chain(inputs.map((i) => i.tensor)).toArray(), CHAIN_TOLERANCE[dtype]);
+            fl.assertClose(out, op.reference(inputs.map((i) => i.values), cols), TOLERANCE[dtype]);
+            if (op.chain) fl.assertClose(out, op.chain(inputs.map((i) => i.tensor)).toArray(), CHAIN_TOLERANCE[dtype]);
           });
         }
       }
@@ -194,16 +180,16 @@ describe("elementwise ops", () => {
     const x = input([2, 3, 5], "f32"), bias = input([5], "f32");
     const out = fl.fused.reluScaleBias(x.tensor, SCALE, bias.tensor);
     expect(out.shape).to.deep.equal([2, 3, 5]);
-    expectClose(out, ref.reluScaleBias(x.values, SCALE, bias.values), TOLERANCE.f32);
+    fl.assertClose(out, ref.reluScaleBias(x.values, SCALE, bias.values), TOLERANCE.f32);
     const a = input([9], "f32"), b = input([9], "f32");
-    expectClose(fl.ops.add(a.tensor, b.tensor), ref.add(a.values, b.values), TOLERANCE.f32);
+    fl.assertClose(fl.ops.add(a.tensor, b.tensor), ref.add(a.values, b.values), TOLERANCE.f32);
   });
 
   it("act_and_mul keeps the leading dims: [2, 3, 2, 8] -> [2, 3, 8]", () => {
     const x = input([2, 3, 2, 8], "bf16");
     const out = fl.fused.siluAndMul(x.tensor);
     expect(out.shape).to.deep.equal([2, 3, 8]);
-    expectClose(out, ref.actAndMul(x.values, 8, ref.siluOf), TOLERANCE.bf16);
+    fl.assertClose(out, ref.actAndMul(x.values, 8, ref.siluOf), TOLERANCE.bf16);
   });
 
   it("relu passes +-Infinity through and keeps NaN", () => {
@@ -217,9 +203,7 @@ describe("elementwise ops", () => {
   describe("argument errors", () => {
     const dev = () => fl.device();
     // The whole message, word for word, from an ArgumentError.
-    const expectArgumentError = (fn: () => unknown, message: string) => {
-      expect(fn).to.throw(fl.ArgumentError).with.property("message", message);
-    };
+    const expectArgumentError = (fn: () => unknown, message: string) => expectThrows(fn, fl.ArgumentError, message);
     const f32 = (shape: number[]) => fl.zeros(shape, { dtype: "f32", device: dev() });
 
     it("names a shape mismatch", () => {

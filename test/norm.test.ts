@@ -2,10 +2,8 @@
 // default device (the CPU emulator in CI, the GPU with FUSELAB_DEVICE=gpu).
 import { expect } from "chai";
 import * as fl from "../src";
+import { FLOAT_DTYPES, FloatDType } from "../src/ops/common";
 import { addRmsNormReference, layerNormReference, rmsNormReference } from "./reference/norm";
-
-type FloatDType = "f32" | "f16" | "bf16";
-const DTYPES: FloatDType[] = ["f32", "f16", "bf16"];
 
 // About two roundings of the output's dtype (the kernels round the output once;
 // addRmsNorm also rounds the sum it normalises).
@@ -29,12 +27,8 @@ function randn(shape: number[], dtype: FloatDType, device = fl.device()): fl.Ten
   return fl.randn(shape, { dtype, device, seed: seed++ });
 }
 
-function expectClose(actual: fl.Tensor, expected: ArrayLike<number>, tolerance: { rtol: number; atol: number }): void {
-  fl.assertClose(actual, expected, tolerance);
-}
-
 describe("norm ops", () => {
-  for (const dtype of DTYPES) {
+  for (const dtype of FLOAT_DTYPES) {
     describe(dtype, () => {
       for (const [rows, cols] of SHAPES) {
         it(`rmsNorm [${rows}, ${cols}], without and with weight`, () => {
@@ -45,8 +39,8 @@ describe("norm ops", () => {
           const weighted = fl.ops.rmsNorm(x, weight, { eps });
           expect(plain.shape).to.deep.equal([rows, cols]);
           expect(plain.dtype).to.equal(dtype);
-          expectClose(plain, rmsNormReference(x.toArray(), cols, null, eps), TOLERANCE[dtype]);
-          expectClose(weighted, rmsNormReference(x.toArray(), cols, weight.toArray(), eps), TOLERANCE[dtype]);
+          fl.assertClose(plain, rmsNormReference(x.toArray(), cols, null, eps), TOLERANCE[dtype]);
+          fl.assertClose(weighted, rmsNormReference(x.toArray(), cols, weight.toArray(), eps), TOLERANCE[dtype]);
         });
 
         it(`layerNorm [${rows}, ${cols}], with neither, gamma, beta, both`, () => {
@@ -57,10 +51,10 @@ describe("norm ops", () => {
           const g = gamma.toArray();
           const b = beta.toArray();
           const eps = 1e-5;
-          expectClose(fl.ops.layerNorm(x), layerNormReference(xs, cols, null, null, eps), TOLERANCE[dtype]);
-          expectClose(fl.ops.layerNorm(x, gamma), layerNormReference(xs, cols, g, null, eps), TOLERANCE[dtype]);
-          expectClose(fl.ops.layerNorm(x, null, beta), layerNormReference(xs, cols, null, b, eps), TOLERANCE[dtype]);
-          expectClose(fl.ops.layerNorm(x, gamma, beta), layerNormReference(xs, cols, g, b, eps), TOLERANCE[dtype]);
+          fl.assertClose(fl.ops.layerNorm(x), layerNormReference(xs, cols, null, null, eps), TOLERANCE[dtype]);
+          fl.assertClose(fl.ops.layerNorm(x, gamma), layerNormReference(xs, cols, g, null, eps), TOLERANCE[dtype]);
+          fl.assertClose(fl.ops.layerNorm(x, null, beta), layerNormReference(xs, cols, null, b, eps), TOLERANCE[dtype]);
+          fl.assertClose(fl.ops.layerNorm(x, gamma, beta), layerNormReference(xs, cols, g, b, eps), TOLERANCE[dtype]);
         });
 
         it(`addRmsNorm [${rows}, ${cols}] equals add then rmsNorm, and updates residual in place`, () => {
@@ -74,11 +68,11 @@ describe("norm ops", () => {
 
           const result = fl.fused.addRmsNorm(x, residual, weight, { eps });
           expect(result.residual).to.equal(residual);
-          expectClose(result.residual, expected.residual, TOLERANCE[dtype]);
-          expectClose(result.out, expected.out, TOLERANCE[dtype]);
+          fl.assertClose(result.residual, expected.residual, TOLERANCE[dtype]);
+          fl.assertClose(result.out, expected.out, TOLERANCE[dtype]);
           // The same rounded sum, normalised by the same reduction: equal to f32 rounding.
-          expectClose(result.residual, sum.toArray(), { rtol: 0, atol: 0 });
-          expectClose(result.out, unfused.toArray(), { rtol: 1e-6, atol: 1e-6 });
+          fl.assertClose(result.residual, sum.toArray(), { rtol: 0, atol: 0 });
+          fl.assertClose(result.out, unfused.toArray(), { rtol: 1e-6, atol: 1e-6 });
         });
       }
 
@@ -91,7 +85,7 @@ describe("norm ops", () => {
         const expected = layerNormReference(x.toArray(), cols, gamma.toArray(), beta.toArray(), 1e-5);
         // The f32 mean of values near 1000 carries ~1e-4 of error into each output.
         const tolerance = dtype === "f32" ? { rtol: 1e-4, atol: 5e-4 } : TOLERANCE[dtype];
-        expectClose(fl.ops.layerNorm(x, gamma, beta), expected, tolerance);
+        fl.assertClose(fl.ops.layerNorm(x, gamma, beta), expected, tolerance);
       });
     });
   }
@@ -101,12 +95,12 @@ describe("norm ops", () => {
     const weight = randn([33], "f32");
     const out3 = fl.ops.rmsNorm(x3, weight);
     expect(out3.shape).to.deep.equal([2, 3, 33]);
-    expectClose(out3, rmsNormReference(x3.toArray(), 33, weight.toArray(), 1e-6), TOLERANCE.f32);
+    fl.assertClose(out3, rmsNormReference(x3.toArray(), 33, weight.toArray(), 1e-6), TOLERANCE.f32);
 
     const x1 = randn([257], "f32");
     const out1 = fl.ops.layerNorm(x1);
     expect(out1.shape).to.deep.equal([257]);
-    expectClose(out1, layerNormReference(x1.toArray(), 257, null, null, 1e-5), TOLERANCE.f32);
+    fl.assertClose(out1, layerNormReference(x1.toArray(), 257, null, null, 1e-5), TOLERANCE.f32);
   });
 
   it("uses eps: 1e-6 for rmsNorm and addRmsNorm, 1e-5 for layerNorm by default, and the one given", () => {
@@ -115,11 +109,11 @@ describe("norm ops", () => {
     const xs = x.toArray();
     const residual = fl.zeros([2, 32], { dtype: "f32", device: fl.device() });
     const ones = fl.ones([32], { dtype: "f32", device: fl.device() });
-    expectClose(fl.ops.rmsNorm(x), rmsNormReference(xs, 32, null, 1e-6), TOLERANCE.f32);
-    expectClose(fl.ops.rmsNorm(x, null, { eps: 1e-2 }), rmsNormReference(xs, 32, null, 1e-2), TOLERANCE.f32);
-    expectClose(fl.ops.layerNorm(x), layerNormReference(xs, 32, null, null, 1e-5), TOLERANCE.f32);
-    expectClose(fl.ops.layerNorm(x, null, null, { eps: 1e-2 }), layerNormReference(xs, 32, null, null, 1e-2), TOLERANCE.f32);
-    expectClose(fl.fused.addRmsNorm(x, residual, ones).out, rmsNormReference(xs, 32, null, 1e-6), TOLERANCE.f32);
+    fl.assertClose(fl.ops.rmsNorm(x), rmsNormReference(xs, 32, null, 1e-6), TOLERANCE.f32);
+    fl.assertClose(fl.ops.rmsNorm(x, null, { eps: 1e-2 }), rmsNormReference(xs, 32, null, 1e-2), TOLERANCE.f32);
+    fl.assertClose(fl.ops.layerNorm(x), layerNormReference(xs, 32, null, null, 1e-5), TOLERANCE.f32);
+    fl.assertClose(fl.ops.layerNorm(x, null, null, { eps: 1e-2 }), layerNormReference(xs, 32, null, null, 1e-2), TOLERANCE.f32);
+    fl.assertClose(fl.fused.addRmsNorm(x, residual, ones).out, rmsNormReference(xs, 32, null, 1e-6), TOLERANCE.f32);
   });
 
   it("kernels take rows beyond the grid and row chunks beyond the registers, whatever the launch shape", () => {
@@ -140,16 +134,16 @@ describe("norm ops", () => {
 
         const rms = fl.empty([rows, cols], { dtype, device });
         device.builtin(`rms_norm_weight_${dtype}`).launch(shape, rms, x, weight, rows, cols, eps);
-        expectClose(rms, rmsNormReference(xs, cols, w, eps), TOLERANCE[dtype]);
+        fl.assertClose(rms, rmsNormReference(xs, cols, w, eps), TOLERANCE[dtype]);
 
         const layer = fl.empty([rows, cols], { dtype, device });
         device.builtin(`layer_norm_gamma_beta_${dtype}`).launch(shape, layer, x, weight, weight, rows, cols, eps);
-        expectClose(layer, layerNormReference(xs, cols, w, w, eps), TOLERANCE[dtype]);
+        fl.assertClose(layer, layerNormReference(xs, cols, w, w, eps), TOLERANCE[dtype]);
 
         const out = fl.empty([rows, cols], { dtype, device });
         device.builtin(`add_rms_norm_${dtype}`).launch(shape, out, residual, x, weight, rows, cols, eps);
-        expectClose(residual, expected.residual, TOLERANCE[dtype]);
-        expectClose(out, expected.out, TOLERANCE[dtype]);
+        fl.assertClose(residual, expected.residual, TOLERANCE[dtype]);
+        fl.assertClose(out, expected.out, TOLERANCE[dtype]);
       }
     }
   });
@@ -164,12 +158,12 @@ describe("norm ops", () => {
       const weight = randn([cols], "f32", device);
       const xs = x.toArray();
       const w = weight.toArray();
-      expectClose(fl.ops.rmsNorm(x, weight), rmsNormReference(xs, cols, w, 1e-6), TOLERANCE.f32);
-      expectClose(fl.ops.layerNorm(x, weight, weight), layerNormReference(xs, cols, w, w, 1e-5), TOLERANCE.f32);
+      fl.assertClose(fl.ops.rmsNorm(x, weight), rmsNormReference(xs, cols, w, 1e-6), TOLERANCE.f32);
+      fl.assertClose(fl.ops.layerNorm(x, weight, weight), layerNormReference(xs, cols, w, w, 1e-5), TOLERANCE.f32);
       const expected = addRmsNormReference(xs, residual.toArray(), cols, w, 1e-6);
       const result = fl.fused.addRmsNorm(x, residual, weight);
-      expectClose(result.residual, expected.residual, TOLERANCE.f32);
-      expectClose(result.out, expected.out, TOLERANCE.f32);
+      fl.assertClose(result.residual, expected.residual, TOLERANCE.f32);
+      fl.assertClose(result.out, expected.out, TOLERANCE.f32);
     }
   });
 

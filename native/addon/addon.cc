@@ -53,7 +53,7 @@ int int_option(const Napi::Object& options, const char* key) {
   if (value.IsBoolean()) return value.As<Napi::Boolean>().Value() ? 1 : 0;
   if (!value.IsNumber()) throw Napi::TypeError::New(options.Env(), std::string("open options.") + key + " must be a number");
   const double v = value.As<Napi::Number>().DoubleValue();
-  if (!(v >= 0) || v > 2147483647.0 || std::trunc(v) != v) {
+  if (!integer_in(v, 0, 2147483647.0)) {
     throw Napi::RangeError::New(options.Env(), std::string("open options.") + key + " must be a non-negative integer");
   }
   return static_cast<int>(v);
@@ -67,7 +67,7 @@ Napi::Value open(const Napi::CallbackInfo& info) {
   const Plugin* plugin = find_plugin(info[0].As<Napi::String>().Utf8Value(), &why);
   if (plugin == nullptr) throw Napi::Error::New(env, why);
   const double index = info[1].As<Napi::Number>().DoubleValue();
-  if (!(index >= 0) || index >= plugin->device_count || std::trunc(index) != index) {
+  if (!integer_in(index, 0, plugin->device_count - 1)) {
     throw Napi::RangeError::New(env, "open: backend " + plugin->name + " has " + std::to_string(plugin->device_count) +
                                          " device(s), there is no device " + Napi::Number::New(env, index).ToString().Utf8Value());
   }
@@ -86,7 +86,6 @@ Napi::Value open(const Napi::CallbackInfo& info) {
   auto device = std::make_shared<DeviceState>();
   device->api = plugin->api;
   device->backend = plugin->name;
-  device->index = static_cast<int>(index);
   device->device = handle;
   if (plugin->api->props(handle, &device->props) != 0) throw_failure(env, *device, "props");
   return wrap_handle(env, std::move(device), &kDeviceTag);
@@ -121,8 +120,9 @@ Napi::Value props(const Napi::CallbackInfo& info) {
 // collected (and their memory freed) under pressure.
 void release_slot(Napi::Env env, BufferSlot* slot) {
   if (!slot->allocation) return;
+  const size_t bytes = slot->allocation->bytes;
   slot->allocation.reset();
-  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(slot->bytes));
+  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(bytes));
 }
 
 Napi::Value alloc(const Napi::CallbackInfo& info) {
@@ -134,7 +134,6 @@ Napi::Value alloc(const Napi::CallbackInfo& info) {
   if (device->api->alloc(device->device, bytes, &ptr) != 0) throw_failure(env, *device, "alloc");
   auto slot = std::make_shared<BufferSlot>();
   slot->allocation = std::make_shared<Allocation>(device, ptr, bytes);
-  slot->bytes = bytes;
   Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
   auto external = Napi::External<std::shared_ptr<BufferSlot>>::New(
       env, new std::shared_ptr<BufferSlot>(std::move(slot)), [](Napi::Env env, std::shared_ptr<BufferSlot>* held) {
@@ -160,7 +159,7 @@ Napi::Value release(const Napi::CallbackInfo& info) {
 
 Napi::Value buffer_bytes(const Napi::CallbackInfo& info) {
   std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(info[0], &kBufferTag, "buffer");
-  return Napi::Number::New(info.Env(), slot->allocation ? static_cast<double>(slot->bytes) : -1.0);
+  return Napi::Number::New(info.Env(), slot->allocation ? static_cast<double>(slot->allocation->bytes) : -1.0);
 }
 
 // Where host bytes go in (or come from) a buffer: byteOffset + the view's length must fit.
@@ -294,11 +293,13 @@ Napi::Value kernel_signature(const Napi::CallbackInfo& info) {
   return k->has_signature ? Napi::Value(Napi::String::New(info.Env(), k->signature)) : info.Env().Null();
 }
 
-Napi::Value launch(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<LaunchState> packed = pack_launch(info, unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel"));
-  if (packed->run() != 0) throw_failure(env, *packed->device(), ("launch " + packed->kernel->name).c_str());
+Napi::Value run_launch(Napi::Env env, LaunchState& packed) {
+  if (packed.run() != 0) throw_failure(env, *packed.device(), ("launch " + packed.kernel->name).c_str());
   return env.Undefined();
+}
+
+Napi::Value launch(const Napi::CallbackInfo& info) {
+  return run_launch(info.Env(), *pack_launch(info, unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel")));
 }
 
 Napi::Value prepare(const Napi::CallbackInfo& info) {
@@ -309,14 +310,7 @@ Napi::Value launch_prepared(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<LaunchState>& packed = unwrap_handle<LaunchState>(info[0], &kLaunchTag, "prepared launch");
   check_launch_alive(env, *packed);
-  if (packed->run() != 0) throw_failure(env, *packed->device(), ("launch " + packed->kernel->name).c_str());
-  return env.Undefined();
-}
-
-Napi::Value synchronize_sync(const Napi::CallbackInfo& info) {
-  std::shared_ptr<DeviceState> device = live_device(info[0]);
-  if (device->api->synchronize(device->device) != 0) throw_failure(info.Env(), *device, "synchronize");
-  return info.Env().Undefined();
+  return run_launch(env, *packed);
 }
 
 Napi::Value cancel(const Napi::CallbackInfo& info) {
@@ -371,7 +365,6 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"prepare", prepare},
       {"launchPrepared", launch_prepared},
       {"synchronize", synchronize_async},
-      {"synchronizeSync", synchronize_sync},
       {"cancel", cancel},
       {"eventCreate", event_create},
       {"eventRecord", event_record},

@@ -1,7 +1,5 @@
 #include "async.h"
 
-#include <cmath>
-
 #include "handles.h"
 #include "marshal.h"
 
@@ -192,7 +190,7 @@ class BenchWorker : public PromiseWorker {
 uint32_t count_option(const Napi::Object& options, const char* key, uint32_t minimum, uint32_t maximum) {
   const Napi::Value value = options.Get(key);
   const double v = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
-  if (!(v >= minimum) || v > maximum || std::trunc(v) != v) {
+  if (!integer_in(v, minimum, maximum)) {
     throw Napi::RangeError::New(options.Env(), std::string("bench: options.") + key + " must be an integer from " +
                                                    std::to_string(minimum) + " to " + std::to_string(maximum));
   }

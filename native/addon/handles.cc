@@ -1,7 +1,5 @@
 #include "handles.h"
 
-#include <cmath>
-
 namespace fuselab {
 
 const napi_type_tag kDeviceTag = {0x6675736564657631ULL, 0x6465766963650001ULL};
@@ -10,11 +8,6 @@ const napi_type_tag kModuleTag = {0x6675736564657631ULL, 0x6d6f64756c650003ULL};
 const napi_type_tag kKernelTag = {0x6675736564657631ULL, 0x6b65726e656c0004ULL};
 const napi_type_tag kEventTag = {0x6675736564657631ULL, 0x6576656e74000005ULL};
 const napi_type_tag kLaunchTag = {0x6675736564657631ULL, 0x6c61756e63680006ULL};
-
-std::string backend_error(const fl_backend* api) {
-  const char* text = api->last_error ? api->last_error() : nullptr;
-  return text != nullptr && *text != '\0' ? text : "failed without a reason";
-}
 
 std::shared_ptr<DeviceState> live_device(const Napi::Value& value) {
   std::shared_ptr<DeviceState>& device = unwrap_handle<DeviceState>(value, &kDeviceTag, "device");
@@ -38,16 +31,12 @@ std::shared_ptr<ModuleState> live_module(const Napi::Value& value) {
 
 HostBytes host_bytes(const Napi::Value& value, const char* what) {
   HostBytes view;
-  void* data = nullptr;
-  napi_value buffer = nullptr;
-  size_t offset = 0;
+  void* data = nullptr;  // already advanced to the view's byteOffset
   if (value.IsTypedArray()) {
-    napi_typedarray_type type;
-    size_t length = 0;
-    NAPI_THROW_IF_FAILED(value.Env(), napi_get_typedarray_info(value.Env(), value, &type, &length, &data, &buffer, &offset), view);
+    NAPI_THROW_IF_FAILED(value.Env(), napi_get_typedarray_info(value.Env(), value, nullptr, nullptr, &data, nullptr, nullptr), view);
     view.bytes = value.As<Napi::TypedArray>().ByteLength();
   } else if (value.IsDataView()) {
-    NAPI_THROW_IF_FAILED(value.Env(), napi_get_dataview_info(value.Env(), value, &view.bytes, &data, &buffer, &offset), view);
+    NAPI_THROW_IF_FAILED(value.Env(), napi_get_dataview_info(value.Env(), value, &view.bytes, &data, nullptr, nullptr), view);
   } else {
     throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a typed array or DataView");
   }
@@ -71,7 +60,7 @@ std::string join_strings(const Napi::Value& value, const char* what, char separa
 size_t byte_count(const Napi::Value& value, const char* what) {
   if (!value.IsNumber()) throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a number");
   const double v = value.As<Napi::Number>().DoubleValue();
-  if (!(v >= 0) || v > 9007199254740992.0 || std::trunc(v) != v) {
+  if (!integer_in(v, 0, 9007199254740992.0)) {
     throw Napi::RangeError::New(value.Env(), std::string(what) + " must be a non-negative integer");
   }
   return static_cast<size_t>(v);

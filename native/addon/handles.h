@@ -9,22 +9,20 @@
 #define FUSELAB_ADDON_HANDLES_H
 
 #include <napi.h>
-#include <fuselab/backend.h>
 
 #include <atomic>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace fuselab {
+#include "plugins.h"
 
-// The last error text of the backend on the calling thread.
-std::string backend_error(const fl_backend* api);
+namespace fuselab {
 
 struct DeviceState {
   const fl_backend* api = nullptr;
   std::string backend;
-  int index = 0;
   void* device = nullptr;
   fl_device_props props{};
   std::atomic<bool> closed{false};
@@ -62,7 +60,6 @@ struct Allocation {
 // What a BufferHandle points to: the allocation until release().
 struct BufferSlot {
   std::shared_ptr<Allocation> allocation;
-  size_t bytes = 0;
 };
 
 struct ModuleState {
@@ -153,6 +150,9 @@ HostBytes host_bytes(const Napi::Value& value, const char* what);
 
 // A JS array of strings joined with `separator`.
 std::string join_strings(const Napi::Value& value, const char* what, char separator);
+
+// Whether `v` is an integer from `lo` to `hi` (never for NaN).
+inline bool integer_in(double v, double lo, double hi) { return v >= lo && v <= hi && std::trunc(v) == v; }
 
 // A byte count from JS: a non-negative integer no larger than 2^53.
 size_t byte_count(const Napi::Value& value, const char* what);

@@ -96,7 +96,7 @@ uint32_t dimension(Napi::Env env, const Napi::Value& value, const char* what, in
   const std::string where = std::string("launch ") + what + "[" + std::to_string(axis) + "]";
   if (!value.IsNumber()) throw Napi::TypeError::New(env, where + " must be a number");
   const double v = value.As<Napi::Number>().DoubleValue();
-  if (!(v >= 1) || v > 4294967295.0 || std::trunc(v) != v) {
+  if (!integer_in(v, 1, 4294967295.0)) {
     throw Napi::RangeError::New(env, where + " must be an integer from 1 to 2^32-1");
   }
   return static_cast<uint32_t>(v);
@@ -166,14 +166,13 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
   auto launch = std::make_shared<LaunchState>();
   launch->kernel = std::move(kernel);
   const KernelState& k = *launch->kernel;
-  if (k.module->unloaded) throw Napi::Error::New(env, "kernel " + k.name + ": its module was unloaded");
-  if (k.module->device->closed) throw Napi::Error::New(env, "kernel " + k.name + ": its device was closed");
+  check_launch_alive(env, *launch);  // no buffers packed yet: checks the module and device
 
   launch->grid = dim3_of(env, info[1], "grid");
   launch->block = dim3_of(env, info[2], "block");
   if (!info[3].IsNumber()) throw Napi::TypeError::New(env, "launch sharedBytes must be a number");
   const double shared = info[3].As<Napi::Number>().DoubleValue();
-  if (!(shared >= 0) || std::trunc(shared) != shared || shared > 4294967295.0) {
+  if (!integer_in(shared, 0, 4294967295.0)) {
     throw Napi::RangeError::New(env, "launch sharedBytes must be a non-negative integer");
   }
   launch->shared_bytes = static_cast<size_t>(shared);

@@ -45,11 +45,6 @@ std::vector<std::string> split_lines(const char* text) {
   return lines;
 }
 
-std::string error_text(const fl_backend* api, const char* fallback) {
-  const char* text = api->last_error ? api->last_error() : nullptr;
-  return text != nullptr && *text != '\0' ? text : fallback;
-}
-
 Plugin load_plugin(const std::string& folder, const std::string& name) {
   Plugin plugin;
   plugin.name = name;
@@ -84,12 +79,12 @@ Plugin load_plugin(const std::string& folder, const std::string& name) {
   }
   if (api->notes) plugin.notes = split_lines(api->notes());
   if (api->probe() != 0) {
-    plugin.reason = error_text(api, "probe() failed without a reason");
+    plugin.reason = backend_error(api, "probe() failed without a reason");
     return plugin;
   }
   int count = 0;
   if (api->device_count(&count) != 0) {
-    plugin.reason = error_text(api, "device_count() failed without a reason");
+    plugin.reason = backend_error(api, "device_count() failed without a reason");
     return plugin;
   }
   plugin.api = api;
@@ -100,6 +95,11 @@ Plugin load_plugin(const std::string& folder, const std::string& name) {
 }
 
 }  // namespace
+
+std::string backend_error(const fl_backend* api, const char* fallback) {
+  const char* text = api->last_error ? api->last_error() : nullptr;
+  return text != nullptr && *text != '\0' ? text : fallback;
+}
 
 const std::vector<Plugin>& plugins() {
   static std::once_flag once;

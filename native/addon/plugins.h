@@ -20,6 +20,9 @@ struct Plugin {
   const fl_backend* api = nullptr;  // set when loaded
 };
 
+// The last error text of `api` on the calling thread, or `fallback` when it gives none.
+std::string backend_error(const fl_backend* api, const char* fallback = "failed without a reason");
+
 // Every known plugin, in preference order (GPU backends first), loaded on first call.
 const std::vector<Plugin>& plugins();
 

@@ -1,17 +1,17 @@
 // Helpers shared by every op family: argument checks worded by errors.ts, output
-// allocation, launch shapes and the choice of vector width.
+// allocation, launch shapes, the choice of vector width, and the launch itself.
 import { ArgumentError, describe, shapeString } from "../errors";
+import { DTYPE_BYTES, isFloatDType } from "../dtype";
 import { Tensor, empty } from "../tensor";
+import { recordTraffic } from "../traffic";
 import type { Device } from "../device";
 
 /** The storage types the op kernels are built for (arithmetic is f32 inside). */
 export type FloatDType = "f32" | "f16" | "bf16";
 export const FLOAT_DTYPES: readonly FloatDType[] = ["f32", "f16", "bf16"];
 
-const FLOAT_DTYPE_BYTES: Record<FloatDType, number> = { f32: 4, f16: 2, bf16: 2 };
-
 /** Threads in a block for the grid-stride kernels. */
-export const BLOCK_THREADS = 256;
+const BLOCK_THREADS = 256;
 
 // Blocks of BLOCK_THREADS per multiprocessor in a grid-stride launch: four waves
 // at full occupancy (2048 resident threads on NVIDIA sm_80/sm_90), so that blocks
@@ -21,7 +21,7 @@ export const BLOCK_THREADS = 256;
 const BLOCKS_PER_MULTIPROCESSOR = 32;
 
 /** Kernels index elements with 32-bit ints; larger tensors are refused before launch. */
-export const MAX_KERNEL_ELEMENTS = 2 ** 31 - 1;
+const MAX_KERNEL_ELEMENTS = 2 ** 31 - 1;
 
 /** A grid and block as `Kernel.launch` takes them. */
 export interface LaunchShape {
@@ -30,7 +30,7 @@ export interface LaunchShape {
 }
 
 /** `value` as a tensor that is still alive, or an ArgumentError naming `name`. */
-export function checkTensor(where: string, name: string, value: unknown): Tensor {
+function checkTensor(where: string, name: string, value: unknown): Tensor {
   if (!(value instanceof Tensor)) throw new ArgumentError(where, name, "a tensor", describe(value));
   if (value.disposed) {
     throw new ArgumentError(where, name, "a tensor that has not been disposed",
@@ -46,14 +46,14 @@ export function checkTensor(where: string, name: string, value: unknown): Tensor
 /** A live tensor of f32, f16 or bf16. */
 export function checkFloatTensor(where: string, name: string, value: unknown): Tensor {
   const t = checkTensor(where, name, value);
-  if (!(FLOAT_DTYPES as readonly string[]).includes(t.dtype)) {
+  if (!isFloatDType(t.dtype)) {
     throw new ArgumentError(where, name, "a tensor of dtype f32, f16 or bf16", `a tensor of dtype ${t.dtype}`);
   }
   return t;
 }
 
 /** `t` lives on the device of `ref` (named `refName` in the message). */
-export function checkSameDevice(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+function checkSameDevice(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
   if (t.device !== ref.device) {
     throw new ArgumentError(where, name, `on ${describe(ref.device)} (the device of ${refName})`,
       `a tensor on ${describe(t.device)}`);
@@ -61,14 +61,14 @@ export function checkSameDevice(where: string, name: string, t: Tensor, refName:
 }
 
 /** `t` has the dtype of `ref`. */
-export function checkSameDtype(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+function checkSameDtype(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
   if (t.dtype !== ref.dtype) {
     throw new ArgumentError(where, name, `of dtype ${ref.dtype} (the dtype of ${refName})`, t.dtype);
   }
 }
 
 /** `t` has the shape of `ref`. */
-export function checkSameShape(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+function checkSameShape(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
   if (!sameShape(t.shape, ref.shape)) {
     throw new ArgumentError(where, name, `have shape ${shapeString(ref.shape)} (the shape of ${refName})`,
       shapeString(t.shape));
@@ -129,13 +129,13 @@ export function checkChoice<T extends string>(where: string, name: string, value
   return value as T;
 }
 
-export function sameShape(a: readonly number[], b: readonly number[]): boolean {
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
-/** The last dim of a shape (the row length); 1 for a scalar shape. */
+/** The last dim of a shape (the row length); every tensor has at least one dim. */
 export function lastDim(shape: readonly number[]): number {
-  return shape.length === 0 ? 1 : shape[shape.length - 1];
+  return shape[shape.length - 1];
 }
 
 /** The number of rows: every dim but the last, multiplied. */
@@ -150,7 +150,7 @@ export function emptyLike(like: Tensor, shape: readonly number[] = like.shape): 
 
 /** Elements of `dtype` in one 16-byte (128-bit) access. */
 export function vectorWidth(dtype: FloatDType): number {
-  return 16 / FLOAT_DTYPE_BYTES[dtype];
+  return 16 / DTYPE_BYTES[dtype];
 }
 
 /**
@@ -160,6 +160,22 @@ export function vectorWidth(dtype: FloatDType): number {
  */
 export function rowsVectorizable(dtype: FloatDType, rowLength: number): boolean {
   return rowLength % vectorWidth(dtype) === 0;
+}
+
+/** The accesses a row kernel makes along a row: 16-byte vectors when `rowsVectorizable`, else elements. */
+export function rowChunks(dtype: FloatDType, rowLength: number): number {
+  return rowsVectorizable(dtype, rowLength) ? rowLength / vectorWidth(dtype) : rowLength;
+}
+
+/**
+ * Launches the built-in kernel `<kernelOp>_<dtype of ref>` and records its traffic
+ * under `op`.
+ */
+export function launchBuiltin(op: string, kernelOp: string, ref: Tensor, shape: LaunchShape, bytesRead: number,
+                              bytesWritten: number, args: (Tensor | number)[]): void {
+  const kernel = `${kernelOp}_${ref.dtype}`;
+  ref.device.builtin(kernel).launch(shape, ...args);
+  recordTraffic(op, kernel, bytesRead, bytesWritten);
 }
 
 /** Blocks in a full grid-stride launch on `device`. */

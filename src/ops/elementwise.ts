@@ -2,10 +2,10 @@
 // unfused building blocks; `fused` do a chain of them in one pass over memory.
 import type { Tensor } from "../tensor";
 import { ArgumentError, shapeString } from "../errors";
-import { recordTraffic } from "../traffic";
 import {
   FloatDType, LaunchShape, checkChoice, checkFiniteNumber, checkFloatTensor, checkLike, checkOptions,
-  checkRowVector, emptyLike, lastDim, launch1D, launchRows, rowCount, rowsVectorizable, vectorWidth,
+  checkRowVector, emptyLike, lastDim, launch1D, launchBuiltin, launchRows, rowChunks, rowCount,
+  rowsVectorizable, vectorWidth,
 } from "./common";
 
 /** GELU's form, named as PyTorch names it: "none" uses erf, "tanh" the tanh approximation. */
@@ -23,13 +23,6 @@ function geluKernelOp(approximate: GeluApproximation, base: string, tanhBase: st
   return approximate === "tanh" ? tanhBase : base;
 }
 
-function launch(op: string, kernelOp: string, ref: Tensor, shape: LaunchShape, bytesRead: number,
-                bytesWritten: number, args: (Tensor | number)[]): void {
-  const kernel = `${kernelOp}_${ref.dtype}`;
-  ref.device.builtin(kernel).launch(shape, ...args);
-  recordTraffic(op, kernel, bytesRead, bytesWritten);
-}
-
 /** A flat kernel: 16-byte vectors over all elements, then a scalar tail. */
 function flatShape(x: Tensor): LaunchShape {
   return launch1D(x.device, Math.ceil(x.size / vectorWidth(x.dtype as FloatDType)));
@@ -37,9 +30,9 @@ function flatShape(x: Tensor): LaunchShape {
 
 /** A row kernel over `rows` rows of `cols`: vectorized when every row start is 16-byte aligned. */
 function rowsShape(x: Tensor, rows: number, cols: number): { shape: LaunchShape; vectorized: number } {
-  const vectorized = rowsVectorizable(x.dtype as FloatDType, cols);
-  const items = vectorized ? cols / vectorWidth(x.dtype as FloatDType) : cols;
-  return { shape: launchRows(x.device, rows, items), vectorized: vectorized ? 1 : 0 };
+  const dtype = x.dtype as FloatDType;
+  const vectorized = rowsVectorizable(dtype, cols) ? 1 : 0;
+  return { shape: launchRows(x.device, rows, rowChunks(dtype, cols)), vectorized };
 }
 
 /** a and b: tensors of one float dtype, shape and device. */
@@ -52,7 +45,7 @@ function checkPair(where: string, a: unknown, b: unknown): [Tensor, Tensor] {
 function binary(op: string, kernelOp: string, a: Tensor, b: Tensor, scalar?: number): Tensor {
   const out = emptyLike(a);
   const args = scalar === undefined ? [out, a, b, a.size] : [out, a, b, scalar, a.size];
-  launch(op, kernelOp, a, flatShape(a), a.bytes + b.bytes, out.bytes, args);
+  launchBuiltin(op, kernelOp, a, flatShape(a), a.bytes + b.bytes, out.bytes, args);
   return out;
 }
 
@@ -60,7 +53,7 @@ function binary(op: string, kernelOp: string, a: Tensor, b: Tensor, scalar?: num
 function unary(op: string, kernelOp: string, x: Tensor, scalar?: number): Tensor {
   const out = emptyLike(x);
   const args = scalar === undefined ? [out, x, x.size] : [out, x, scalar, x.size];
-  launch(op, kernelOp, x, flatShape(x), x.bytes, out.bytes, args);
+  launchBuiltin(op, kernelOp, x, flatShape(x), x.bytes, out.bytes, args);
   return out;
 }
 
@@ -72,7 +65,7 @@ function withBias(op: string, kernelOp: string, x: Tensor, bias: Tensor, scalar?
   const args = scalar === undefined
     ? [out, x, bias, rows, cols, vectorized]
     : [out, x, scalar, bias, rows, cols, vectorized];
-  launch(op, kernelOp, x, shape, x.bytes + bias.bytes, out.bytes, args);
+  launchBuiltin(op, kernelOp, x, shape, x.bytes + bias.bytes, out.bytes, args);
   return out;
 }
 
@@ -93,7 +86,7 @@ function actAndMul(op: string, kernelOp: string, x: Tensor): Tensor {
   const out = emptyLike(x, [...x.shape.slice(0, -2), d]);
   const rows = rowCount(out.shape);
   const { shape, vectorized } = rowsShape(x, rows, d);
-  launch(op, kernelOp, x, shape, x.bytes, out.bytes, [out, x, rows, d, vectorized]);
+  launchBuiltin(op, kernelOp, x, shape, x.bytes, out.bytes, [out, x, rows, d, vectorized]);
   return out;
 }
 

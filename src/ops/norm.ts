@@ -2,10 +2,9 @@
 // and the fused addRmsNorm (vLLM's fused_add_rms_norm).
 import { ArgumentError, describe } from "../errors";
 import { Tensor } from "../tensor";
-import { recordTraffic } from "../traffic";
 import {
-  FloatDType, LaunchShape, checkFloatTensor, checkLike, checkOptions, checkRowVector, emptyLike, lastDim, rowCount,
-  rowsVectorizable, vectorWidth,
+  FloatDType, LaunchShape, checkFloatTensor, checkLike, checkOptions, checkRowVector, emptyLike, lastDim,
+  launchBuiltin, rowChunks, rowCount,
 } from "./common";
 
 /** Options of every norm op. */
@@ -30,9 +29,7 @@ const MAX_BLOCK_THREADS = 512;
 /** One block per row: as many threads as a row needs, a multiple of the warp size. */
 function rowLaunchShape(x: Tensor): LaunchShape {
   const { warpSize, maxThreadsPerBlock, maxGridDim } = x.device.props;
-  const cols = lastDim(x.shape);
-  const dtype = x.dtype as FloatDType;
-  const chunks = rowsVectorizable(dtype, cols) ? cols / vectorWidth(dtype) : cols;
+  const chunks = rowChunks(x.dtype as FloatDType, lastDim(x.shape));
   const maxThreads = Math.floor(Math.min(MAX_BLOCK_THREADS, maxThreadsPerBlock) / warpSize) * warpSize;
   const wanted = Math.ceil(chunks / CACHED_CHUNKS_PER_THREAD / warpSize) * warpSize;
   // Rows beyond the grid limit are taken by the kernels' grid-stride loop.
@@ -44,6 +41,21 @@ function checkOptionalRowVector(where: string, name: string, value: unknown, x: 
   if (value === undefined || value === null) return null;
   if (!(value instanceof Tensor)) throw new ArgumentError(where, name, "a tensor, null or undefined", describe(value));
   return checkRowVector(where, name, value, "x", x);
+}
+
+/**
+ * One launch of a row kernel: out = emptyLike(x), the kernel's arguments are
+ * (out, ...inputs, rows, cols, eps). It reads `inputs` and writes out, and
+ * `updated` in place.
+ */
+function launchNorm(op: string, kernelOp: string, x: Tensor, inputs: Tensor[], eps: number,
+                    updated: Tensor | null = null): Tensor {
+  const out = emptyLike(x);
+  const bytesRead = inputs.reduce((sum, t) => sum + t.bytes, 0);
+  const bytesWritten = out.bytes + (updated ? updated.bytes : 0);
+  launchBuiltin(op, kernelOp, x, rowLaunchShape(x), bytesRead, bytesWritten,
+    [out, ...inputs, rowCount(x.shape), lastDim(x.shape), eps]);
+  return out;
 }
 
 function checkEps(where: string, options: unknown, fallback: number): number {
@@ -65,14 +77,7 @@ export function rmsNorm(x: Tensor, weight?: Tensor | null, options?: NormOptions
   const input = checkFloatTensor(where, "x", x);
   const w = checkOptionalRowVector(where, "weight", weight, input);
   const eps = checkEps(where, options, RMS_NORM_EPS);
-  const out = emptyLike(input);
-  const rows = rowCount(input.shape);
-  const cols = lastDim(input.shape);
-  const kernel = `rms_norm${w ? "_weight" : ""}_${input.dtype}`;
-  const tensors = w ? [out, input, w] : [out, input];
-  input.device.builtin(kernel).launch(rowLaunchShape(input), ...tensors, rows, cols, eps);
-  recordTraffic("ops.rmsNorm", kernel, input.bytes + (w ? w.bytes : 0), out.bytes);
-  return out;
+  return launchNorm("ops.rmsNorm", w ? "rms_norm_weight" : "rms_norm", input, w ? [input, w] : [input], eps);
 }
 
 /**
@@ -86,14 +91,8 @@ export function layerNorm(x: Tensor, gamma?: Tensor | null, beta?: Tensor | null
   const g = checkOptionalRowVector(where, "gamma", gamma, input);
   const b = checkOptionalRowVector(where, "beta", beta, input);
   const eps = checkEps(where, options, LAYER_NORM_EPS);
-  const out = emptyLike(input);
-  const rows = rowCount(input.shape);
-  const cols = lastDim(input.shape);
-  const kernel = `layer_norm${g ? "_gamma" : ""}${b ? "_beta" : ""}_${input.dtype}`;
-  const tensors = [out, input, ...(g ? [g] : []), ...(b ? [b] : [])];
-  input.device.builtin(kernel).launch(rowLaunchShape(input), ...tensors, rows, cols, eps);
-  recordTraffic("ops.layerNorm", kernel, input.bytes + (g ? g.bytes : 0) + (b ? b.bytes : 0), out.bytes);
-  return out;
+  const inputs = [input, ...(g ? [g] : []), ...(b ? [b] : [])];
+  return launchNorm("ops.layerNorm", `layer_norm${g ? "_gamma" : ""}${b ? "_beta" : ""}`, input, inputs, eps);
 }
 
 /**
@@ -114,12 +113,7 @@ export function addRmsNorm(x: Tensor, residual: Tensor, weight: Tensor,
   }
   const w = checkRowVector(where, "weight", weight, "x", input);
   const eps = checkEps(where, options, RMS_NORM_EPS);
-  const out = emptyLike(input);
-  const rows = rowCount(input.shape);
-  const cols = lastDim(input.shape);
-  const kernel = `add_rms_norm_${input.dtype}`;
-  input.device.builtin(kernel).launch(rowLaunchShape(input), out, res, input, w, rows, cols, eps);
-  recordTraffic("fused.addRmsNorm", kernel, input.bytes + res.bytes + w.bytes, res.bytes + out.bytes);
+  const out = launchNorm("fused.addRmsNorm", "add_rms_norm", input, [res, input, w], eps, res);
   return { out, residual: res };
 }
 

@@ -1,7 +1,7 @@
 // Plain float64 references for the elementwise ops, from their formulas. Inputs
 // are rounded to the storage dtype first (roundTo), as the kernels see them.
 
-export type FloatDType = "f32" | "f16" | "bf16";
+import type { FloatDType } from "../../src/ops/common";
 
 const f32Scratch = new Float32Array(1);
 const u32View = new Uint32Array(f32Scratch.buffer);

@@ -191,20 +191,17 @@ inline void describe_deadlock(block_state& b) {
   int used = snprintf(text, sizeof text, "kernel '%s' deadlocked in block (%u,%u,%u):", b.launch->desc->kernel,
                       w.block.x, w.block.y, w.block.z);
   // Group the threads by what they wait at, in order of their first thread.
+  auto same_wait = [](const gpu_thread& t, const gpu_thread& u) {
+    return u.status == t.status && (t.status == thread_status::exited || (u.line == t.line && u.op == t.op));
+  };
   const char* separator = " ";
   for (uint32_t first = 0; first < b.size && used < int(sizeof text); first++) {
     gpu_thread& t = b.threads[first];
     bool seen = false;
-    for (uint32_t j = 0; j < first && !seen; j++) {
-      gpu_thread& u = b.threads[j];
-      seen = u.status == t.status && (t.status == thread_status::exited || (u.line == t.line && u.op == t.op));
-    }
+    for (uint32_t j = 0; j < first && !seen; j++) seen = same_wait(t, b.threads[j]);
     if (seen) continue;
     uint32_t others = 0;
-    for (uint32_t j = first + 1; j < b.size; j++) {
-      gpu_thread& u = b.threads[j];
-      others += u.status == t.status && (t.status == thread_status::exited || (u.line == t.line && u.op == t.op));
-    }
+    for (uint32_t j = first + 1; j < b.size; j++) others += same_wait(t, b.threads[j]);
     char what[96];
     if (t.status == thread_status::exited)
       snprintf(what, sizeof what, "exited");
@@ -273,12 +270,18 @@ inline void switch_to(block_state& b, context* save, gpu_thread* next) {
   if (target != save) context_switch(save, target);
 }
 
+// The thread to run next; null once the block has failed or no thread is
+// ready. None ready while some have not exited is a deadlock: the block fails.
+inline gpu_thread* next_ready(block_state& b) {
+  gpu_thread* next = b.failed ? nullptr : pop_ready(b);
+  if (!next && !b.failed && b.exited != b.size) describe_deadlock(b);
+  return next;
+}
+
 // The current thread cannot go on (it waits, or has exited): run the next
 // ready one. Returns when this thread is ready again.
 inline void yield(block_state& b, gpu_thread& self) {
-  gpu_thread* next = b.failed ? nullptr : pop_ready(b);
-  if (!next && !b.failed && b.exited != b.size) describe_deadlock(b);
-  switch_to(b, self.home, next);
+  switch_to(b, self.home, next_ready(b));
   if (b.failed) throw block_abort{};
 }
 
@@ -362,9 +365,7 @@ inline void fiber_main(void* arg) {
     fail(b, "kernel '%s' threw a C++ exception", b.launch->desc->kernel);
   }
   mark_exited(b, self);
-  gpu_thread* next = b.failed ? nullptr : pop_ready(b);
-  if (!next && !b.failed && b.exited != b.size) describe_deadlock(b);
-  switch_to(b, &self.registers, next);
+  switch_to(b, &self.registers, next_ready(b));
   __builtin_trap();  // an exited fiber is never resumed
 }
 
@@ -431,14 +432,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
 
 // On the main context: runs fibers until all have exited or the block failed.
 inline void run_fibers(block_state& b) {
-  while (!b.failed && b.exited != b.size) {
-    gpu_thread* next = pop_ready(b);
-    if (!next) {
-      describe_deadlock(b);
-      return;
-    }
-    switch_to(b, &b.main, next);
-  }
+  while (gpu_thread* next = next_ready(b)) switch_to(b, &b.main, next);
 }
 
 inline block_state& current_block() { return *tls().block; }

@@ -160,16 +160,15 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
 
 namespace fl {
 namespace emu {
-// The registry as the plugin reads it, in C.
+// The registry as the plugin reads it, in C. Built at the first call, after the
+// module's static initialisers have filled the registry.
 inline const fl_emu_module* module_table() {
   static std::vector<fl_emu_kernel> kernels;
-  static fl_emu_module module{FL_EMU_ABI, 0, nullptr};
-  if (!module.kernels && !registry().empty()) {
+  static const fl_emu_module module = [] {
     for (const kernel_entry& e : registry())
       kernels.push_back({e.name.c_str(), e.signature.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher)});
-    module.count = static_cast<int>(kernels.size());
-    module.kernels = kernels.data();
-  }
+    return fl_emu_module{FL_EMU_ABI, static_cast<int>(kernels.size()), kernels.data()};
+  }();
   return &module;
 }
 }  // namespace emu

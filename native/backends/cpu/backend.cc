@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -72,6 +73,8 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* f, ...) {
 // ---------------------------------------------------------------- kernels and modules
 
 constexpr int kMaxThreadsPerBlock = 1024;
+constexpr uint32_t kMaxBlockDim[3] = {1024, 1024, 64};
+constexpr uint32_t kMaxGridDim[3] = {2147483647u, 65535, 65535};
 constexpr size_t kSharedPerBlock = 64 * 1024;
 constexpr size_t kAlignment = 256;
 // Check mode: guard bands before and after every allocation.
@@ -130,7 +133,6 @@ struct module {
   std::vector<std::unique_ptr<kernel>> kernels;
   void* library = nullptr;  // dlopen handle; null for the built-in kernels
   ~module() {
-    kernels.clear();
     if (library) dlclose(library);
   }
   void add(const char* name, const char* signature, fl_emu_launch_fn launch) {
@@ -239,6 +241,11 @@ uintptr_t damaged_guard(const allocation& a) {
   return 0;
 }
 
+// "3 past the end" or "2 before the start", for an index outside [0, count).
+std::string outside(long long index, long long count) {
+  return index >= count ? format("%lld past the end", index - count + 1) : format("%lld before the start", -index);
+}
+
 std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& pointers, const allocation& a,
                              uintptr_t damaged) {
   uintptr_t start = reinterpret_cast<uintptr_t>(a.block + kFrontGuard), end = start + a.bytes;
@@ -249,16 +256,13 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
     long long offset = static_cast<long long>(damaged) - static_cast<long long>(pointers[i]);
     long long element = offset >= 0 ? offset / element_bytes : -((-offset + element_bytes - 1) / element_bytes);
     long long count = static_cast<long long>(end - pointers[i]) / element_bytes;
-    std::string where = element >= count ? format("%lld past the end", element - count + 1)
-                                         : format("%lld before the start", -element);
     return format("kernel '%s' wrote out of bounds: argument %zu (%s), element %lld, %s of a %lld-element buffer",
-                  k.name.c_str(), i, arg.type.c_str(), element, where.c_str(), count);
+                  k.name.c_str(), i, arg.type.c_str(), element, outside(element, count).c_str(), count);
   }
   long long offset = static_cast<long long>(damaged) - static_cast<long long>(start);
   long long size = static_cast<long long>(a.bytes);
-  std::string where = offset >= size ? format("%lld past the end", offset - size + 1) : format("%lld before the start", -offset);
   return format("kernel '%s' wrote out of bounds of a buffer it was not given: byte %lld, %s of a %lld-byte buffer",
-                k.name.c_str(), offset, where.c_str(), size);
+                k.name.c_str(), offset, outside(offset, size).c_str(), size);
 }
 
 const allocation* find_allocation(device& d, uintptr_t pointer) {
@@ -421,12 +425,10 @@ int cpu_props(void* handle, fl_device_props* out) {
   out->warp_size = d->options.warp_size;
   out->multiprocessors = d->pool->size();
   out->max_threads_per_block = kMaxThreadsPerBlock;
-  out->max_block_dim[0] = 1024;
-  out->max_block_dim[1] = 1024;
-  out->max_block_dim[2] = 64;
-  out->max_grid_dim[0] = 2147483647;
-  out->max_grid_dim[1] = 65535;
-  out->max_grid_dim[2] = 65535;
+  for (int i = 0; i < 3; i++) {
+    out->max_block_dim[i] = static_cast<int>(kMaxBlockDim[i]);
+    out->max_grid_dim[i] = static_cast<int>(kMaxGridDim[i]);
+  }
   out->shared_per_block = kSharedPerBlock;
   out->shared_per_block_optin = kSharedPerBlock;
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -442,9 +444,7 @@ int cpu_alloc(void* handle, size_t bytes, void** ptr) {
   bool check = d->options.check != 0;
   allocation a;
   a.bytes = bytes;
-  size_t body = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (body == 0) body = kAlignment;
-  a.total = check ? kFrontGuard + bytes + kBackGuard : body;
+  a.total = check ? kFrontGuard + bytes + kBackGuard : std::max(bytes, kAlignment);
   a.total = (a.total + kAlignment - 1) / kAlignment * kAlignment;
   a.block = static_cast<unsigned char*>(aligned_alloc(kAlignment, a.total));
   if (!a.block) return fail(format("alloc: out of memory for %zu bytes", bytes));
@@ -592,13 +592,16 @@ int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, s
     return fail(format("launch of kernel '%s': it takes %zu arguments (%s), got %d", name, k.args.size(),
                        k.signature.c_str(), nargs));
   uint64_t threads = uint64_t(block.x) * block.y * block.z;
-  if (block.x == 0 || block.y == 0 || block.z == 0 || block.x > 1024 || block.y > 1024 || block.z > 64 ||
-      threads > kMaxThreadsPerBlock)
-    return fail(format("launch of kernel '%s': block must have 1 to %d threads (at most 1024, 1024, 64), got (%u,%u,%u)",
-                       name, kMaxThreadsPerBlock, block.x, block.y, block.z));
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
-    return fail(format("launch of kernel '%s': grid must be at least 1 and at most (2147483647,65535,65535), got (%u,%u,%u)",
-                       name, grid.x, grid.y, grid.z));
+  auto within = [](fl_dim3 d, const uint32_t (&most)[3]) {
+    return d.x >= 1 && d.y >= 1 && d.z >= 1 && d.x <= most[0] && d.y <= most[1] && d.z <= most[2];
+  };
+  if (!within(block, kMaxBlockDim) || threads > kMaxThreadsPerBlock)
+    return fail(format("launch of kernel '%s': block must have 1 to %d threads (at most %u, %u, %u), got (%u,%u,%u)",
+                       name, kMaxThreadsPerBlock, kMaxBlockDim[0], kMaxBlockDim[1], kMaxBlockDim[2], block.x, block.y,
+                       block.z));
+  if (!within(grid, kMaxGridDim))
+    return fail(format("launch of kernel '%s': grid must be at least 1 and at most (%u,%u,%u), got (%u,%u,%u)", name,
+                       kMaxGridDim[0], kMaxGridDim[1], kMaxGridDim[2], grid.x, grid.y, grid.z));
   if (shared_bytes > kSharedPerBlock)
     return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name, kSharedPerBlock,
                        shared_bytes));
@@ -632,12 +635,8 @@ int cpu_event_create(void*, void** out) {
 }
 
 int cpu_event_record(void* handle, void* ev) {
-  auto* d = static_cast<device*>(handle);
   auto* e = static_cast<event*>(ev);
-  std::lock_guard<std::mutex> guard(d->lock);
-  d->queue.push_back([e] { e->time = std::chrono::steady_clock::now(); });
-  e->ticket = ++d->enqueued;
-  d->work_ready.notify_one();
+  e->ticket = static_cast<device*>(handle)->enqueue([e] { e->time = std::chrono::steady_clock::now(); });
   return 0;
 }
 

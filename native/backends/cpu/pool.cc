@@ -32,7 +32,6 @@ size_t page_bytes() {
 // One OS thread of the pool. `api` comes first: the run time hands it back.
 struct worker {
   fl_emu_worker api;
-  worker_pool* pool = nullptr;
   std::thread thread;
   sigjmp_buf escape;
   volatile sig_atomic_t in_kernel = 0;
@@ -167,7 +166,6 @@ worker_pool::worker_pool(int threads) {
   if (threads < 1) threads = 1;
   for (int i = 0; i < threads; i++) {
     auto w = std::make_unique<worker>();
-    w->pool = this;
     w->api.where = nullptr;
     w->api.hold = 0;
     w->api.scratch = &worker::scratch_entry;

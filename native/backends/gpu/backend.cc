@@ -98,7 +98,6 @@ struct kernel {
   int ordinal = 0;         // the device whose module holds it
   std::string name;
   std::string signature;   // known for ahead-of-time kernels only
-  bool has_signature = false;
   int param_count = -1;    // -1: unknown (run-time compiled)
   // Launched through gpuLaunchKernel: an ahead-of-time kernel's host stub, or
   // (CUDA) a cudaKernel_t from a run-time compiled library.
@@ -106,6 +105,8 @@ struct kernel {
 #if defined(FL_GPU_HIP)
   hipFunction_t function = nullptr;  // hiprtc: launched through hipModuleLaunchKernel
 #endif
+  // The signature as kernel_info and kernel_get report it: null where unknown.
+  const char* known_signature() const { return param_count >= 0 ? signature.c_str() : nullptr; }
   // Read from the runtime at the first launch.
   std::mutex mutex;
   bool attributes_read = false;
@@ -309,8 +310,8 @@ int release(void* dv, void* ptr) {
   return GPU_CHECK(d->ordinal, Free, ptr);
 }
 
-// Host <-> device copies wait for the stream: the caller may reuse (upload) or
-// read (download) its host memory on return.
+// Copies on the device's stream. Host <-> device copies then wait for it: the
+// caller may reuse (upload) or read (download) its host memory on return.
 int transfer(const char* call, void* dv, void* dst, const void* src, size_t bytes, gpuMemcpyKind kind) {
   auto* d = static_cast<device*>(dv);
   if (!d) return fail(std::string(call) + ": device must be a pointer, got null");
@@ -318,6 +319,7 @@ int transfer(const char* call, void* dv, void* dst, const void* src, size_t byte
   if (!dst || !src) return fail(std::string(call) + ": dst and src must be pointers, got null");
   if (int r = enter(d)) return r;
   if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, kind, d->stream)) return r;
+  if (kind == gpuMemcpyDeviceToDevice) return 0;
   return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
 }
 
@@ -330,12 +332,7 @@ int download(void* dv, void* dst, const void* src, size_t bytes) {
 }
 
 int copy(void* dv, void* dst, const void* src, size_t bytes) {
-  auto* d = static_cast<device*>(dv);
-  if (!d) return fail("copy: device must be a pointer, got null");
-  if (bytes == 0) return 0;
-  if (!dst || !src) return fail("copy: dst and src must be pointers, got null");
-  if (int r = enter(d)) return r;
-  return GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, gpuMemcpyDeviceToDevice, d->stream);
+  return transfer("copy", dv, dst, src, bytes, gpuMemcpyDeviceToDevice);
 }
 
 int fill(void* dv, void* ptr, int byte, size_t bytes) {
@@ -357,7 +354,6 @@ int module_builtin(void* dv, void** out) {
     k->ordinal = d->ordinal;
     k->name = entry.name;
     k->signature = entry.signature;
-    k->has_signature = true;
     k->param_count = count_params(entry.signature);
     k->symbol = entry.fn;
     m->kernels.push_back(std::move(k));
@@ -475,7 +471,7 @@ int kernel_info(void* mv, int index, fl_kernel_info* out) {
                 std::to_string(index));
   const kernel& k = *m->kernels[index];
   out->name = k.name.c_str();
-  out->signature = k.has_signature ? k.signature.c_str() : nullptr;
+  out->signature = k.known_signature();
   return 0;
 }
 
@@ -486,7 +482,7 @@ int kernel_get(void* mv, const char* name, void** out, const char** signature) {
   for (const auto& k : m->kernels) {
     if (k->name != name) continue;
     *out = k.get();
-    if (signature) *signature = k->has_signature ? k->signature.c_str() : nullptr;
+    if (signature) *signature = k->known_signature();
     return 0;
   }
   std::string known;

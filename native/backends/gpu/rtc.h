@@ -16,7 +16,7 @@ std::string rtc_status();
 struct rtc_result {
   std::string code;                        // CUBIN (CUDA) or code object (HIP)
   std::vector<std::string> lowered_names;  // the symbol of each kernel name, in order
-  std::string log;                         // the compiler's log, when it failed
+  std::string log;                         // the compiler's log, when it wrote one (warnings too)
 };
 
 // Compiles source with options, resolving each kernel name through a name

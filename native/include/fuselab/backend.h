@@ -60,7 +60,8 @@ typedef struct fl_kernel_info {
   const char* name;
   /* Argument types, comma separated, as fl::signature_of() spells them:
      "f32*,const f32*,i32" — element types f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32
-     i64 u64, "void*" for other pointees; a trailing '*' marks a pointer. */
+     i64 u64, "void*" for other pointees; a trailing '*' marks a pointer.
+     NULL where the backend cannot know it (see kernel_get). */
   const char* signature;
 } fl_kernel_info;
 
@@ -70,7 +71,7 @@ typedef struct fl_backend {
 
   const char* (*last_error)(void);
   /* Is the backend usable here? 0 = yes. On failure, last_error() says why
-     ("no CUDA driver: libcuda.so.1 not found"). */
+     ("no CUDA driver: cudaGetDeviceCount failed: ..."). */
   int (*probe)(void);
   /* Human-readable facts for `fuselab doctor`, one per line
      ("run-time compilation: NVRTC 13.0" or "run-time compilation: unavailable (...)"). */
@@ -104,7 +105,8 @@ typedef struct fl_backend {
   int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
                 size_t shared_bytes, void** args, int nargs);
   int (*synchronize)(void* device);
-  /* Stops the running launch where the backend can (cpu); 0 when nothing ran. */
+  /* Stops the running launch where the backend can (cpu): nonzero when one was
+     stopped, 0 when nothing ran (neither is an error). */
   int (*cancel)(void* device);
 
   int (*event_create)(void* device, void** event);
