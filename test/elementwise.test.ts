@@ -260,6 +260,9 @@ describe("elementwise ops", () => {
         "2" as unknown as number), 'fl.fused.reluScaleBias: scale must be a finite number, got "2"');
       expectArgumentError(() => fl.ops.gelu(f32([2]), { approximate: "erf" as "none" }),
         'fl.ops.gelu: options.approximate must be "none" or "tanh", got "erf"');
+      // A misspelt option is an error, not silently the default (erf) form.
+      expectArgumentError(() => fl.fused.biasGelu(f32([2]), f32([2]), { approximat: "tanh" } as fl.GeluOptions),
+        'fl.fused.biasGelu: options must be an object with keys among approximate, got the key "approximat"');
     });
   });
 });

@@ -213,6 +213,9 @@ describe("norm ops", () => {
         "fl.ops.rmsNorm: options.eps must be a finite number > 0, got 0");
       expect(() => fl.ops.layerNorm(x, null, null, { eps: NaN })).to.throw(
         "fl.ops.layerNorm: options.eps must be a finite number > 0, got NaN");
+      expect(() => fl.fused.addRmsNorm(x, fl.zeros([2, 8], { dtype: "bf16", device: device() }), fl.ones([8], { dtype: "bf16", device: device() }),
+        { epsilon: 1e-5 } as unknown as { eps: number })).to.throw(
+        'fl.fused.addRmsNorm: options must be an object with keys among eps, got the key "epsilon"');
     });
 
     it("names a residual of the wrong shape, or x passed as its own residual", () => {

@@ -1,6 +1,6 @@
 // Helpers shared by every op family: argument checks worded by errors.ts, output
 // allocation, launch shapes, the choice of vector width, and the launch itself.
-import { ArgumentError, describe, shapeString } from "../errors";
+import { ArgumentError, checkOptionsObject, describe, shapeString } from "../errors";
 import { DTYPE_BYTES, isFloatDType } from "../dtype";
 import { Tensor, empty } from "../tensor";
 import { recordTraffic } from "../traffic";
@@ -107,13 +107,9 @@ export function checkFiniteNumber(where: string, name: string, value: unknown): 
   return value;
 }
 
-/** An options argument: undefined (all defaults) or a plain object. */
-export function checkOptions<T extends object>(where: string, value: unknown): Partial<T> {
-  if (value === undefined) return {};
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new ArgumentError(where, "options", "an object", describe(value));
-  }
-  return value as Partial<T>;
+/** An options object whose keys are all among `keys` (a misspelt option is an error, not ignored). */
+export function checkOptions<T extends object>(where: string, value: unknown, keys: readonly (keyof T & string)[]): Partial<T> {
+  return checkOptionsObject(where, value, keys) as Partial<T>;
 }
 
 /** One of a fixed set of strings, or `fallback` when undefined. */

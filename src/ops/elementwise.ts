@@ -14,7 +14,7 @@ export interface GeluOptions { approximate?: GeluApproximation }
 const GELU_APPROXIMATIONS: readonly GeluApproximation[] = ["none", "tanh"];
 
 function geluApproximation(where: string, options: unknown): GeluApproximation {
-  const o = checkOptions<GeluOptions>(where, options);
+  const o = checkOptions<GeluOptions>(where, options, ["approximate"]);
   return checkChoice(where, "options.approximate", o.approximate, GELU_APPROXIMATIONS, "none");
 }
 

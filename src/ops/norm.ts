@@ -59,7 +59,7 @@ function launchNorm(op: string, kernelOp: string, x: Tensor, inputs: Tensor[], e
 }
 
 function checkEps(where: string, options: unknown, fallback: number): number {
-  const eps = checkOptions<NormOptions>(where, options).eps;
+  const eps = checkOptions<NormOptions>(where, options, ["eps"]).eps;
   if (eps === undefined) return fallback;
   if (typeof eps !== "number" || !Number.isFinite(eps) || eps <= 0) {
     throw new ArgumentError(where, "options.eps", "a finite number > 0", describe(eps));
