@@ -13,6 +13,21 @@ function runScript(script: string) {
   return spawnSync(process.execPath, ["-e", prelude + script], { encoding: "utf8", timeout: 60_000 });
 }
 
+/**
+ * Runs `launch` (which makes `out` and queues a faulting launch on `dev`, the
+ * default device) in a process of its own: a GPU stays unusable after a fault.
+ * Returns what reading `out` threw, and what a later use of the device gave.
+ */
+function faultThenUse(launch: string): [string, string] {
+  const run = runScript(`const dev = fl.device();
+${launch}
+const attempt = (f) => { try { return String(f()); } catch (e) { return e.message; } };
+console.log(JSON.stringify([attempt(() => { out.toArray(); return "no error"; }),
+                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`);
+  expect(run.status, run.stderr).to.equal(0);
+  return JSON.parse(run.stdout) as [string, string];
+}
+
 describe("devices", () => {
   it("lists every backend, with a reason for each one that is not usable", () => {
     const statuses = fl.backends();
@@ -76,22 +91,35 @@ dev.synchronize().then(() => console.log("finished"), (e) => console.log(e.messa
   });
 
   it("turns a kernel's invalid memory access into an error: a GPU is then lost, the emulator goes on", () => {
-    // In a process of its own: a GPU stays unusable after such an error.
-    const run = runScript(`
-const dev = fl.device();
+    const [launch, after] = faultThenUse(`
 const wild = fl.compile("__global__ void wild(float* out) { ((float*)0x10)[threadIdx.x] = out[0]; }", { device: dev }).fn("wild");
 const out = fl.zeros([1], { device: dev });
-wild.launch({ grid: 1, block: 32 }, out);
-const attempt = (f) => { try { return String(f()); } catch (e) { return e.message; } };
-console.log(JSON.stringify([attempt(() => { out.toArray(); return "no error"; }),
-                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`);
-    expect(run.status, run.stderr).to.equal(0);
-    const [launch, after] = JSON.parse(run.stdout) as [string, string];
+wild.launch({ grid: 1, block: 32 }, out);`);
     if (testDevice().kind === "gpu") {
       expect(launch).to.match(/IllegalAddress|illegal memory access/);
       expect(after).to.match(/^.*device lost: /);
     } else {
       expect(launch).to.include("kernel 'wild' made an invalid memory access at 0x10");
+      expect(after).to.equal("1,1");
+    }
+  });
+
+  it("turns a device-side assert into an error: a GPU names the error and is then lost, the emulator names the thread and goes on", () => {
+    const [launch, after] = faultThenUse(`
+const checked = fl.compile(\`#include <assert.h>
+__global__ void positive_only(float* out, const float* in) {
+  assert(in[threadIdx.x] > 0.0f);
+  out[threadIdx.x] = in[threadIdx.x];
+}\`, { device: dev }).fn("positive_only");
+const input = fl.tensor([1, 2, -3, 4], { device: dev });
+const out = fl.zeros([4], { device: dev });
+checked.launch({ grid: 1, block: 4 }, out, input);`);
+    if (testDevice().kind === "gpu") {
+      expect(launch).to.match(/device-side assert/);
+      expect(launch).to.include("the last kernel launched on this device: 'positive_only'");
+      expect(after).to.match(/device lost: /);
+    } else {
+      expect(launch).to.include("kernel 'positive_only': device-side assertion `in[threadIdx.x] > 0.0f' failed at positive_only.hip:3 (block (0,0,0), thread (2,0,0))");
       expect(after).to.equal("1,1");
     }
   });

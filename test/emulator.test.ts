@@ -5,7 +5,7 @@
 // device; the others run on the default device, GPU included.
 import { expect } from "chai";
 import * as fl from "../src";
-import { expectRejects, range, testDevice } from "./helpers";
+import { expectRejects, expectThrows, range, testDevice } from "./helpers";
 
 /** A RegExp matching `text` literally, anywhere in a message. */
 function literal(text: string): RegExp {
@@ -222,6 +222,58 @@ __global__ void divide(int* out, int d) { out[threadIdx.x] = 10 / d; }`, { devic
     const ints = fl.zeros([4], { dtype: "i32", device: dev });
     module.fn("divide").launch({ grid: 1, block: 4 }, ints, 0);
     await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'divide' .*divided an integer by zero/);
+    await expectWorking(dev);
+  });
+
+  for (const check of [false, true]) {
+    it(`turns a device-side assert into an error naming kernel, expression, line, block and thread${check ? " in check mode" : ""}, and keeps working`, async () => {
+      const dev = fl.device("cpu", check ? { check: true } : {});
+      const module = fl.compile(`
+__global__ void checked_scale(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  assert(in[i] >= 0.0f);
+  out[i] = 2.0f * in[i];
+}
+__global__ void checked_after_barrier(float* out, int bad) {
+  __shared__ float tile[64];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  assert(blockIdx.x * blockDim.x + threadIdx.x != bad);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = tile[63 - threadIdx.x];
+}`, { device: dev, name: "asserts" });
+      const values = range(8 * 64).map((i) => (i === 3 * 64 + 17 ? -1 : i));
+      const out = fl.empty([8 * 64], { device: dev });
+      module.fn("checked_scale").launch({ grid: 8, block: 64 }, out, fl.tensor(values, { device: dev }), 8 * 64);
+      await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+        "kernel 'checked_scale': device-side assertion `in[i] >= 0.0f' failed at asserts.hip:4 (block (3,0,0), thread (17,0,0))"));
+      await expectWorking(dev);
+      // In a block whose threads run as fibers: the other fibers are dropped, the next launch is whole.
+      module.fn("checked_after_barrier").launch({ grid: 8, block: 64 }, out, 5 * 64 + 40);
+      expectThrows(() => out.toArray(), fl.DeviceError, literal(
+        "kernel 'checked_after_barrier': device-side assertion `blockIdx.x * blockDim.x + threadIdx.x != bad' failed at asserts.hip:11 (block (5,0,0), thread (40,0,0))"));
+      module.fn("checked_after_barrier").launch({ grid: 8, block: 64 }, out, -1);
+      expect(Array.from(out.toArray())).to.deep.equal(range(8 * 64).map((i) => 63 - (i % 64)));
+    });
+  }
+
+  it("ends a launch that calls __trap() or abort() with an error, and keeps working", async () => {
+    const dev = fl.device("cpu");
+    const module = fl.compile(`
+__global__ void trap_at(float* out, int bad) {
+  if (threadIdx.x == bad) __trap();
+  out[threadIdx.x] = 1.0f;
+}
+__global__ void abort_at(float* out, int bad) {
+  if (threadIdx.x == bad) abort();
+  out[threadIdx.x] = 1.0f;
+}`, { device: dev, name: "stops" });
+    const out = fl.empty([64], { device: dev });
+    module.fn("trap_at").launch({ grid: 1, block: 64 }, out, 9);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'trap_at': __trap() was called at stops.hip:3 (block (0,0,0), thread (9,0,0))"));
+    await expectWorking(dev);
+    module.fn("abort_at").launch({ grid: 1, block: 64 }, out, 33);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'abort_at' called abort() (block (0,0,0), thread (33,0,0))"));
     await expectWorking(dev);
   });
 

@@ -126,7 +126,8 @@ void on_signal(int signal, siginfo_t* info, void* context) {
     if (!w) pass_on(signal, info, context);
     return;
   }
-  if (!w || !w->in_kernel) {
+  // SIGABRT counts when the kernel aborted (raise), not when another process sent it.
+  if (!w || !w->in_kernel || (signal == SIGABRT && info->si_code == SI_USER)) {
     pass_on(signal, info, context);
     return;
   }
@@ -145,7 +146,7 @@ void install_signal_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     pthread_key_create(&current_worker_key, nullptr);
-    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, stop_signal()}) {
+    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, stop_signal()}) {
       struct sigaction action = {};
       action.sa_sigaction = &on_signal;
       action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
