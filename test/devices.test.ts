@@ -1,17 +1,11 @@
 // Devices: what the backends report, the default device, per-options caching,
 // GPU requests that cannot be met, and the addon's asynchronous calls.
-import { spawnSync } from "child_process";
-import * as path from "path";
+import { spawn } from "child_process";
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
-import { expectThrows, hasGpu, testDevice } from "./helpers";
+import { FUSELAB_PRELUDE, expectThrows, hasGpu, runScript, testDevice } from "./helpers";
 
-/** Runs `script` in a node process of its own, with `fl` (this fuselab) already required. */
-function runScript(script: string) {
-  const prelude = `const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});\n`;
-  return spawnSync(process.execPath, ["-e", prelude + script], { encoding: "utf8", timeout: 60_000 });
-}
 
 /**
  * Runs `launch` (which makes `out` and queues a faulting launch on `dev`, the
@@ -88,6 +82,52 @@ spin.launch({ grid: 2, block: 32 }, fl.zeros([1], { dtype: "i32", device: dev })
 setTimeout(() => process.kill(process.pid, "SIGINT"), 300);
 dev.synchronize().then(() => console.log("finished"), (e) => console.log(e.message));`);
     expect(run.stdout.trim(), run.stderr).to.include("kernel 'spin' was cancelled");
+  });
+
+  it("stops a running CPU launch on SIGINT also while the main thread waits in a synchronous read", async () => {
+    const script = `${FUSELAB_PRELUDE}
+process.on("SIGINT", () => {});  // as the notebook kernel does
+const dev = fl.device("cpu");
+const spin = fl.compile("__global__ void spin(int* flag) { while (*(volatile int*)flag == 0) {} }", { device: dev }).fn("spin");
+const flag = fl.zeros([1], { dtype: "i32", device: dev });
+spin.launch({ grid: 2, block: 32 }, flag);
+console.log("waiting");
+try { flag.toArray(); console.log("no error"); } catch (e) { console.log(e.message); }`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      if (stdout.includes("waiting")) setTimeout(() => child.kill("SIGINT"), 200);
+    });
+    child.stderr.on("data", (d) => (stderr += d));
+    const hung = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+    clearTimeout(hung);
+    expect({ code, signal }, stderr).to.deep.equal({ code: 0, signal: null });
+    expect(stdout).to.equal("waiting\ncpu download: kernel 'spin' was cancelled\n");
+  });
+
+  it("gives CPU launches a time limit in notebooks: 30 s, or FUSELAB_TIMEOUT_MS, or the device's timeoutMs", () => {
+    const script = `
+const before = fl.device("cpu").timeoutMs;
+process.on("SIGINT", () => {});  // from here on, as in a notebook
+const dev = fl.device("cpu", { warpSize: 64 });
+const limits = [before, dev.timeoutMs, fl.device("cpu", { warpSize: 64, timeoutMs: 0 }).timeoutMs, fl.device("cpu", { timeoutMs: 1234 }).timeoutMs];
+if (dev.timeoutMs > 1000) {
+  console.log(JSON.stringify(limits));
+} else {
+  const spin = fl.compile("__global__ void spin(int* flag) { while (*(volatile int*)flag == 0) {} }", { device: dev }).fn("spin");
+  spin.launch({ grid: 1, block: 32 }, fl.zeros([1], { dtype: "i32", device: dev }));
+  dev.synchronize().then(() => console.log("no error"), (e) => console.log(JSON.stringify([...limits, e.message])));
+}`;
+    const byDefault = runScript(script);
+    expect(JSON.parse(byDefault.stdout || "null"), byDefault.stderr).to.deep.equal([0, 30000, 0, 1234]);
+    const configured = runScript(script, { FUSELAB_TIMEOUT_MS: "250" });
+    expect(JSON.parse(configured.stdout || "null"), configured.stderr).to.deep.equal(
+      [250, 250, 0, 1234, "cpu synchronize: kernel 'spin' ran past the 250 ms limit"]);
+    const misspelt = runScript(script, { FUSELAB_TIMEOUT_MS: "soon" });
+    expect(misspelt.stderr).to.include(
+      "fl.device: the environment variable FUSELAB_TIMEOUT_MS must be a whole number of milliseconds (0: no limit), got \"soon\"");
   });
 
   it("turns a kernel's invalid memory access into an error: a GPU is then lost, the emulator goes on", () => {

@@ -5,7 +5,7 @@
 // device; the others run on the default device, GPU included.
 import { expect } from "chai";
 import * as fl from "../src";
-import { expectRejects, expectThrows, range, testDevice } from "./helpers";
+import { expectRejects, expectThrows, range, runScript, testDevice } from "./helpers";
 
 /** A RegExp matching `text` literally, anywhere in a message. */
 function literal(text: string): RegExp {
@@ -286,6 +286,56 @@ __global__ void spin(int* flag) {
     const flag = fl.zeros([1], { dtype: "i32", device: dev });
     spin.launch({ grid: 2, block: 32 }, flag);
     await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'spin' ran past the 200 ms limit"));
+    await expectWorking(dev);
+  });
+
+  it("stops kernels inside C library calls at their time limit and leaves the device sound", () => {
+    // A stop lands only in the kernel's own code, never inside malloc (whose
+    // locks it would leave held): later launches allocate, and the process exits.
+    const run = runScript(`
+const dev = fl.device("cpu", { timeoutMs: 100 });
+const module = fl.compile(\`
+__global__ void churn(int* flag) {
+  unsigned s = threadIdx.x * 2654435761u;
+  while (*(volatile int*)flag == 0) {
+    s = s * 1664525u + 1013904223u;
+    void* p = malloc(16 + (s >> 17));
+    free(p);
+  }
+}
+__global__ void allocate(int* out) {
+  int* p = (int*)malloc(4096 + 64 * threadIdx.x);
+  p[1000] = blockIdx.x * blockDim.x + threadIdx.x;
+  out[p[1000]] = p[1000];
+  free(p);
+}\`, { device: dev });
+const flag = fl.zeros([1], { dtype: "i32", device: dev });
+const errors = [];
+for (let i = 0; i < 8; i++) {
+  module.fn("churn").launch({ grid: 16, block: 64 }, flag);
+  try { flag.toArray(); errors.push("no error"); } catch (e) { errors.push(e.message); }
+}
+const out = fl.zeros([64 * 64], { dtype: "i32", device: dev });
+module.fn("allocate").launch({ grid: 64, block: 64 }, out);
+console.log(JSON.stringify({ errors: [...new Set(errors)], sum: out.toArray().reduce((a, b) => a + b, 0) }));`);
+    expect(run.status, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout)).to.deep.equal({
+      errors: ["cpu download: kernel 'churn' ran past the 100 ms limit"],
+      sum: (64 * 64 * (64 * 64 - 1)) / 2,
+    });
+  });
+
+  it("stops a kernel that waits in a system call once the stop has waited 2 s for it", async () => {
+    const dev = fl.device("cpu", { timeoutMs: 100, warpSize: 64 });
+    const sleeper = fl.compile(`#include <unistd.h>
+__global__ void sleeper(int* flag) {
+  while (*(volatile int*)flag == 0) sleep(1);
+}`, { device: dev }).fn("sleeper");
+    const flag = fl.zeros([1], { dtype: "i32", device: dev });
+    const started = Date.now();
+    sleeper.launch({ grid: 1, block: 1 }, flag);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'sleeper' ran past the 100 ms limit"));
+    expect(Date.now() - started).to.be.within(2000, 10_000);
     await expectWorking(dev);
   });
 

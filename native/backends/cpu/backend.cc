@@ -127,6 +127,7 @@ struct kernel {
   std::string signature;
   fl_emu_launch_fn launch;
   std::vector<argument> args;
+  code_range code;  // its module's code: where a stop may land
 };
 
 struct module {
@@ -141,6 +142,7 @@ struct module {
     k->signature = signature;
     k->launch = launch;
     k->args = parse_signature(k->signature);
+    k->code = code_of(reinterpret_cast<const void*>(launch));
     kernels.push_back(std::move(k));
   }
 };
@@ -342,7 +344,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.error[0] = 0;
-  d.pool->arm(d.options.timeout_ms);
+  d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
   std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
