@@ -60,7 +60,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
 // so compiler messages keep the user's line numbers.
 const EXTERN_SHARED = /extern\s+__shared__\s+(?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*|__attribute__\s*\(\([^)]*\)\)\s*)*([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
 
-export function withPortableDynamicShared(source: string): string {
+function withPortableDynamicShared(source: string): string {
   return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
 }
 

@@ -8,7 +8,7 @@ import { formatMB, markdownTable, textTable } from "./format";
 import { LaunchRecord, observeLaunches } from "./kernel";
 
 /** The op name under which a kernel launched directly (`kernel.launch`) is ledgered. */
-export const DIRECT_LAUNCH = "kernel.launch";
+const DIRECT_LAUNCH = "kernel.launch";
 
 /** Bytes and launches of one kernel under one op, summed over its launches. */
 export interface TrafficEntry {
