@@ -176,7 +176,7 @@ checked.launch({ grid: 1, block: 4 }, out, input);`);
     const n = 1 << 16;
     const src = fl.randn([n], { device: dev, seed: 9 });
     const out = fl.zeros([n], { device: dev });
-    const copy = dev.builtin("copy_f32x4");
+    const copy = fl.builtins(dev).fn("copy_f32x4");
     const prepared = copy.prepare({ grid: 64, block: 256 }, out, src, n);
     const start = addon.eventCreate(dev.handle);
     const end = addon.eventCreate(dev.handle);
