@@ -267,33 +267,22 @@ __global__ void gelu_and_mul_kernel(T* __restrict__ out, const T* __restrict__ x
 
 // ---- exports: <op>_<dtype>; gelu's tanh approximation adds _tanh to the op -------
 
-#define FL_EXPORT_ALL_DTYPES(op, kernel)            \
-  FL_KERNEL_EXPORT(op##_f32, kernel<float>)         \
-  FL_KERNEL_EXPORT(op##_f16, kernel<__half>)        \
-  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16>)
-
-// The same for a kernel template with one flag after the storage type.
-#define FL_EXPORT_ALL_DTYPES_FLAG(op, kernel, flag)       \
-  FL_KERNEL_EXPORT(op##_f32, kernel<float, flag>)         \
-  FL_KERNEL_EXPORT(op##_f16, kernel<__half, flag>)        \
-  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16, flag>)
-
-FL_EXPORT_ALL_DTYPES(add, add_kernel)
-FL_EXPORT_ALL_DTYPES(mul, mul_kernel)
-FL_EXPORT_ALL_DTYPES(relu, relu_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu, gelu_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh, gelu_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu, silu_kernel)
-FL_EXPORT_ALL_DTYPES(bias_add, bias_add_kernel)
-FL_EXPORT_ALL_DTYPES(add_relu, add_relu_kernel)
-FL_EXPORT_ALL_DTYPES(add_relu_scale, add_relu_scale_kernel)
+FL_EXPORT_DTYPES(add, add_kernel)
+FL_EXPORT_DTYPES(mul, mul_kernel)
+FL_EXPORT_DTYPES(relu, relu_kernel)
+FL_EXPORT_DTYPES(gelu, gelu_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh, gelu_kernel, true)
+FL_EXPORT_DTYPES(silu, silu_kernel)
+FL_EXPORT_DTYPES(bias_add, bias_add_kernel)
+FL_EXPORT_DTYPES(add_relu, add_relu_kernel)
+FL_EXPORT_DTYPES(add_relu_scale, add_relu_scale_kernel)
 // scale and scale_bias are relu_scale and relu_scale_bias without the relu.
-FL_EXPORT_ALL_DTYPES_FLAG(scale, relu_scale_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(relu_scale, relu_scale_kernel, true)
-FL_EXPORT_ALL_DTYPES_FLAG(scale_bias, relu_scale_bias_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(relu_scale_bias, relu_scale_bias_kernel, true)
-FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu, bias_gelu_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu_tanh, bias_gelu_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu_and_mul, silu_and_mul_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_and_mul, gelu_and_mul_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_and_mul, gelu_and_mul_kernel, true)
+FL_EXPORT_DTYPES(scale, relu_scale_kernel, false)
+FL_EXPORT_DTYPES(relu_scale, relu_scale_kernel, true)
+FL_EXPORT_DTYPES(scale_bias, relu_scale_bias_kernel, false)
+FL_EXPORT_DTYPES(relu_scale_bias, relu_scale_bias_kernel, true)
+FL_EXPORT_DTYPES(bias_gelu, bias_gelu_kernel, false)
+FL_EXPORT_DTYPES(bias_gelu_tanh, bias_gelu_kernel, true)
+FL_EXPORT_DTYPES(silu_and_mul, silu_and_mul_kernel)
+FL_EXPORT_DTYPES(gelu_and_mul, gelu_and_mul_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh_and_mul, gelu_and_mul_kernel, true)

@@ -22,6 +22,9 @@
 //   FL_DYNAMIC_SHARED(T, name)   declares the dynamic shared memory as T name[]
 //   FL_KERNEL_EXPORT(name, fn)   exports a kernel (function or template
 //                                instantiation) to the launch-by-name registry
+//   FL_EXPORT_DTYPES(op, kernel, extra...)
+//                                exports kernel<T, extra...> as op_f32, op_f16
+//                                and op_bf16 (T = float, __half, fl_bf16)
 //
 // And here, for every target: fl::to_float / fl::from_float<T>, and fl::vec<T, N>
 // for 16-byte loads and stores.
@@ -56,6 +59,13 @@
                                                     reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
 #endif
 #endif
+
+// The storage types of the built-in ops, each exported under the dtype's name.
+// Extra template arguments (a flag) follow the storage type.
+#define FL_EXPORT_DTYPES(op, kernel, ...)                                  \
+  FL_KERNEL_EXPORT(op##_f32, kernel<float __VA_OPT__(, ) __VA_ARGS__>)     \
+  FL_KERNEL_EXPORT(op##_f16, kernel<__half __VA_OPT__(, ) __VA_ARGS__>)    \
+  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16 __VA_OPT__(, ) __VA_ARGS__>)
 
 namespace fl {
 
