@@ -299,10 +299,10 @@ __global__ void add_rms_norm(T* __restrict__ out, T* __restrict__ residual, cons
 
 }  // namespace fl_norm
 
-FL_EXPORT_DTYPES(rms_norm, fl_norm::rms_norm)
-FL_EXPORT_DTYPES(rms_norm_weight, fl_norm::rms_norm_weight)
-FL_EXPORT_DTYPES(layer_norm, fl_norm::layer_norm)
-FL_EXPORT_DTYPES(layer_norm_gamma, fl_norm::layer_norm_gamma)
-FL_EXPORT_DTYPES(layer_norm_beta, fl_norm::layer_norm_beta)
-FL_EXPORT_DTYPES(layer_norm_gamma_beta, fl_norm::layer_norm_gamma_beta)
-FL_EXPORT_DTYPES(add_rms_norm, fl_norm::add_rms_norm)
+FL_EXPORT_DTYPES(rms_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::rms_norm)
+FL_EXPORT_DTYPES(rms_norm_weight, "out[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::rms_norm_weight)
+FL_EXPORT_DTYPES(layer_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::layer_norm)
+FL_EXPORT_DTYPES(layer_norm_gamma, "out[rows*cols] x[rows*cols] gamma[cols] rows cols eps", fl_norm::layer_norm_gamma)
+FL_EXPORT_DTYPES(layer_norm_beta, "out[rows*cols] x[rows*cols] beta[cols] rows cols eps", fl_norm::layer_norm_beta)
+FL_EXPORT_DTYPES(layer_norm_gamma_beta, "out[rows*cols] x[rows*cols] gamma[cols] beta[cols] rows cols eps", fl_norm::layer_norm_gamma_beta)
+FL_EXPORT_DTYPES(add_rms_norm, "out[rows*cols] residual[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::add_rms_norm)

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "async.h"
+#include "extents.h"
 #include "handles.h"
 #include "marshal.h"
 #include "plugins.h"
@@ -264,6 +265,7 @@ Napi::Value kernels(const Napi::CallbackInfo& info) {
     Napi::Object o = Napi::Object::New(env);
     o.Set("name", kernel.name ? kernel.name : "");
     o.Set("signature", kernel.signature ? Napi::Value(Napi::String::New(env, kernel.signature)) : env.Null());
+    o.Set("params", kernel.params ? Napi::Value(Napi::String::New(env, kernel.params)) : env.Null());
     result.Set(static_cast<uint32_t>(i), o);
   }
   return result;
@@ -276,15 +278,16 @@ Napi::Value kernel(const Napi::CallbackInfo& info) {
   auto state = std::make_shared<KernelState>();
   state->module = module;
   state->name = info[1].As<Napi::String>().Utf8Value();
-  const char* signature = nullptr;
-  if (module->device->api->kernel_get(module->module, state->name.c_str(), &state->kernel, &signature) != 0) {
+  fl_kernel_info described{};
+  if (module->device->api->kernel_get(module->module, state->name.c_str(), &state->kernel, &described) != 0) {
     throw_failure(env, *module->device, "kernel_get");
   }
-  if (signature != nullptr) {
+  if (described.signature != nullptr) {
     state->has_signature = true;
-    state->signature = signature;
+    state->signature = described.signature;
     state->params = parse_signature(state->signature);
   }
+  if (described.params != nullptr) read_param_names(env, described.params, state.get());
   return wrap_handle(env, std::move(state), &kKernelTag);
 }
 
