@@ -128,6 +128,7 @@ struct kernel {
   std::string params;  // names and extents; empty when the export gives none
   fl_emu_launch_fn launch;
   std::vector<argument> args;
+  code_range code;  // its module's code: where a stop may land
 
   void describe(fl_kernel_info* out) const {
     out->name = name.c_str();
@@ -149,6 +150,7 @@ struct module {
     k->params = params;
     k->launch = launch;
     k->args = parse_signature(k->signature);
+    k->code = code_of(reinterpret_cast<const void*>(launch));
     kernels.push_back(std::move(k));
   }
 };
@@ -319,6 +321,7 @@ std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
   if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
+  if (f.signal == SIGABRT) return format("kernel '%s' called abort()%s", k.name.c_str(), where.c_str());
   return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
                 static_cast<unsigned long long>(f.address), where.c_str());
 }
@@ -349,7 +352,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.error[0] = 0;
-  d.pool->arm(d.options.timeout_ms);
+  d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
   std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
