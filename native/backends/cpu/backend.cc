@@ -132,8 +132,10 @@ struct kernel {
 struct module {
   std::vector<std::unique_ptr<kernel>> kernels;
   void* library = nullptr;  // dlopen handle; null for the built-in kernels
+  int code_fd = -1;         // the file the library was loaded from, open while it is loaded
   ~module() {
     if (library) dlclose(library);
+    if (code_fd >= 0) close(code_fd);
   }
   void add(const char* name, const char* signature, fl_emu_launch_fn launch) {
     auto k = std::make_unique<kernel>();
@@ -533,17 +535,21 @@ int cpu_module_compile(void*, const char* source, const char* kernel_names, cons
     if (log && !built.log.empty()) *log = strdup(built.log.c_str());
     return fail(built.error);
   }
-  void* library = dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) return fail(format("run-time compilation: cannot load %s: %s", built.library.c_str(), dlerror()));
+  int code_fd = -1;
+  std::string load_error;
+  void* library = load_shared_object(built.code, &code_fd, &load_error);
+  if (!library) return fail("run-time compilation: cannot load the compiled module: " + load_error);
   auto entry = reinterpret_cast<fl_emu_module_fn>(dlsym(library, FL_EMU_MODULE_SYMBOL));
   const fl_emu_module* table = entry ? entry() : nullptr;
   if (!table || table->abi != FL_EMU_ABI) {
     dlclose(library);
-    return fail(format("run-time compilation: %s is not a fuselab CPU module of this version (ABI %d)",
-                       built.library.c_str(), FL_EMU_ABI));
+    close(code_fd);
+    return fail(format("run-time compilation: the compiled module is not a fuselab CPU module of this version (ABI %d)",
+                       FL_EMU_ABI));
   }
   auto* m = new module;
   m->library = library;
+  m->code_fd = code_fd;
   for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, table->kernels[i].launch);
   *out = m;
   return 0;

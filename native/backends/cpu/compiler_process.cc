@@ -1,0 +1,160 @@
+#include "compiler_process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace fl {
+namespace cpu {
+
+namespace {
+
+// Output files (the module, the log) larger than this end the compile.
+const rlim_t kMostOutputBytes = rlim_t(1) << 30;
+
+// The guard's SIGTERM, sent by the kernel when the thread that started it dies.
+void kill_own_group(int) { kill(0, SIGKILL); }
+
+// In the freshly forked guard and compiler: only async-signal-safe calls.
+void reset_signals() {
+  struct sigaction plain = {};
+  plain.sa_handler = SIG_DFL;
+  sigemptyset(&plain.sa_mask);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &plain, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+[[noreturn]] void run_compiler(const char* program, char* const* argv, char* const* envp, const char* folder,
+                               const char* output_path, int report_fd) {
+  int output = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  rlimit no_core = {0, 0}, output_size = {kMostOutputBytes, kMostOutputBytes};
+  int error = 0;
+  if (output < 0 || nothing < 0 || chdir(folder) != 0 || dup2(nothing, 0) < 0 || dup2(output, 1) < 0 ||
+      dup2(output, 2) < 0 || setrlimit(RLIMIT_CORE, &no_core) != 0 || setrlimit(RLIMIT_FSIZE, &output_size) != 0)
+    error = errno;
+  else
+    execve(program, argv, envp);
+  if (error == 0) error = errno;
+  ssize_t ignored = write(report_fd, &error, sizeof error);
+  (void)ignored;
+  _exit(127);
+}
+
+// The guard: leader of the compiler's process group. It kills the group if the
+// thread that started it dies (so a compiler never outlives fuselab), and exits
+// with the compiler's status.
+[[noreturn]] void guard(pid_t starter, const char* program, char* const* argv, char* const* envp, const char* folder,
+                        const char* output_path, int report_fd) {
+  setpgid(0, 0);
+  reset_signals();
+  struct sigaction on_orphaned = {};
+  on_orphaned.sa_handler = kill_own_group;
+  sigemptyset(&on_orphaned.sa_mask);
+  sigaction(SIGTERM, &on_orphaned, nullptr);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != starter) kill_own_group(SIGTERM);
+  pid_t compiler = fork();
+  if (compiler == 0) {
+    struct sigaction plain = {};
+    plain.sa_handler = SIG_DFL;
+    sigaction(SIGTERM, &plain, nullptr);
+    run_compiler(program, argv, envp, folder, output_path, report_fd);
+  }
+  close(report_fd);
+  if (compiler < 0) _exit(127);
+  int status = 0;
+  while (waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& words) {
+  std::vector<char*> pointers;
+  for (std::string& word : words) pointers.push_back(&word[0]);
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+}  // namespace
+
+process_result run_process(const std::string& program, const std::vector<std::string>& arguments,
+                           const std::vector<std::string>& environment, const std::string& folder,
+                           const std::string& output_path, const process_limits& limits) {
+  process_result result;
+  // Everything the children use is made before fork: after it they may not allocate.
+  std::vector<std::string> argument_copy = arguments, environment_copy = environment;
+  std::vector<char*> argv = c_strings(argument_copy), envp = c_strings(environment_copy);
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    result.error = errno;
+    return result;
+  }
+  const pid_t self = getpid();
+  const pid_t guard_pid = fork();
+  if (guard_pid == 0) guard(self, program.c_str(), argv.data(), envp.data(), folder.c_str(), output_path.c_str(), report[1]);
+  close(report[1]);
+  if (guard_pid < 0) {
+    result.error = errno;
+    close(report[0]);
+    return result;
+  }
+  // Also here, so that the group exists before the first kill below, whichever process runs first.
+  setpgid(guard_pid, guard_pid);
+
+  const auto start = std::chrono::steady_clock::now();
+  long tick_ns = 1000000;
+  for (;;) {
+    // WNOWAIT: the guard stays a zombie until the group is killed, so its id cannot be reused meanwhile.
+    siginfo_t info = {};
+    if (waitid(P_PID, guard_pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == guard_pid) break;
+    const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (limits.timeout_ms > 0 && elapsed.count() >= limits.timeout_ms) {
+      result.outcome = process_outcome::timed_out;
+      break;
+    }
+    if (limits.should_stop && limits.should_stop()) {
+      result.outcome = process_outcome::stopped;
+      break;
+    }
+    timespec pause = {0, tick_ns};
+    nanosleep(&pause, nullptr);
+    tick_ns = std::min(tick_ns * 2, 20000000L);
+  }
+  // The whole group: the compiler and whatever it started (cc1plus, as, ld).
+  kill(-guard_pid, SIGKILL);
+  int status = 0;
+  while (waitpid(guard_pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int start_error = 0;
+  ssize_t got;
+  while ((got = read(report[0], &start_error, sizeof start_error)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (result.outcome == process_outcome::timed_out || result.outcome == process_outcome::stopped) return result;
+  if (got == sizeof start_error) {
+    result.outcome = process_outcome::not_started;
+    result.error = start_error;
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) < 128) {
+    result.outcome = process_outcome::exited;
+    result.code = WEXITSTATUS(status);
+  } else {
+    result.outcome = process_outcome::killed_by_signal;
+    result.code = WIFEXITED(status) ? WEXITSTATUS(status) - 128 : WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace cpu
+}  // namespace fl
