@@ -2,74 +2,11 @@
 // each case runs compiles in fresh processes sharing (or not) a cache folder,
 // and counts the compiler's runs through a $CXX wrapper that logs them.
 import { expect } from "chai";
-import { spawnSync } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { packageRoot } from "../src/native";
-
-/** What one compile in a child process gave: the kernel's output, or the error's message. */
-interface Outcome { values?: number[]; error?: string }
-
-/** A kernel writing i * factor to out[i]: each factor is a different source. */
-function source(factor: number | string): string {
-  return `__global__ void k(int* out) { out[threadIdx.x] = threadIdx.x * ${factor}; }\n`;
-}
-
-const CHILD = `
-const fl = require(process.env.FL_TEST_ROOT + "/dist/src");
-const results = [];
-for (const text of JSON.parse(process.argv[1])) {
-  try {
-    const dev = fl.device("cpu");
-    const out = fl.zeros([4], { dtype: "i32", device: dev });
-    fl.compile(text, { device: dev }).fn("k").launch({ grid: 1, block: 4 }, out);
-    results.push({ values: Array.from(out.toArray()) });
-  } catch (e) {
-    results.push({ error: e.message });
-  }
-}
-console.log(JSON.stringify(results));
-`;
-
-class Scratch {
-  readonly root = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-cache-test-"));
-  readonly cache = path.join(this.root, "cache");
-  readonly compilerLog = path.join(this.root, "compiler-runs.log");
-  readonly compiler = path.join(this.root, "cxx.sh");
-
-  constructor() {
-    // Logs every compile (not the --version the cache key asks for), then runs the real compiler.
-    fs.writeFileSync(this.compiler, `#!/bin/sh\ncase " $* " in *" --version "*) ;; *) echo run >> '${this.compilerLog}' ;; esac\nexec c++ "$@"\n`, { mode: 0o755 });
-  }
-
-  /** Compiles each source in one new process; `env` adds to or overrides the environment. */
-  compile(sources: string[], env: Record<string, string> = {}, packageDir = packageRoot()): Outcome[] {
-    const run = spawnSync(process.execPath, ["-e", CHILD, JSON.stringify(sources)], {
-      env: { ...process.env, FUSELAB_CACHE: this.cache, CXX: this.compiler, FL_TEST_ROOT: packageDir, ...env },
-      encoding: "utf8",
-    });
-    expect(run.status, `the child process failed (signal ${run.signal}): ${run.stderr}`).to.equal(0);
-    return JSON.parse(run.stdout.trim().split("\n").pop()!) as Outcome[];
-  }
-
-  /** How many times the compiler ran so far. */
-  compilerRuns(): number {
-    return fs.existsSync(this.compilerLog) ? fs.readFileSync(this.compilerLog, "utf8").split("\n").filter(Boolean).length : 0;
-  }
-
-  entries(): string[] {
-    return fs.readdirSync(this.cache).filter((name) => name.endsWith(".flmod")).sort();
-  }
-
-  entry(name: string): string {
-    return path.join(this.cache, name);
-  }
-
-  remove(): void {
-    fs.rmSync(this.root, { recursive: true, force: true });
-  }
-}
+import { CHILD, Outcome, Scratch, source } from "./compile-child";
 
 const expected = (factor: number) => [0, factor, 2 * factor, 3 * factor];
 
@@ -221,7 +158,6 @@ describe("the CPU compile cache", function () {
   });
 
   it("lets processes compile the same source at once", async () => {
-    const { spawn } = await import("child_process");
     const runs = [0, 1, 2].map(() => new Promise<Outcome[]>((resolve, reject) => {
       const child = spawn(process.execPath, ["-e", CHILD, JSON.stringify([source(13)])], {
         env: { ...process.env, FUSELAB_CACHE: scratch.cache, CXX: scratch.compiler, FL_TEST_ROOT: packageRoot() },

@@ -151,56 +151,110 @@ std::vector<std::string> environment_in(const std::string& folder) {
   return environment;
 }
 
-// The compiler as the cache key knows it: where it is, its file, and what it says of itself.
-std::string compiler_identity(const std::string& folder) {
-  static std::mutex lock;
-  static std::string identity;
-  std::lock_guard<std::mutex> guard(lock);
-  if (!identity.empty()) return identity;
-  std::string text;
-  std::error_code ec;
-  text += fs::weakly_canonical(kSettings.program, ec).string() + "\n";
-  struct stat st;
-  if (stat(kSettings.program.c_str(), &st) == 0)
-    text += std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "\n";
-  std::vector<std::string> version = kSettings.compiler;
-  version.push_back("--version");
-  const std::string output = folder + "/version.txt";
-  process_limits limits;
-  limits.timeout_ms = 60000;
-  process_result run = run_process(kSettings.program, version, environment_in(folder), folder, output, limits);
-  std::string said;
-  if (run.outcome == process_outcome::exited && run.code == 0 && read_file(output, &said)) text += said;
-  unlink(output.c_str());
-  identity = text;
-  return identity;
-}
+// What the compiler is (for the cache key: where it is, its file, what it says
+// of itself) and where it looks for headers. Asked once a process.
+struct compiler_facts {
+  std::string identity;
+  std::vector<std::string> include_folders;  // canonical
+};
 
-// The files named by the dependency list the compiler wrote (make syntax:
-// "target: file file \<newline> file", spaces in names escaped with '\').
-std::vector<std::string> read_dependency_list(const std::string& text) {
-  std::vector<std::string> files;
-  size_t start = text.find(": ");
-  if (start == std::string::npos) return files;
-  std::string current;
-  for (size_t i = start + 2; i < text.size(); i++) {
-    char c = text[i];
-    if (c == '\\' && i + 1 < text.size() && (text[i + 1] == '\n' || text[i + 1] == '\r')) {
-      i++;
-    } else if (c == '\\' && i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '#' || text[i + 1] == '\\')) {
-      current += text[++i];
-    } else if (c == '$' && i + 1 < text.size() && text[i + 1] == '$') {
-      current += text[++i];
-    } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-      if (!current.empty()) files.push_back(current);
-      current.clear();
-      if (c == '\n') break;  // later lines would be other targets
-    } else {
-      current += c;
+// The folders of the compiler's "#include ... search starts here:" lists (from -v).
+std::vector<std::string> search_folders(const std::string& text) {
+  std::vector<std::string> folders;
+  std::istringstream lines(text);
+  std::string line;
+  bool inside = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("#include ", 0) == 0 && line.find("search starts here:") != std::string::npos) inside = true;
+    else if (line.rfind("End of search list.", 0) == 0) inside = false;
+    else if (inside && line.size() > 1 && line[0] == ' ') {
+      std::string folder = line.substr(1);
+      const size_t note = folder.find(" (framework directory)");
+      if (note != std::string::npos) folder.erase(note);
+      std::error_code ec;
+      folders.push_back(fs::weakly_canonical(folder, ec).string());
     }
   }
-  if (!current.empty()) files.push_back(current);
-  return files;
+  return folders;
+}
+
+const compiler_facts& facts_about_compiler(const std::vector<std::string>& flags, const std::string& folder) {
+  static std::mutex lock;
+  static compiler_facts facts;
+  static bool known = false;
+  std::lock_guard<std::mutex> guard(lock);
+  if (known) return facts;
+  std::error_code ec;
+  facts.identity = fs::weakly_canonical(kSettings.program, ec).string() + "\n";
+  struct stat st;
+  if (stat(kSettings.program.c_str(), &st) == 0)
+    facts.identity += std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "\n";
+  process_limits limits;
+  limits.timeout_ms = 60000;
+  const std::string output = folder + "/compiler.txt";
+  auto ask = [&](std::vector<std::string> arguments) {
+    std::vector<std::string> command = kSettings.compiler;
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    process_result run = run_process(kSettings.program, command, environment_in(folder), folder, output, limits);
+    std::string said;
+    if (run.outcome != process_outcome::exited || run.code != 0 || !read_file(output, &said)) said.clear();
+    unlink(output.c_str());
+    return said;
+  };
+  facts.identity += ask({"--version"});
+  std::vector<std::string> query = flags;
+  query.insert(query.end(), {"-x", "c++", "-E", "-v", "/dev/null", "-o", "/dev/null"});
+  facts.include_folders = search_folders(ask(query));
+  known = true;
+  return facts;
+}
+
+// The headers a compile opened, from -H's lines (". path", one dot a level),
+// and the log without them.
+void split_header_lines(const std::string& log, std::vector<std::string>* headers, std::string* rest) {
+  std::istringstream lines(log);
+  std::string line;
+  bool guard_list = false;  // -H's closing "Multiple include guards may be useful for:" list
+  while (std::getline(lines, line)) {
+    size_t dots = 0;
+    while (dots < line.size() && line[dots] == '.') dots++;
+    if (dots > 0 && dots + 1 < line.size() && line[dots] == ' ') {
+      headers->push_back(line.substr(dots + 1));
+      guard_list = false;
+    } else if (line == "Multiple include guards may be useful for:") {
+      guard_list = true;
+    } else if (guard_list && std::find(headers->begin(), headers->end(), line) != headers->end()) {
+      // a header already listed
+    } else {
+      guard_list = false;
+      *rest += line + "\n";
+    }
+  }
+}
+
+// Whether `file` lies inside one of `folders` (all canonical).
+bool inside_any(const std::string& file, const std::vector<std::string>& folders) {
+  return std::any_of(folders.begin(), folders.end(), [&file](const std::string& folder) {
+    return file.size() > folder.size() && file.compare(0, folder.size(), folder) == 0 &&
+           (folder.back() == '/' || file[folder.size()] == '/');
+  });
+}
+
+// The folders named by -I, -isystem, -iquote and -idirafter in `command`, canonical.
+std::vector<std::string> named_include_folders(const std::vector<std::string>& command) {
+  std::vector<std::string> folders;
+  for (size_t i = 0; i < command.size(); i++) {
+    for (const char* flag : {"-I", "-isystem", "-iquote", "-idirafter"}) {
+      const std::string prefix = flag;
+      if (command[i].rfind(prefix, 0) != 0) continue;
+      std::string folder = command[i].size() > prefix.size() ? command[i].substr(prefix.size())
+                                                             : (i + 1 < command.size() ? command[i + 1] : "");
+      std::error_code ec;
+      if (!folder.empty()) folders.push_back(fs::weakly_canonical(folder, ec).string());
+      break;
+    }
+  }
+  return folders;
 }
 
 // Why a failed compile failed, when the reason is a full disk: the log says so,
@@ -255,20 +309,23 @@ std::string compiler_note() {
          " (at most " + megabytes_text(kSettings.cache_bytes) + " MB)";
 }
 
-compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options) {
+compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options,
+                              const process_limits& limits) {
   compile_result result;
   auto fail = [&result](const std::string& why) {
     result.error = "run-time compilation: " + why;
     return result;
   };
   if (!kSettings.problem.empty()) return fail(kSettings.problem);
-  std::vector<std::string> command = kSettings.compiler;
+  std::vector<std::string> flags;
   for (const char* flag : {"-std=c++17", "-O2", "-shared", "-fPIC", "-DFL_TARGET_CPU", "-fvisibility=hidden",
                            // kernels read float* memory as float4, as GPU code does
                            "-fno-strict-aliasing",
                            // the emulator longjmps across stacks, which fortified longjmp refuses
                            "-U_FORTIFY_SOURCE"})
-    command.push_back(flag);
+    flags.push_back(flag);
+  std::vector<std::string> command = kSettings.compiler;
+  command.insert(command.end(), flags.begin(), flags.end());
   for (const std::string& option : split_spaces(options)) command.push_back(option);
 
   std::string text = source + "\n#line 1 \"<fuselab exports>\"\n";
@@ -290,9 +347,10 @@ compile_result compile_module(const std::string& source, const std::string& kern
 
   // Everything that goes into the module, but for the files it includes, which
   // the entry lists and checks when it is found.
+  const compiler_facts& compiler = facts_about_compiler(flags, work.path);
   sha256 key_hash;
   key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI));
-  key_hash.add_field(compiler_identity(work.path));
+  key_hash.add_field(compiler.identity);
   for (const std::string& word : command) key_hash.add_field(word);
   key_hash.add_field(text);
   const std::string key = to_hex(key_hash.digest());
@@ -301,38 +359,58 @@ compile_result compile_module(const std::string& source, const std::string& kern
     return result;
   }
 
-  const std::string source_path = work.path + "/cell.cc", log_path = work.path + "/log.txt";
+  const std::string log_path = work.path + "/log.txt";
   {
-    std::ofstream out(source_path, std::ios::binary);
+    std::ofstream out(work.path + "/cell.cc", std::ios::binary);
     out << text;
     out.flush();
     if (!out) return fail(disk_error(errno, "write the source", work.path));
   }
-  command.insert(command.end(), {"-MD", "-MF", "deps.d", "-x", "c++", "cell.cc", "-o", "module.so"});
-  process_limits limits;
+  // -H lists every header the compile opens, in the log, whether it succeeds or not.
+  command.insert(command.end(), {"-H", "-x", "c++", "cell.cc", "-o", "module.so"});
   process_result run = run_process(kSettings.program, command, environment_in(work.path), work.path, log_path, limits);
-  read_file(log_path, &result.log);
   if (run.outcome == process_outcome::not_started)
     return fail("cannot run '" + kSettings.program + "': " + strerror(run.error) + " (install g++ or set $CXX)");
+  if (run.outcome == process_outcome::timed_out)
+    return fail("the compiler ran past the time limit of " + std::to_string(limits.timeout_ms) +
+                " ms and was stopped (compile's option timeoutMs)");
+  if (run.outcome == process_outcome::stopped) return fail("the compile was interrupted, and the compiler stopped");
+
+  std::string log;
+  read_file(log_path, &log);
+  std::vector<std::string> headers;
+  split_header_lines(log, &headers, &result.log);
+  // Only fuselab's headers and the compiler's may be included: a file from
+  // elsewhere could be shown in the log or embedded in the module. Neither the
+  // log nor the file's content is shown; its name, which the source gave, is.
+  std::vector<std::string> allowed = named_include_folders(command);
+  allowed.insert(allowed.end(), compiler.include_folders.begin(), compiler.include_folders.end());
+  std::vector<dependency> dependencies;
+  for (const std::string& header : headers) {
+    std::error_code ec;
+    const fs::path spelled = fs::path(header).is_absolute() ? fs::path(header) : fs::path(work.path) / header;
+    const std::string file = fs::weakly_canonical(spelled, ec).string();
+    if (!inside_any(file, allowed)) {
+      result.log.clear();
+      return fail("the source includes " + spelled.lexically_normal().string() +
+                  ", which is neither one of fuselab's headers nor one of the compiler's: kernels may include only those");
+    }
+    dependency d;
+    if (std::none_of(dependencies.begin(), dependencies.end(), [&file](const dependency& seen) { return seen.path == file; })) {
+      if (!describe_dependency(file, &d)) return fail("cannot read " + file + ", which the source includes");
+      dependencies.push_back(d);
+    }
+  }
   if (run.outcome != process_outcome::exited || run.code != 0) {
-    std::string full = disk_full_note(result.log, kSettings.cache_folder);
+    std::string full = disk_full_note(log, kSettings.cache_folder);
     if (!full.empty()) {
       result.log.clear();  // not an error in the source: the message says it all
       return fail(full);
     }
+    if (run.outcome == process_outcome::killed_by_signal)
+      return fail("the compiler (" + kSettings.compiler[0] + ") was killed by signal " + std::to_string(run.code) +
+                  " (it may have run out of its 4 GiB of memory)");
     return fail("compilation failed (" + kSettings.compiler[0] + ")");
-  }
-
-  std::string dependency_text;
-  if (!read_file(work.path + "/deps.d", &dependency_text)) return fail("the compiler wrote no dependency list");
-  std::vector<dependency> dependencies;
-  for (const std::string& file : read_dependency_list(dependency_text)) {
-    fs::path absolute = fs::path(file).is_absolute() ? fs::path(file) : fs::path(work.path) / file;
-    absolute = absolute.lexically_normal();
-    if (absolute == fs::path(source_path)) continue;  // the source itself is in the key
-    dependency d;
-    if (!describe_dependency(absolute.string(), &d)) return fail("cannot read " + absolute.string() + ", which the source includes");
-    dependencies.push_back(d);
   }
   if (!read_file(work.path + "/module.so", &result.code)) return fail("the compiler wrote no module");
   if (!cache->store(key, dependencies, result.code, &error)) return fail(error);

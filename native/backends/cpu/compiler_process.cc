@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 namespace fl {
@@ -19,9 +21,22 @@ namespace {
 
 // Output files (the module, the log) larger than this end the compile.
 const rlim_t kMostOutputBytes = rlim_t(1) << 30;
+// A compiler using more memory fails instead of taking the machine's (an #include of /dev/zero).
+const rlim_t kMostCompilerBytes = rlim_t(4) << 30;
 
-// The guard's SIGTERM, sent by the kernel when the thread that started it dies.
-void kill_own_group(int) { kill(0, SIGKILL); }
+// How long the guard waits for the compiler's leftovers to die once killed.
+const int kMostReapMs = 2000;
+
+// The guard's state, for its SIGTERM handler.
+volatile sig_atomic_t stop_requested = 0;
+volatile pid_t compiler_group = 0;
+
+// The guard's SIGTERM: from run_process to stop the compile, or from the kernel
+// when the thread that started the guard died.
+void stop_compiler(int) {
+  stop_requested = 1;
+  if (compiler_group > 0) kill(-compiler_group, SIGKILL);
+}
 
 // In the freshly forked guard and compiler: only async-signal-safe calls.
 void reset_signals() {
@@ -37,12 +52,15 @@ void reset_signals() {
 
 [[noreturn]] void run_compiler(const char* program, char* const* argv, char* const* envp, const char* folder,
                                const char* output_path, int report_fd) {
+  setpgid(0, 0);
   int output = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
   rlimit no_core = {0, 0}, output_size = {kMostOutputBytes, kMostOutputBytes};
+  rlimit memory = {kMostCompilerBytes, kMostCompilerBytes};
   int error = 0;
   if (output < 0 || nothing < 0 || chdir(folder) != 0 || dup2(nothing, 0) < 0 || dup2(output, 1) < 0 ||
-      dup2(output, 2) < 0 || setrlimit(RLIMIT_CORE, &no_core) != 0 || setrlimit(RLIMIT_FSIZE, &output_size) != 0)
+      dup2(output, 2) < 0 || setrlimit(RLIMIT_CORE, &no_core) != 0 || setrlimit(RLIMIT_FSIZE, &output_size) != 0 ||
+      setrlimit(RLIMIT_AS, &memory) != 0)
     error = errno;
   else
     execve(program, argv, envp);
@@ -52,20 +70,22 @@ void reset_signals() {
   _exit(127);
 }
 
-// The guard: leader of the compiler's process group. It kills the group if the
-// thread that started it dies (so a compiler never outlives fuselab), and exits
-// with the compiler's status.
+// The guard stands between fuselab and the compiler. The compiler gets a
+// process group of its own, which the guard kills when asked to stop (SIGTERM)
+// and when the thread that started it dies (the kernel then sends SIGTERM).
+// As a subreaper, it inherits whatever the compiler leaves behind, and exits
+// only when all of it is gone, with the compiler's status.
 [[noreturn]] void guard(pid_t starter, const char* program, char* const* argv, char* const* envp, const char* folder,
                         const char* output_path, int report_fd) {
-  setpgid(0, 0);
   reset_signals();
-  struct sigaction on_orphaned = {};
-  on_orphaned.sa_handler = kill_own_group;
-  sigemptyset(&on_orphaned.sa_mask);
-  sigaction(SIGTERM, &on_orphaned, nullptr);
+  struct sigaction on_stop = {};
+  on_stop.sa_handler = stop_compiler;
+  sigemptyset(&on_stop.sa_mask);
+  sigaction(SIGTERM, &on_stop, nullptr);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != starter) kill_own_group(SIGTERM);
-  pid_t compiler = fork();
+  if (getppid() != starter) _exit(127);  // the starter died before the line above
+  const pid_t compiler = fork();
   if (compiler == 0) {
     struct sigaction plain = {};
     plain.sa_handler = SIG_DFL;
@@ -74,8 +94,25 @@ void reset_signals() {
   }
   close(report_fd);
   if (compiler < 0) _exit(127);
+  setpgid(compiler, compiler);  // also here, so that the group exists before any kill, whichever runs first
+  compiler_group = compiler;
+  if (stop_requested) kill(-compiler, SIGKILL);
+  // WNOWAIT: the compiler stays a zombie while its group is killed, so its id cannot be reused meanwhile.
+  siginfo_t info = {};
+  while (waitid(P_PID, compiler, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  kill(-compiler, SIGKILL);
   int status = 0;
   while (waitpid(compiler, &status, 0) < 0 && errno == EINTR) {
+  }
+  // What the compiler started and left, now the guard's children, killed with
+  // its group above. One that left the group (a compile server) is left alone.
+  for (int waited_ms = 0; waited_ms < kMostReapMs; waited_ms++) {
+    const pid_t reaped = waitpid(-1, nullptr, WNOHANG);
+    if (reaped < 0 && errno == ECHILD) break;
+    if (reaped > 0) continue;
+    timespec pause = {0, 1000000};
+    nanosleep(&pause, nullptr);
   }
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }
@@ -87,7 +124,41 @@ std::vector<char*> c_strings(std::vector<std::string>& words) {
   return pointers;
 }
 
+std::atomic<bool> interrupted{false};
+struct sigaction interrupt_before;
+
+void note_interrupt(int sig, siginfo_t* info, void* context) {
+  interrupted = true;
+  if (interrupt_before.sa_flags & SA_SIGINFO) {
+    if (interrupt_before.sa_sigaction) interrupt_before.sa_sigaction(sig, info, context);
+  } else if (interrupt_before.sa_handler != SIG_DFL && interrupt_before.sa_handler != SIG_IGN) {
+    interrupt_before.sa_handler(sig);
+  }
+}
+
 }  // namespace
+
+interrupt_watch::interrupt_watch() {
+  if (static_cast<pid_t>(syscall(SYS_gettid)) != getpid()) return;
+  struct sigaction current;
+  if (sigaction(SIGINT, nullptr, &current) != 0) return;
+  // SIG_DFL ends the process (the guard then kills the compiler); SIG_IGN means nobody wants interrupts.
+  const bool handled = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != nullptr
+                                                       : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+  if (!handled) return;
+  interrupt_before = current;
+  interrupted = false;
+  struct sigaction watch = current;
+  watch.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+  watch.sa_sigaction = note_interrupt;
+  active_ = sigaction(SIGINT, &watch, nullptr) == 0;
+}
+
+interrupt_watch::~interrupt_watch() {
+  if (active_) sigaction(SIGINT, &interrupt_before, nullptr);
+}
+
+bool interrupt_watch::seen() const { return active_ && interrupted; }
 
 process_result run_process(const std::string& program, const std::vector<std::string>& arguments,
                            const std::vector<std::string>& environment, const std::string& folder,
@@ -110,32 +181,33 @@ process_result run_process(const std::string& program, const std::vector<std::st
     close(report[0]);
     return result;
   }
-  // Also here, so that the group exists before the first kill below, whichever process runs first.
-  setpgid(guard_pid, guard_pid);
 
   const auto start = std::chrono::steady_clock::now();
   long tick_ns = 1000000;
+  int status = 0;
   for (;;) {
-    // WNOWAIT: the guard stays a zombie until the group is killed, so its id cannot be reused meanwhile.
-    siginfo_t info = {};
-    if (waitid(P_PID, guard_pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == guard_pid) break;
+    pid_t done = waitpid(guard_pid, &status, WNOHANG);
+    if (done == guard_pid) break;
+    if (done < 0 && errno != EINTR) break;
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    bool stop = false;
     if (limits.timeout_ms > 0 && elapsed.count() >= limits.timeout_ms) {
       result.outcome = process_outcome::timed_out;
-      break;
-    }
-    if (limits.should_stop && limits.should_stop()) {
+      stop = true;
+    } else if (limits.should_stop && limits.should_stop()) {
       result.outcome = process_outcome::stopped;
+      stop = true;
+    }
+    if (stop) {
+      // The guard kills the compiler's group and returns once every process of it is gone.
+      kill(guard_pid, SIGTERM);
+      while (waitpid(guard_pid, &status, 0) < 0 && errno == EINTR) {
+      }
       break;
     }
     timespec pause = {0, tick_ns};
     nanosleep(&pause, nullptr);
     tick_ns = std::min(tick_ns * 2, 20000000L);
-  }
-  // The whole group: the compiler and whatever it started (cc1plus, as, ld).
-  kill(-guard_pid, SIGKILL);
-  int status = 0;
-  while (waitpid(guard_pid, &status, 0) < 0 && errno == EINTR) {
   }
   int start_error = 0;
   ssize_t got;
