@@ -37,8 +37,7 @@
 #include "fuselab/registry.h"
 #include "pool.h"
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 namespace {
 
 // ---------------------------------------------------------------- errors
@@ -666,17 +665,45 @@ void cpu_event_destroy(void* handle, void* ev) {
 
 void cpu_free_string(char* s) { free(s); }
 
-const fl_backend cpu_backend = {
-    FL_BACKEND_ABI,    "cpu",           &cpu_last_error,     &cpu_probe,          &cpu_notes,
-    &cpu_device_count, &cpu_open,       &cpu_close,          &cpu_props,          &cpu_alloc,
-    &cpu_release,      &cpu_upload,     &cpu_download,       &cpu_copy,           &cpu_fill,
-    &cpu_module_builtin, &cpu_module_compile, &cpu_module_unload, &cpu_kernel_count, &cpu_kernel_info,
-    &cpu_kernel_get,   &cpu_launch,     &cpu_synchronize,    &cpu_cancel,         &cpu_event_create,
-    &cpu_event_record, &cpu_event_elapsed, &cpu_event_destroy, &cpu_free_string,
-};
+// Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
+fl_backend make_backend() {
+  fl_backend b{};
+  b.abi = FL_BACKEND_ABI;
+  b.name = "cpu";
+  b.last_error = &cpu_last_error;
+  b.probe = &cpu_probe;
+  b.notes = &cpu_notes;
+  b.device_count = &cpu_device_count;
+  b.open = &cpu_open;
+  b.close = &cpu_close;
+  b.props = &cpu_props;
+  b.alloc = &cpu_alloc;
+  b.release = &cpu_release;
+  b.upload = &cpu_upload;
+  b.download = &cpu_download;
+  b.copy = &cpu_copy;
+  b.fill = &cpu_fill;
+  b.module_builtin = &cpu_module_builtin;
+  b.module_compile = &cpu_module_compile;
+  b.module_unload = &cpu_module_unload;
+  b.kernel_count = &cpu_kernel_count;
+  b.kernel_info = &cpu_kernel_info;
+  b.kernel_get = &cpu_kernel_get;
+  b.launch = &cpu_launch;
+  b.synchronize = &cpu_synchronize;
+  b.cancel = &cpu_cancel;
+  b.event_create = &cpu_event_create;
+  b.event_record = &cpu_event_record;
+  b.event_elapsed = &cpu_event_elapsed;
+  b.event_destroy = &cpu_event_destroy;
+  b.free_string = &cpu_free_string;
+  return b;
+}
 
 }  // namespace
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
-extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) { return &fl::cpu::cpu_backend; }
+extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) {
+  static const fl_backend backend = fl::cpu::make_backend();
+  return &backend;
+}

@@ -22,8 +22,7 @@
 
 extern char** environ;
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -248,5 +247,4 @@ compile_result compile_module(const std::string& source, const std::string& kern
   return result;
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

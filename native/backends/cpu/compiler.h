@@ -5,8 +5,7 @@
 
 #include <string>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 // The compiler command: $CXX, else c++.
 std::string compiler_command();
@@ -26,7 +25,6 @@ struct compile_result {
 // (comma separated) and `options` (space separated), or finds it in the cache.
 compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options);
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

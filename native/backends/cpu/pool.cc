@@ -10,8 +10,7 @@
 
 #include <chrono>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -298,5 +297,4 @@ void worker_pool::run_job(worker& w) {
   }
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
