@@ -210,7 +210,7 @@ describe("extents of built-in kernels", () => {
       #include "fuselab/fuselab.h"
       __global__ void first(float* out, int n) { if (threadIdx.x == 0 && n > 0) out[0] = 1.0f; }
     `;
-    const compiled = addon.compile(dev().handle, source, ["first"], [`-I${path.join(packageRoot(), "kernels")}`]);
+    const compiled = addon.compile(dev().handle, source, ["first"], [`-I${path.join(packageRoot(), "kernels")}`], 0);
     expect(addon.kernels(compiled).map((k) => k.params)).to.deep.equal([null]);
     // n says 8 elements, the buffer holds 4: no extent is known, so the launch goes ahead.
     fl.compile(source, { device: dev() }).fn("first").launch({ grid: 1, block: 32 }, small, 8);
