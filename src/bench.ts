@@ -2,6 +2,7 @@
 // makes and the bytes its ops move (the traffic model), then replays exactly those
 // launches on the device, timed with events off the main thread: the numbers are
 // the kernels' own, without the TypeScript that chose and checked them.
+import { inspect } from "util";
 import { ArgumentError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
 import { Kernel, KernelArg, PreparedLaunch, observeLaunches } from "./kernel";
@@ -83,6 +84,11 @@ export class BenchResults extends Array<BenchResult> {
     return textTable(this.tableRows(), 1);
   }
 
+  /** What console.log and a notebook's last expression show: the text table. */
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
   /** The same table in Markdown. */
   toMarkdown(): string {
     return markdownTable(this.tableRows(), 1);
@@ -92,7 +98,8 @@ export class BenchResults extends Array<BenchResult> {
     return this.map((r) => JSON.stringify(r.name)).join(", ");
   }
 
-  private tableRows(): string[][] {
+  /** @internal The table's cells, the header row first. */
+  tableRows(): string[][] {
     const withCopy = this.some((r) => r.pctOfCopy !== undefined);
     const first = this[0];
     const header = ["case", "launches", "MB moved", "median ms", "p20-p80 ms", "GB/s"];

@@ -2,6 +2,7 @@
 // and device memory (each input read once, each output written once, a bias or
 // weight vector once), recorded by the ops as they launch. Fusion shows up as
 // fewer launches and fewer bytes: the intermediate tensors never touch memory.
+import { inspect } from "util";
 import { ArgumentError, describe } from "./errors";
 
 /** Bytes and launches of one kernel under one op, summed over its launches. */
@@ -42,12 +43,18 @@ export class Ledger {
     return textTable(this.tableRows(), 2, true);
   }
 
+  /** What console.log and a notebook's last expression show: the text table. */
+  [inspect.custom](): string {
+    return this.toString();
+  }
+
   /** The same table in Markdown. */
   toMarkdown(): string {
     return markdownTable(this.tableRows(), 2);
   }
 
-  private tableRows(): string[][] {
+  /** @internal The table's cells, the header row first. */
+  tableRows(): string[][] {
     const mb = (bytes: number) => (bytes / 1e6).toFixed(3);
     return [
       ["op", "kernel", "read MB", "written MB", "launches"],
