@@ -8,6 +8,7 @@ import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
 import { Kernel, KernelArg, PreparedLaunch, observeLaunches } from "./kernel";
 import { BufferHandle, native } from "./native";
 import { Tensor, empty, tensorCount } from "./tensor";
+import { inspectRich } from "./tslab";
 import { Ledger, markdownTable, recordTraffic, textTable, traffic } from "./traffic";
 
 /** A case: a function that launches work (ops, fused ops, compiled kernels) and returns anything. */
@@ -84,9 +85,9 @@ export class BenchResults extends Array<BenchResult> {
     return textTable(this.tableRows(), 1);
   }
 
-  /** What console.log and a notebook's last expression show: the text table. */
+  /** What console.log shows: the text table; as a notebook cell's last expression, the table in HTML. */
   [inspect.custom](): string {
-    return this.toString();
+    return inspectRich(this, () => this.toString());
   }
 
   /** The same table in Markdown. */
@@ -185,8 +186,8 @@ export function bench(cases: Record<string, BenchCase>, options?: BenchOptions):
   return benchAs("fl.bench", cases, options);
 }
 
-// bench(), with argument errors worded for the public function that called it.
-async function benchAs(where: string, cases: unknown, options: unknown): Promise<BenchResults> {
+/** @internal bench(), with argument errors worded for the public function that called it. */
+export async function benchAs(where: string, cases: unknown, options: unknown): Promise<BenchResults> {
   const entries = checkCases(where, cases);
   const o = checkBenchOptions(where, options);
   const results = new BenchResults();

@@ -2,6 +2,7 @@
 // b the reference), with a report of the worst elements by their indices.
 import { inspect } from "util";
 import { ArgumentError, FuselabError, describe, shapeString } from "./errors";
+import { inspectRich } from "./tslab";
 import { Tensor, checkNotDisposed, elementCount, isNumberArray } from "./tensor";
 
 /** Tolerances: `a` is close to `b` where |a - b| <= atol + rtol * |b|. */
@@ -134,7 +135,7 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
     close: mismatches === 0, size: actual.data.length, shape, rtol, atol, mismatches, maxAbsError, maxRelError, worst,
     toString: () => formatReport(report),
   };
-  Object.defineProperty(report, inspect.custom, { value: report.toString });
+  Object.defineProperty(report, inspect.custom, { value: () => inspectRich(report, report.toString) });
   reports.add(report);
   return report;
 }

@@ -8,12 +8,14 @@ import { DeviceInfo } from "./device";
 import { shapeString } from "./errors";
 import { PREVIEW_COLUMNS, PREVIEW_ROWS, Tensor, formatBytes, previewNumber, tensorText } from "./tensor";
 import { Ledger } from "./traffic";
-import { publishDisplay } from "./tslab";
+import { inNotebook, publishDisplay, setRichRenderer } from "./tslab";
 
 /** Anything with its own HTML and text: charts, sweep results. */
 export interface Displayable {
   toHTML(): string;
   toString(): string;
+  /** Called before it is shown in a notebook (a chart puts plotly.js there first). */
+  prepareToShow?(): void;
 }
 
 /** An output in both forms. */
@@ -95,12 +97,19 @@ export function richOutput(value: unknown): RichOutput {
   return { html: `<pre>${escapeHtml(text)}</pre>`, text };
 }
 
+setRichRenderer((value) => {
+  if (isDisplayable(value)) value.prepareToShow?.();
+  const { html, text } = richOutput(value);
+  return { "text/html": html, "text/plain": text };
+});
+
 /**
  * Shows `value` in the notebook as HTML, with its text for exports and untrusted
  * views; prints the text outside a notebook. Tensors show their dtype, shape,
  * device and first values; bench results, ledgers and devices() as tables.
  */
 export function display(value: unknown): void {
+  if (isDisplayable(value) && inNotebook()) value.prepareToShow?.();
   const { html, text } = richOutput(value);
   if (!publishDisplay({ "text/html": html, "text/plain": text })) console.log(text);
 }

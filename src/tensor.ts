@@ -6,6 +6,7 @@ import { DTYPES, DTYPE_BYTES, DType, HostArray, decode, encode, isDType, isFloat
 import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
 import { BufferHandle, native } from "./native";
 import { normal, seedOrNext, uniform } from "./random";
+import { inspectRich } from "./tslab";
 
 /** Switches for debugging kernels. */
 export const debug = {
@@ -149,7 +150,7 @@ export class Tensor {
 
   /** What console.log and a notebook's last expression show: the description and the first values. */
   [inspect.custom](): string {
-    return tensorText(this);
+    return inspectRich(this, () => tensorText(this));
   }
 }
 

@@ -4,6 +4,7 @@
 // fewer launches and fewer bytes: the intermediate tensors never touch memory.
 import { inspect } from "util";
 import { ArgumentError, describe } from "./errors";
+import { inspectRich } from "./tslab";
 
 /** Bytes and launches of one kernel under one op, summed over its launches. */
 export interface TrafficEntry {
@@ -43,9 +44,9 @@ export class Ledger {
     return textTable(this.tableRows(), 2, true);
   }
 
-  /** What console.log and a notebook's last expression show: the text table. */
+  /** What console.log shows: the text table; as a notebook cell's last expression, the table in HTML. */
   [inspect.custom](): string {
-    return this.toString();
+    return inspectRich(this, () => this.toString());
   }
 
   /** The same table in Markdown. */

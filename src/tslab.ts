@@ -65,3 +65,48 @@ export function cellLine(line: number): string | undefined {
     .trim();
   return text || undefined;
 }
+
+// How values are shown rich; set by display.ts, which knows every result type
+// (the layers below it only know their own text).
+let richRenderer: ((value: unknown) => Record<string, string>) | undefined;
+
+export function setRichRenderer(render: (value: unknown) => Record<string, string>): void {
+  richRenderer = render;
+}
+
+// Printed by console.log in place of a value shown rich, and kept out of the cell's output.
+const SHOWN_RICH = "\u2063";
+
+/** Whether tslab itself is printing a value: a cell's last expression, which it console.log()s. */
+function printedByTslab(): boolean {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 30;
+  const stack = new Error().stack ?? "";
+  Error.stackTraceLimit = limit;
+  // The first frame that is neither this library's nor Node's own is the caller of console.log.
+  const caller = stack.split("\n").slice(1).find((line) => !line.includes(__dirname) && !/\(node:|at node:/.test(line));
+  return caller !== undefined && /[\\/]tslab[\\/]dist[\\/]executor\.js:/.test(caller);
+}
+
+/**
+ * For a result type's [util.inspect.custom]: when the value is a notebook cell's
+ * last expression, it is shown rich (HTML with its text) and nothing is printed;
+ * otherwise (console.log, a terminal) returns `text()`. `shown`: the value is on
+ * show already, and only the printing is left out.
+ */
+export function inspectRich(value: unknown, text: () => string, shown = false): string {
+  if (!richRenderer || !inNotebook() || !printedByTslab()) return text();
+  if (!shown && !publishDisplay(richRenderer(value))) return text();
+  // console.log writes the returned text and a newline next: that one write is dropped.
+  const stdout = process.stdout;
+  const write = stdout.write;
+  const restore = () => { if (stdout.write === dropShown) stdout.write = write; };
+  const dropShown = function (this: unknown, chunk: unknown, ...rest: unknown[]): boolean {
+    restore();
+    if (chunk === SHOWN_RICH + "\n") return true;
+    return (write as (...args: unknown[]) => boolean).call(stdout, chunk, ...rest);
+  };
+  stdout.write = dropShown as typeof stdout.write;
+  setImmediate(restore);
+  return SHOWN_RICH;
+}

@@ -9,21 +9,8 @@ import * as fl from "../src";
 import { richOutput } from "../src/display";
 import { userFrames } from "../src/errors";
 import { packageRoot } from "../src/native";
-import { testDevice } from "./helpers";
+import { testDevice, withNotebook } from "./helpers";
 import { TestJupyter, executeNotebook, requireJupyter, testJupyter } from "./notebook-runner";
-
-/** Runs `fn` with a stand-in for the tslab kernel's display writer, and returns what it was sent. */
-function withNotebook(fn: () => void): { data: Record<string, string>; transient: unknown; update: boolean }[] {
-  const key = path.join(path.sep, "stand-in", "node_modules", "tslab", "dist", "jupyter.js");
-  const sent: { data: Record<string, string>; transient: unknown; update: boolean }[] = [];
-  require.cache[key] = { exports: { lastWriteDisplayData: (d: { data: Record<string, string>; transient: unknown }, update: boolean) => sent.push({ ...d, update }) } } as NodeModule;
-  try {
-    fn();
-  } finally {
-    delete require.cache[key];
-  }
-  return sent;
-}
 
 describe("display", () => {
   const dev = testDevice;
@@ -78,9 +65,9 @@ describe("display", () => {
     expect(richOutput("plain <text>")).to.deep.equal({ html: "<pre>plain &lt;text&gt;</pre>", text: "plain <text>" });
   });
 
-  it("sends HTML and text in one output to a notebook, and prints the text elsewhere", () => {
+  it("sends HTML and text in one output to a notebook, and prints the text elsewhere", async () => {
     const t = fl.ones([2], { device: dev() });
-    const sent = withNotebook(() => fl.display(t));
+    const sent = await withNotebook(() => fl.display(t));
     expect(sent).to.have.length(1);
     expect(Object.keys(sent[0].data)).to.deep.equal(["text/html", "text/plain"]);
     expect(sent[0].data["text/plain"]).to.equal(inspect(t));
@@ -130,6 +117,7 @@ describe("display", () => {
     let dir: string;
     before(() => {
       jupyter = testJupyter();
+      fs.mkdirSync(path.join(packageRoot(), ".fuselab"), { recursive: true });
       dir = fs.mkdtempSync(path.join(packageRoot(), ".fuselab", "display-"));
     });
     after(() => {
@@ -137,18 +125,51 @@ describe("display", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it("an argument error shows the cell's line, not fuselab's stack", async function () {
-      requireJupyter(this, jupyter);
-      const notebook = path.join(dir, "error.ipynb");
-      const cells = [
-        'import * as fl from "fuselab";\nconst x = fl.ones([4]);',
-        "const y = 2;\nconsole.log(\"before\");\nfl.ops.add(x, y as any);",
-      ];
+    function writeNotebook(name: string, cells: string[]): string {
+      const notebook = path.join(dir, name);
       fs.writeFileSync(notebook, JSON.stringify({
         cells: cells.map((source) => ({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source })),
         metadata: { kernelspec: { name: "fuselab", display_name: "TypeScript (fuselab)", language: "typescript" } },
         nbformat: 4, nbformat_minor: 4,
       }));
+      return notebook;
+    }
+
+    it("a result as a cell's last expression shows rich, printing nothing; charts bring plotly.js once", async function () {
+      requireJupyter(this, jupyter);
+      const notebook = writeNotebook("rich.ipynb", [
+        'import * as fl from "fuselab";\nconst x = fl.ones([4]);',
+        "x",
+        "console.log(x);",
+        "const ledger = fl.traffic(() => fl.ops.relu(x));\nfl.plot.traffic({ relu: ledger });",
+        "fl.plot.traffic({ again: ledger });",
+      ]);
+      const problems = await executeNotebook(jupyter, notebook, { save: true });
+      expect(problems).to.deep.equal([]);
+      type Output = { output_type: string; name?: string; text?: string; data?: Record<string, string> };
+      // A saved notebook may keep a text as a list of lines.
+      const joined = (text: string | string[]) => (Array.isArray(text) ? text.join("") : text);
+      const outputs = (JSON.parse(fs.readFileSync(notebook, "utf8")).cells as { outputs: Output[] }[]).map((c) => c.outputs.map((o) => ({
+        ...o, text: o.text === undefined ? undefined : joined(o.text),
+        data: o.data && Object.fromEntries(Object.entries(o.data).map(([k, v]) => [k, joined(v)])),
+      })));
+      const kinds = (list: Output[]) => list.map((o) => o.output_type === "stream" ? `${o.name}: ${o.text}` : Object.keys(o.data!).join(" "));
+      expect(kinds(outputs[1])).to.deep.equal(["text/html text/plain"]);
+      expect(outputs[1][0].data!["text/plain"]).to.equal("tensor f32 [4] on cpu\n  1, 1, 1, 1".replace("cpu", fl.device().describe()));
+      expect(kinds(outputs[2])).to.deep.equal([`stdout: ${outputs[1][0].data!["text/plain"]}\n`]);
+      expect(kinds(outputs[3])).to.deep.equal(["text/html text/plain", "text/html text/plain"]);
+      expect(outputs[3][0].data!["text/plain"]).to.match(/^plotly\.js \d+\.\d+\.\d+ \(basic bundle\)/);
+      expect(outputs[3][1].data!["text/html"]).to.include('class="fuselab-chart"');
+      expect(kinds(outputs[4])).to.deep.equal(["text/html text/plain"]);
+      expect(outputs[4][0].data!["text/html"]).to.include('class="fuselab-chart"');
+    });
+
+    it("an argument error shows the cell's line, not fuselab's stack", async function () {
+      requireJupyter(this, jupyter);
+      const notebook = writeNotebook("error.ipynb", [
+        'import * as fl from "fuselab";\nconst x = fl.ones([4]);',
+        "const y = 2;\nconsole.log(\"before\");\nfl.ops.add(x, y as any);",
+      ]);
       const problems = await executeNotebook(jupyter, notebook);
       expect(problems.map((p) => [p.cell, p.text])).to.deep.equal([
         [1, "ArgumentError: fl.ops.add: b must be a tensor, got 2\n    in the cell: fl.ops.add(x, y);\n"],
