@@ -6,7 +6,8 @@ import { BenchResults } from "./bench";
 import { CompareReport, isCompareReport } from "./compare";
 import { DeviceInfo } from "./device";
 import { shapeString } from "./errors";
-import { PREVIEW_COLUMNS, PREVIEW_ROWS, Tensor, formatBytes, previewNumber, tensorText } from "./tensor";
+import { escapeHtml, formatBytes, htmlTable } from "./format";
+import { PREVIEW_COLUMNS, PREVIEW_ROWS, Tensor, previewNumber, tensorText } from "./tensor";
 import { Ledger } from "./traffic";
 import { inNotebook, publishDisplay, setRichRenderer } from "./tslab";
 
@@ -22,27 +23,6 @@ export interface Displayable {
 export interface RichOutput {
   html: string;
   text: string;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
-// Numbers line up in columns; nothing sets a colour, so light and dark themes both read.
-const TABLE_STYLE = "border-collapse:collapse;font-variant-numeric:tabular-nums;margin:4px 0";
-const CELL_STYLE = "padding:2px 10px;border-bottom:1px solid rgba(127,127,127,0.35);white-space:nowrap";
-
-/**
- * Rows, the header first, as an HTML table: the first `leftColumns` columns left-aligned,
- * the others (numbers) right-aligned; with `totalRow` the last row is bold.
- */
-export function htmlTable(rows: readonly string[][], leftColumns: number, totalRow = false): string {
-  const cell = (tag: string, text: string, col: number, bold: boolean) =>
-    `<${tag} style="${CELL_STYLE};text-align:${col < leftColumns ? "left" : "right"}${bold ? ";font-weight:bold" : ""}">${escapeHtml(text)}</${tag}>`;
-  const [header, ...body] = rows;
-  const head = `<tr>${header.map((text, col) => cell("th", text, col, true)).join("")}</tr>`;
-  const lines = body.map((row, i) => `<tr>${row.map((text, col) => cell("td", text, col, totalRow && i === body.length - 1)).join("")}</tr>`);
-  return `<table style="${TABLE_STYLE}"><thead>${head}</thead><tbody>${lines.join("")}</tbody></table>`;
 }
 
 function caption(html: string): string {
@@ -84,7 +64,7 @@ function isDisplayable(value: unknown): value is Displayable {
 
 /** The HTML and text of a value: tensors, bench results, ledgers, compare reports, devices(), charts; anything else as util.inspect writes it. */
 export function richOutput(value: unknown): RichOutput {
-  if (value instanceof Tensor) return { html: tensorHtml(value), text: tensorText(value) };
+  if (Tensor.isTensor(value)) return { html: tensorHtml(value), text: tensorText(value) };
   if (value instanceof BenchResults) return { html: htmlTable(value.tableRows(), 1), text: value.toString() };
   if (value instanceof Ledger) return { html: htmlTable(value.tableRows(), 2, true), text: value.toString() };
   if (isCompareReport(value)) return { html: compareHtml(value), text: value.toString() };

@@ -87,7 +87,7 @@ export function notebookJson(notebook: Notebook): string {
   return JSON.stringify(notebook, null, 1) + "\n";
 }
 
-export function lessonsDir(root = packageRoot()): string {
+function lessonsDir(root = packageRoot()): string {
   return path.join(root, "lessons");
 }
 

@@ -5,11 +5,12 @@
 // run (an untrusted notebook, a text export), a chart shows its data as text.
 import * as fs from "fs";
 import { inspect } from "util";
-import { BenchResult, BenchResults, formatMs } from "./bench";
-import { Displayable, display, escapeHtml } from "./display";
+import { BenchResult, BenchResults } from "./bench";
+import { Displayable, display } from "./display";
 import { ArgumentError, describe } from "./errors";
+import { escapeHtml, formatMs, textTable } from "./format";
 import { SweepResults } from "./sweep";
-import { Ledger, textTable } from "./traffic";
+import { Ledger } from "./traffic";
 import { inNotebook, inspectRich, newDisplayId, publishDisplay } from "./tslab";
 
 /** A plotly trace or layout, as plotly.js takes it. */

@@ -1,7 +1,7 @@
 // Progress of long work (sweeps, grading): in a notebook one output updated in
 // place (a display id); in a terminal one line redrawn on stderr; elsewhere (logs,
 // CI, tests) nothing.
-import { escapeHtml } from "./display";
+import { escapeHtml } from "./format";
 import { inNotebook, newDisplayId, publishDisplay } from "./tslab";
 
 export interface Progress {

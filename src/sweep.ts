@@ -1,12 +1,11 @@
 // Sweeps: bench() across sizes, with live progress, and results that print as a
 // table and that fl.plot draws (time and GB/s against size, speed-ups).
 import { inspect } from "util";
-import { BenchOptions, BenchResult, BenchResults, benchAs, formatMs } from "./bench";
-import { htmlTable } from "./display";
+import { BenchOptions, BenchResult, BenchResults, benchAs } from "./bench";
 import { ArgumentError, describe } from "./errors";
+import { formatMs, htmlTable, markdownTable, textTable } from "./format";
 import { progress } from "./progress";
 import { Tensor } from "./tensor";
-import { markdownTable, textTable } from "./traffic";
 import { inspectRich } from "./tslab";
 
 /** What `sweep()` runs. */
@@ -100,7 +99,7 @@ function checkSweep(where: string, options: unknown): SweepOptions<unknown> {
 
 function disposeTensors(inputs: unknown): void {
   if (typeof inputs !== "object" || inputs === null) return;
-  for (const value of Object.values(inputs)) if (value instanceof Tensor) value.dispose();
+  for (const value of Object.values(inputs)) if (Tensor.isTensor(value)) value.dispose();
 }
 
 /**
