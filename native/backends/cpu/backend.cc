@@ -125,8 +125,16 @@ std::vector<argument> parse_signature(const std::string& signature) {
 struct kernel {
   std::string name;
   std::string signature;
+  std::string params;  // names and extents; empty when the export gives none
   fl_emu_launch_fn launch;
   std::vector<argument> args;
+  code_range code;  // its module's code: where a stop may land
+
+  void describe(fl_kernel_info* out) const {
+    out->name = name.c_str();
+    out->signature = signature.c_str();
+    out->params = params.empty() ? nullptr : params.c_str();
+  }
 };
 
 struct module {
@@ -135,12 +143,14 @@ struct module {
   ~module() {
     if (library) dlclose(library);
   }
-  void add(const char* name, const char* signature, fl_emu_launch_fn launch) {
+  void add(const char* name, const char* signature, const char* params, fl_emu_launch_fn launch) {
     auto k = std::make_unique<kernel>();
     k->name = name;
     k->signature = signature;
+    k->params = params;
     k->launch = launch;
     k->args = parse_signature(k->signature);
+    k->code = code_of(reinterpret_cast<const void*>(launch));
     kernels.push_back(std::move(k));
   }
 };
@@ -311,6 +321,7 @@ std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
   if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
+  if (f.signal == SIGABRT) return format("kernel '%s' called abort()%s", k.name.c_str(), where.c_str());
   return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
                 static_cast<unsigned long long>(f.address), where.c_str());
 }
@@ -341,7 +352,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.error[0] = 0;
-  d.pool->arm(d.options.timeout_ms);
+  d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
   std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
@@ -516,7 +527,7 @@ int cpu_fill(void* handle, void* ptr, int byte, size_t bytes) {
 module* builtin_module() {
   auto* m = new module;
   for (const kernel_entry& e : fl::registry())
-    m->add(e.name.c_str(), e.signature.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
+    m->add(e.name.c_str(), e.signature.c_str(), e.params.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
   return m;
 }
 
@@ -544,7 +555,8 @@ int cpu_module_compile(void*, const char* source, const char* kernel_names, cons
   }
   auto* m = new module;
   m->library = library;
-  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, table->kernels[i].launch);
+  // Compiled kernels name no parameters: their launches are checked by kind only.
+  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, "", table->kernels[i].launch);
   *out = m;
   return 0;
 }
@@ -564,18 +576,17 @@ int cpu_kernel_info(void* mod, int index, fl_kernel_info* out) {
   auto* m = static_cast<module*>(mod);
   if (index < 0 || index >= static_cast<int>(m->kernels.size()))
     return fail(format("kernel_info: index must be from 0 to %d, got %d", static_cast<int>(m->kernels.size()) - 1, index));
-  out->name = m->kernels[index]->name.c_str();
-  out->signature = m->kernels[index]->signature.c_str();
+  m->kernels[index]->describe(out);
   return 0;
 }
 
-int cpu_kernel_get(void* mod, const char* name, void** out, const char** signature) {
+int cpu_kernel_get(void* mod, const char* name, void** out, fl_kernel_info* info) {
   auto* m = static_cast<module*>(mod);
   std::string names;
   for (auto& k : m->kernels) {
     if (k->name == name) {
       *out = k.get();
-      if (signature) *signature = k->signature.c_str();
+      if (info) k->describe(info);
       return 0;
     }
     names += (names.empty() ? "" : ", ") + k->name;
