@@ -183,6 +183,40 @@ __device__ __forceinline__ void map_rows_halves(T* __restrict__ out, const T* __
   }
 }
 
+// The steps of the unfused act_and_mul chain, which read one half of x: [rows, 2, d]
+// as a framework reads a strided view, x[..., HALF, :], without copying it out.
+// out[r, c] = f(x[r, HALF, c], y[r, c]) (y unused, and may be null, for a unary f).
+template <int V, int HALF, typename T, typename F>
+__device__ __forceinline__ void map_rows_half(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
+                                              long long rows, long long d, F f) {
+  using VT = fl::vec<T, V>;
+  const long long chunks = d / V;
+  const VT* xv = reinterpret_cast<const VT*>(x);
+  const VT* yv = reinterpret_cast<const VT*>(y);
+  VT* ov = reinterpret_cast<VT*>(out);
+  for (long long c = global_thread_x(); c < chunks; c += grid_threads_x()) {
+    for (long long r = global_thread_y(); r < rows; r += grid_threads_y()) {
+      const VT a = xv[(2 * r + HALF) * chunks + c];
+      VT b;
+      if (y != nullptr) b = yv[r * chunks + c];
+      VT o;
+      for (int k = 0; k < V; ++k) o.v[k] = fl::from_float<T>(f(fl::to_float(a.v[k]), y != nullptr ? fl::to_float(b.v[k]) : 0.0f));
+      ov[r * chunks + c] = o;
+    }
+  }
+}
+
+template <int HALF, typename T, typename F>
+__device__ __forceinline__ void half_rows(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
+                                          int rows, int d, int vectorized, F f) {
+  if (vectorized) map_rows_half<kVec<T>, HALF>(out, x, y, rows, d, f);
+  else map_rows_half<1, HALF>(out, x, y, rows, d, f);
+}
+
+// Unary functors taking (x, unused) for half_rows.
+struct SiluOfFirst { __device__ float operator()(float x, float) const { return silu(x); } };
+template <typename T, bool TANH> struct GeluOfFirst { __device__ float operator()(float x, float) const { return gelu<T, TANH>(x); } };
+
 }  // namespace
 
 // ---- kernels ---------------------------------------------------------------------
@@ -265,35 +299,45 @@ __global__ void gelu_and_mul_kernel(T* __restrict__ out, const T* __restrict__ x
   act_and_mul(out, x, rows, d, vectorized, GeluMulFn<T, TANH>{});
 }
 
+// The unfused act_and_mul chain: act(gate) from x's first half, then * up from its second.
+template <typename T>
+__global__ void silu_gate_kernel(T* __restrict__ out, const T* __restrict__ x, int rows, int d, int vectorized) {
+  half_rows<0>(out, x, static_cast<const T*>(nullptr), rows, d, vectorized, SiluOfFirst{});
+}
+
+template <typename T, bool TANH>
+__global__ void gelu_gate_kernel(T* __restrict__ out, const T* __restrict__ x, int rows, int d, int vectorized) {
+  half_rows<0>(out, x, static_cast<const T*>(nullptr), rows, d, vectorized, GeluOfFirst<T, TANH>{});
+}
+
+template <typename T>
+__global__ void mul_up_kernel(T* __restrict__ out, const T* __restrict__ act, const T* __restrict__ x, int rows, int d,
+                              int vectorized) {
+  half_rows<1>(out, x, act, rows, d, vectorized, MulFn{});
+}
+
 // ---- exports: <op>_<dtype>; gelu's tanh approximation adds _tanh to the op -------
 
-#define FL_EXPORT_ALL_DTYPES(op, kernel)            \
-  FL_KERNEL_EXPORT(op##_f32, kernel<float>)         \
-  FL_KERNEL_EXPORT(op##_f16, kernel<__half>)        \
-  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16>)
-
-// The same for a kernel template with one flag after the storage type.
-#define FL_EXPORT_ALL_DTYPES_FLAG(op, kernel, flag)       \
-  FL_KERNEL_EXPORT(op##_f32, kernel<float, flag>)         \
-  FL_KERNEL_EXPORT(op##_f16, kernel<__half, flag>)        \
-  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16, flag>)
-
-FL_EXPORT_ALL_DTYPES(add, add_kernel)
-FL_EXPORT_ALL_DTYPES(mul, mul_kernel)
-FL_EXPORT_ALL_DTYPES(relu, relu_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu, gelu_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh, gelu_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu, silu_kernel)
-FL_EXPORT_ALL_DTYPES(bias_add, bias_add_kernel)
-FL_EXPORT_ALL_DTYPES(add_relu, add_relu_kernel)
-FL_EXPORT_ALL_DTYPES(add_relu_scale, add_relu_scale_kernel)
+FL_EXPORT_DTYPES(add, "out[n] a[n] b[n] n", add_kernel)
+FL_EXPORT_DTYPES(mul, "out[n] a[n] b[n] n", mul_kernel)
+FL_EXPORT_DTYPES(relu, "out[n] x[n] n", relu_kernel)
+FL_EXPORT_DTYPES(gelu, "out[n] x[n] n", gelu_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh, "out[n] x[n] n", gelu_kernel, true)
+FL_EXPORT_DTYPES(silu, "out[n] x[n] n", silu_kernel)
+FL_EXPORT_DTYPES(bias_add, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_add_kernel)
+FL_EXPORT_DTYPES(add_relu, "out[n] a[n] b[n] n", add_relu_kernel)
+FL_EXPORT_DTYPES(add_relu_scale, "out[n] a[n] b[n] s n", add_relu_scale_kernel)
 // scale and scale_bias are relu_scale and relu_scale_bias without the relu.
-FL_EXPORT_ALL_DTYPES_FLAG(scale, relu_scale_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(relu_scale, relu_scale_kernel, true)
-FL_EXPORT_ALL_DTYPES_FLAG(scale_bias, relu_scale_bias_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(relu_scale_bias, relu_scale_bias_kernel, true)
-FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu, bias_gelu_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu_tanh, bias_gelu_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu_and_mul, silu_and_mul_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_and_mul, gelu_and_mul_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_and_mul, gelu_and_mul_kernel, true)
+FL_EXPORT_DTYPES(scale, "out[n] x[n] s n", relu_scale_kernel, false)
+FL_EXPORT_DTYPES(relu_scale, "out[n] x[n] s n", relu_scale_kernel, true)
+FL_EXPORT_DTYPES(scale_bias, "out[rows*cols] x[rows*cols] s bias[cols] rows cols vectorized", relu_scale_bias_kernel, false)
+FL_EXPORT_DTYPES(relu_scale_bias, "out[rows*cols] x[rows*cols] s bias[cols] rows cols vectorized", relu_scale_bias_kernel, true)
+FL_EXPORT_DTYPES(bias_gelu, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_gelu_kernel, false)
+FL_EXPORT_DTYPES(bias_gelu_tanh, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_gelu_kernel, true)
+FL_EXPORT_DTYPES(silu_and_mul, "out[rows*d] x[rows*2*d] rows d vectorized", silu_and_mul_kernel)
+FL_EXPORT_DTYPES(gelu_and_mul, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_and_mul_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh_and_mul, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_and_mul_kernel, true)
+FL_EXPORT_DTYPES(silu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", silu_gate_kernel)
+FL_EXPORT_DTYPES(gelu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, true)
+FL_EXPORT_DTYPES(mul_up, "out[rows*d] act[rows*d] x[rows*2*d] rows d vectorized", mul_up_kernel)

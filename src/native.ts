@@ -3,6 +3,7 @@
 // it re-checks handles, sizes and argument kinds, and turns every failure into
 // a JS Error (never a crash); but wording for users is done here in TS.
 import * as path from "path";
+import { DeviceError, FuselabError } from "./errors";
 import type { SCALAR_TYPES } from "./signature";
 
 /** Opaque handles (N-API externals). */
@@ -64,12 +65,19 @@ export interface Native {
   compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): Promise<ModuleHandle>;
   /** Marks the module dead: later use of it or its kernels throws. Its code is freed once no kernel or prepared launch refers to it. */
   unload(mod: ModuleHandle): void;
-  kernels(mod: ModuleHandle): { name: string; signature: string | null }[];
+  /**
+   * signature: "f32* out,const f32* x,i32 n", with names where the export gives
+   * them ("f32*,const f32*,i32" otherwise), null where the backend cannot know
+   * (NVRTC, hiprtc). params: the export's names and pointer extents
+   * ("out[n] x[n] n"), null where it gives none (compiled kernels).
+   */
+  kernels(mod: ModuleHandle): { name: string; signature: string | null; params: string | null }[];
   kernel(mod: ModuleHandle, name: string): KernelHandle;
-  /** The backend's signature for the kernel, or null when it cannot know (NVRTC). */
-  kernelSignature(k: KernelHandle): string | null;
 
-  /** Launch now. The addon checks each arg's kind against the signature where known. */
+  /**
+   * Launch now. The addon checks each arg's kind against the signature where
+   * known, and each buffer's size against its extent where the export gives one.
+   */
   launch(k: KernelHandle, grid: [number, number, number], block: [number, number, number],
          sharedBytes: number, args: NativeArg[]): void;
   /** A launch packed once, replayed by launchPrepared() and bench() without re-marshalling. */
@@ -112,4 +120,28 @@ export function native(): Native {
 export function packageRoot(): string {
   // dist/src/native.js -> two levels up
   return path.resolve(__dirname, "..", "..");
+}
+
+/** Runs a native call, turning its failure into a DeviceError (with the compiler log, if any). */
+export function nativeCall<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    throw asDeviceError(e);
+  }
+}
+
+/** As nativeCall, for the addon's promises. */
+export async function nativeAsync<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw asDeviceError(e);
+  }
+}
+
+function asDeviceError(e: unknown): Error {
+  if (e instanceof FuselabError) return e;
+  const error = e as Error & { log?: string };
+  return new DeviceError(error?.message ?? String(e), error?.log);
 }

@@ -153,9 +153,10 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
 
 #include "../registry.h"
 
-#define FL_KERNEL_EXPORT(name, ...)                                                              \
+#define FL_KERNEL_EXPORT_PARAMS(name, params, ...)                                               \
+  FL_PARAMS_CHECK(name, params, __VA_ARGS__)                                                     \
   static ::fl::kernel_registrar fl_registrar_##name(                                             \
-      #name, ::fl::signature_of(&__VA_ARGS__), reinterpret_cast<const void*>(&__VA_ARGS__),      \
+      #name, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__), \
       reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<&__VA_ARGS__>)));
 
 namespace fl {

@@ -127,8 +127,15 @@ std::vector<argument> parse_signature(const std::string& signature) {
 struct kernel {
   std::string name;
   std::string signature;
+  std::string params;  // names and extents; empty when the export gives none
   fl_emu_launch_fn launch;
   std::vector<argument> args;
+
+  void describe(fl_kernel_info* out) const {
+    out->name = name.c_str();
+    out->signature = signature.c_str();
+    out->params = params.empty() ? nullptr : params.c_str();
+  }
 };
 
 struct module {
@@ -139,10 +146,11 @@ struct module {
     if (library) dlclose(library);
     if (code_fd >= 0) close(code_fd);
   }
-  void add(const char* name, const char* signature, fl_emu_launch_fn launch) {
+  void add(const char* name, const char* signature, const char* params, fl_emu_launch_fn launch) {
     auto k = std::make_unique<kernel>();
     k->name = name;
     k->signature = signature;
+    k->params = params;
     k->launch = launch;
     k->args = parse_signature(k->signature);
     kernels.push_back(std::move(k));
@@ -522,7 +530,7 @@ int cpu_fill(void* handle, void* ptr, int byte, size_t bytes) {
 module* builtin_module() {
   auto* m = new module;
   for (const kernel_entry& e : fl::registry())
-    m->add(e.name.c_str(), e.signature.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
+    m->add(e.name.c_str(), e.signature.c_str(), e.params.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
   return m;
 }
 
@@ -563,7 +571,8 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   auto* m = new module;
   m->library = library;
   m->code_fd = code_fd;
-  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, table->kernels[i].launch);
+  // Compiled kernels name no parameters: their launches are checked by kind only.
+  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, "", table->kernels[i].launch);
   *out = m;
   return 0;
 }
@@ -583,18 +592,17 @@ int cpu_kernel_info(void* mod, int index, fl_kernel_info* out) {
   auto* m = static_cast<module*>(mod);
   if (index < 0 || index >= static_cast<int>(m->kernels.size()))
     return fail(format("kernel_info: index must be from 0 to %d, got %d", static_cast<int>(m->kernels.size()) - 1, index));
-  out->name = m->kernels[index]->name.c_str();
-  out->signature = m->kernels[index]->signature.c_str();
+  m->kernels[index]->describe(out);
   return 0;
 }
 
-int cpu_kernel_get(void* mod, const char* name, void** out, const char** signature) {
+int cpu_kernel_get(void* mod, const char* name, void** out, fl_kernel_info* info) {
   auto* m = static_cast<module*>(mod);
   std::string names;
   for (auto& k : m->kernels) {
     if (k->name == name) {
       *out = k.get();
-      if (signature) *signature = k->signature.c_str();
+      if (info) k->describe(info);
       return 0;
     }
     names += (names.empty() ? "" : ", ") + k->name;

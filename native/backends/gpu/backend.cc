@@ -98,6 +98,7 @@ struct kernel {
   int ordinal = 0;         // the device whose module holds it
   std::string name;
   std::string signature;   // known for ahead-of-time kernels only
+  std::string params;      // names and extents; empty when the export gives none
   int param_count = -1;    // -1: unknown (run-time compiled)
   // Launched through gpuLaunchKernel: an ahead-of-time kernel's host stub, or
   // (CUDA) a cudaKernel_t from a run-time compiled library.
@@ -105,8 +106,12 @@ struct kernel {
 #if defined(FL_GPU_HIP)
   hipFunction_t function = nullptr;  // hiprtc: launched through hipModuleLaunchKernel
 #endif
-  // The signature as kernel_info and kernel_get report it: null where unknown.
-  const char* known_signature() const { return param_count >= 0 ? signature.c_str() : nullptr; }
+  // What kernel_info and kernel_get report: null where unknown.
+  void describe(fl_kernel_info* out) const {
+    out->name = name.c_str();
+    out->signature = param_count >= 0 ? signature.c_str() : nullptr;
+    out->params = params.empty() ? nullptr : params.c_str();
+  }
   // Read from the runtime at the first launch.
   std::mutex mutex;
   bool attributes_read = false;
@@ -354,6 +359,7 @@ int module_builtin(void* dv, void** out) {
     k->ordinal = d->ordinal;
     k->name = entry.name;
     k->signature = entry.signature;
+    k->params = entry.params;
     k->param_count = count_params(entry.signature);
     k->symbol = entry.fn;
     m->kernels.push_back(std::move(k));
@@ -470,20 +476,18 @@ int kernel_info(void* mv, int index, fl_kernel_info* out) {
   if (index < 0 || index >= static_cast<int>(m->kernels.size()))
     return fail("kernel_info: index must be in [0, " + std::to_string(m->kernels.size()) + "), got " +
                 std::to_string(index));
-  const kernel& k = *m->kernels[index];
-  out->name = k.name.c_str();
-  out->signature = k.known_signature();
+  m->kernels[index]->describe(out);
   return 0;
 }
 
-int kernel_get(void* mv, const char* name, void** out, const char** signature) {
+int kernel_get(void* mv, const char* name, void** out, fl_kernel_info* info) {
   auto* m = static_cast<module*>(mv);
   if (!m || !name || !out) return fail("kernel_get: module, name and kernel must be pointers, got null");
   *out = nullptr;
   for (const auto& k : m->kernels) {
     if (k->name != name) continue;
     *out = k.get();
-    if (signature) *signature = k->known_signature();
+    if (info) k->describe(info);
     return 0;
   }
   std::string known;

@@ -61,8 +61,15 @@ typedef struct fl_kernel_info {
   /* Argument types, comma separated, as fl::signature_of() spells them:
      "f32*,const f32*,i32" — element types f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32
      i64 u64, "void*" for other pointees; a trailing '*' marks a pointer.
-     NULL where the backend cannot know it (see kernel_get). */
+     NULL where the backend cannot know it (NVRTC, hiprtc). */
   const char* signature;
+  /* The parameters' names, space separated, each pointer's followed by the
+     number of elements the kernel may touch through it, an expression over
+     integer literals and the integer scalar parameters with + * ( ):
+     "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized". Given by
+     the built-in kernels (FL_KERNEL_EXPORT_PARAMS); NULL where not known. The
+     addon refuses a launch whose buffer holds fewer bytes than an extent says. */
+  const char* params;
 } fl_kernel_info;
 
 typedef struct fl_backend {
@@ -103,8 +110,8 @@ typedef struct fl_backend {
   void (*module_unload)(void* device, void* module);
   int (*kernel_count)(void* module, int* count);
   int (*kernel_info)(void* module, int index, fl_kernel_info* out);
-  /* *signature is NULL where the backend cannot know it (NVRTC, hiprtc). */
-  int (*kernel_get)(void* module, const char* name, void** kernel, const char** signature);
+  /* The kernel of that name, and what kernel_info says of it. */
+  int (*kernel_get)(void* module, const char* name, void** kernel, fl_kernel_info* info);
 
   int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
                 size_t shared_bytes, void** args, int nargs);
