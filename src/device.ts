@@ -1,5 +1,6 @@
 // Devices: what the backends offer, the default device, and one Device object
 // per (backend, index, options), shared by everything that runs there.
+import * as os from "os";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import { BackendStatus, DeviceHandle, DeviceProps, OpenOptions, native, nativeAsync, nativeCall } from "./native";
 
@@ -15,7 +16,7 @@ export interface DeviceOptions {
   warpSize?: 32 | 64;
   /** Guard bands around buffers, NaN-poisoned outputs and shuffled thread order. */
   check?: boolean;
-  /** Worker threads; the machine's core count when left out. */
+  /** Worker threads, from 1 to the cores this process may use (`os.availableParallelism()`, the default). */
   threads?: number;
   /** A launch running longer than this is stopped with an error. */
   timeoutMs?: number;
@@ -162,13 +163,19 @@ function checkOptions(options: unknown, backend: string): DeviceOptions {
     if (typeof o.check !== "boolean") throw new ArgumentError("fl.device", "options.check", "a boolean", describe(o.check));
     if (o.check) checked.check = true;
   }
-  for (const key of ["threads", "timeoutMs"] as const) {
-    const v = o[key];
-    if (v === undefined) continue;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 2 ** 31 - 1) {
-      throw new ArgumentError("fl.device", `options.${key}`, "a positive integer", describe(v));
+  if (o.threads !== undefined) {
+    // More workers than cores would only contend, and an absurd count would exhaust the process.
+    const cores = os.availableParallelism();
+    if (typeof o.threads !== "number" || !Number.isInteger(o.threads) || o.threads < 1 || o.threads > cores) {
+      throw new ArgumentError("fl.device", "options.threads", `a whole number from 1 to ${cores} (the cores this process may use)`, describe(o.threads));
     }
-    checked[key] = v;
+    checked.threads = o.threads;
+  }
+  if (o.timeoutMs !== undefined) {
+    if (typeof o.timeoutMs !== "number" || !Number.isInteger(o.timeoutMs) || o.timeoutMs < 1 || o.timeoutMs > 2 ** 31 - 1) {
+      throw new ArgumentError("fl.device", "options.timeoutMs", "a positive integer", describe(o.timeoutMs));
+    }
+    checked.timeoutMs = o.timeoutMs;
   }
   return checked;
 }
