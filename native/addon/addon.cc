@@ -233,9 +233,11 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   const std::string source = info[1].As<Napi::String>().Utf8Value();
   const std::string names = join_strings(info[2], "compile: kernelNames", ',');
   const std::string options = join_strings(info[3], "compile: options", ' ');
+  const int timeout_ms = milliseconds(info[4], "compile: timeoutMs");
   void* module = nullptr;
   char* log = nullptr;
-  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), &module, &log) != 0) {
+  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), timeout_ms, &module,
+                                  &log) != 0) {
     Napi::Error error = Napi::Error::New(env, device->failure("compile"));
     if (log != nullptr) {
       error.Set("log", Napi::String::New(env, log));
