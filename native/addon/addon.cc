@@ -8,6 +8,7 @@
 #include "handles.h"
 #include "marshal.h"
 #include "plugins.h"
+#include "sandbox.h"
 
 namespace fuselab {
 namespace {
@@ -370,6 +371,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"eventRecord", event_record},
       {"eventElapsed", event_elapsed_async},
       {"bench", bench_async},
+      {"sandboxLock", sandbox_lock_call},
   };
   for (const auto& [name, fn] : functions) exports.Set(name, Napi::Function::New(env, fn, name));
   return exports;
