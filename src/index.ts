@@ -13,3 +13,4 @@ export { ArgumentError, DeviceError, FuselabError } from "./errors";
 export { GeluApproximation, GeluOptions, ops, fused } from "./ops";
 export { Ledger, TrafficEntry, traffic } from "./traffic";
 export { BenchCase, BenchOptions, BenchResult, BenchResults, CopyCeiling, CopyCeilingOptions, bench, copyCeiling } from "./bench";
+export { CheckOptions, CheckResult, check } from "./grading/check";

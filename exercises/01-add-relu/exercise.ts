@@ -1,5 +1,5 @@
 // Exercise 01: fused add + ReLU in f32; bonus: f16 with 16-byte loads.
-import { blocksFor, cancelling, mixedScales, reluF32 } from "../../src/grading/data";
+import { blocksFor, cancelling, mixedScales, reluF32, trapsFirst } from "../../src/grading/data";
 import { KernelCase, KernelExercise, KernelTest, PerformanceTest, Visibility } from "../../src/grading/exercise";
 
 const THREADS = 256;
@@ -7,6 +7,7 @@ const THREADS = 256;
 function f32Case(n: number, seed: number): KernelCase {
   const a = mixedScales(n, seed);
   const b = cancelling(a, seed + 1);
+  trapsFirst(a, b);
   return {
     label: `f32, n = ${n}`,
     inputs: [{ name: "a", dtype: "f32", values: a }, { name: "b", dtype: "f32", values: b }],
@@ -21,6 +22,7 @@ function f16Case(n: number, seed: number): KernelCase {
   // f16 holds up to 65504: scales to 1e3 only.
   const a = mixedScales(n, seed).map((v) => Math.max(-6e4, Math.min(6e4, v)));
   const b = cancelling(a, seed + 1).map((v) => Math.max(-6e4, Math.min(6e4, v)));
+  trapsFirst(a, b);
   return {
     label: `f16, n = ${n}`,
     inputs: [{ name: "a", dtype: "f16", values: a }, { name: "b", dtype: "f16", values: b }],

@@ -29,6 +29,22 @@ export function cancelling(a: Float32Array, seed: number): Float32Array {
   return out;
 }
 
+/**
+ * Puts the traps first, so that even a one-element case has them: a positive
+ * value whose partner is more negative (ReLU of each input is wrong there),
+ * then a pair summing to exactly zero.
+ */
+export function trapsFirst(a: Float32Array, b: Float32Array): void {
+  if (a.length > 0) {
+    a[0] = 0.75;
+    b[0] = -1.25;
+  }
+  if (a.length > 1) {
+    a[1] = -3.5;
+    b[1] = 3.5;
+  }
+}
+
 /** Math.max(x, 0) as a kernel stores it: f32 rounding of the sum first. */
 export function reluF32(x: number): number {
   const s = Math.fround(x);

@@ -4,6 +4,8 @@
 //
 //   // expect: out_of_bounds
 //   // expect on gpu: illegal_address      (where a GPU says otherwise)
+//
+// or, in a numbers exercise's JSON, a key: { "expect": "wrong_answer", "answers": ... }.
 import * as fs from "fs";
 import * as path from "path";
 import { solutionsDir } from "./exercise";
@@ -17,8 +19,8 @@ export interface Fixture {
 
 function parseExpect(file: string): Fixture["expect"] {
   const head = fs.readFileSync(file, "utf8").split("\n").slice(0, 5).join("\n");
-  const all = /^\s*(?:\/\/|"?_?expect"?\s*:?)?\s*expect:\s*([a-z_]+)/m.exec(head)?.[1];
-  const gpu = /expect on gpu:\s*([a-z_]+)/.exec(head)?.[1];
+  const all = /expect"?\s*:\s*"?([a-z_]+)/.exec(head)?.[1];
+  const gpu = /expect on gpu"?\s*:\s*"?([a-z_]+)/.exec(head)?.[1];
   const check = (v: string | undefined): Verdict => {
     if (!v || !(VERDICTS as readonly string[]).includes(v)) throw new Error(`${file}: its first lines must say "expect: <verdict>" (one of ${VERDICTS.join(", ")})`);
     return v as Verdict;
