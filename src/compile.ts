@@ -3,10 +3,10 @@
 // device by a hash of what was compiled.
 import { createHash } from "crypto";
 import * as path from "path";
-import { ArgumentError, DeviceError, FuselabError, describe } from "./errors";
-import { Device, device as defaultDevice, nativeAsync, nativeCall } from "./device";
-import { Kernel } from "./kernel";
-import { ModuleHandle, native, packageRoot } from "./native";
+import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
+import { Device, checkDevice } from "./device";
+import { Module } from "./module";
+import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { KernelDeclaration, parseKernels } from "./signature";
 
 /** Options of `compile()`. */
@@ -19,48 +19,6 @@ export interface CompileOptions {
 
 /** Lines of the compiler's log a compile error's message shows (`.log` holds it all). */
 const LOG_LINES_SHOWN = 40;
-
-/** A compiled source: its `__global__` kernels, launched through `fn(name)`. */
-export class Module {
-  /** The names of the source's `__global__` functions. */
-  readonly kernels: readonly string[];
-  private handle: ModuleHandle | undefined;
-  private readonly functions = new Map<string, Kernel>();
-
-  /** @internal Modules come from `compile()`. */
-  constructor(readonly device: Device, handle: ModuleHandle, private readonly declarations: readonly KernelDeclaration[],
-              private readonly onDispose: () => void) {
-    this.handle = handle;
-    this.kernels = Object.freeze(declarations.map((d) => d.name));
-  }
-
-  /** Whether `dispose()` has unloaded the module. */
-  get disposed(): boolean {
-    return this.handle === undefined;
-  }
-
-  /** The kernel `name`, with its parameters parsed from the source. */
-  fn(name: string): Kernel {
-    if (this.handle === undefined) throw new FuselabError(`module.fn: the module of ${this.kernels.join(", ")} was used after dispose()`);
-    const cached = this.functions.get(name);
-    if (cached) return cached;
-    const declaration = this.declarations.find((d) => d.name === name);
-    if (!declaration) throw new ArgumentError("module.fn", "name", `one of the module's kernels (${this.kernels.join(", ")})`, describe(name));
-    const handle = this.handle;
-    const kernel = new Kernel(name, this.device, nativeCall(() => native().kernel(handle, name)), declaration.params, this);
-    this.functions.set(name, kernel);
-    return kernel;
-  }
-
-  /** Unloads the module; its kernels refuse to launch afterwards. A second call does nothing. */
-  dispose(): void {
-    if (this.handle === undefined) return;
-    const handle = this.handle;
-    this.handle = undefined;
-    this.onDispose();
-    nativeCall(() => native().unload(handle));
-  }
-}
 
 const cache = new Map<Device, Map<string, Module>>();
 
@@ -75,20 +33,18 @@ interface Prepared {
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   if (typeof source !== "string") throw new ArgumentError(where, "source", "a string of HIP source", describe(source));
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
-    throw new ArgumentError(where, "options", "an object { device?, name? }", describe(options));
+  const nul = source.indexOf("\0");
+  if (nul >= 0) {
+    const line = source.slice(0, nul).split("\n").length;
+    throw new ArgumentError(where, "source", "a string without NUL characters", `a NUL character on line ${line}`);
   }
-  const o = (options ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (key !== "device" && key !== "name") throw new ArgumentError(where, "options", "an object { device?, name? }", `the key ${JSON.stringify(key)}`);
-  }
-  if (o.device !== undefined && !(o.device instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(o.device));
+  const o = checkOptionsObject(where, options, ["device", "name"]);
+  const dev = checkDevice(where, o.device);
   if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
   }
   const declarations = parseKernels(source);
   if (declarations.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
-  const dev = (o.device as Device | undefined) ?? defaultDevice();
   const name = (o.name as string | undefined) ?? declarations[0].name;
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${name}.hip"\n${withPortableDynamicShared(source)}`;
@@ -104,7 +60,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
 // so compiler messages keep the user's line numbers.
 const EXTERN_SHARED = /extern\s+__shared__\s+(?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*|__attribute__\s*\(\([^)]*\)\)\s*)*([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
 
-export function withPortableDynamicShared(source: string): string {
+function withPortableDynamicShared(source: string): string {
   return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
 }
 
@@ -125,7 +81,8 @@ function remember(p: Prepared, handle: ModuleHandle): Module {
     nativeCall(() => native().unload(handle));
     return existing;
   }
-  const module = new Module(p.dev, handle, p.declarations, () => perDevice!.delete(p.key));
+  const module = new Module(p.dev, handle, p.declarations, `a module of ${p.declarations.map((d) => d.name).join(", ")}`,
+    () => perDevice!.delete(p.key));
   perDevice.set(p.key, module);
   return module;
 }
