@@ -10,6 +10,7 @@ import {
   kernelSpecDir, projectJupyterDir, readKernelSpec, tslabEntry, userJupyterDir,
 } from "./jupyter";
 import { native, packageRoot } from "./native";
+import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
 
 const USAGE = `usage: fuselab <command>
 
@@ -17,6 +18,7 @@ const USAGE = `usage: fuselab <command>
   jupyter install [--user]    install the "fuselab" Jupyter kernelspec: project-local by default,
                  [--dir DIR]  in the user's Jupyter data folder with --user, or in DIR/kernels
   start [jupyter args...]     open the lesson notebooks in Jupyter with the fuselab kernel
+${GRADE_USAGE}
   help                        this text`;
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -214,6 +216,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "start":
       return start(rest);
+    case "grade":
+      return (require("./grading/cli") as typeof import("./grading/cli")).gradeCommand(rest);
     case "help": case "--help": case "-h":
       console.log(USAGE);
       return 0;
@@ -226,7 +230,8 @@ main(process.argv.slice(2)).then(
   (status) => { process.exitCode = status; },
   (e) => {
     console.error(`fuselab: ${errorText(e)}`);
-    if (e instanceof UsageError) console.error(USAGE);
-    process.exitCode = e instanceof UsageError ? 2 : 1;
+    const usage = e instanceof UsageError || e instanceof GradeUsageError;
+    if (usage) console.error(USAGE);
+    process.exitCode = usage ? 2 : 1;
   },
 );

@@ -6,6 +6,9 @@
 //   solutions/NN-name/answer.ipynb               the instructor's: the same with the solution
 //
 // A region is marked in the solution by lines "// BEGIN SOLUTION" and "// END SOLUTION".
+// Lines in it that start "//STUB " are the stub's instead (a debugging exercise's
+// stub is the buggy code, not a to-do): then they replace the region, and the
+// solution drops them.
 // The files are committed; a test fails when one is stale. Run with `npm run exercises`.
 import * as fs from "fs";
 import * as path from "path";
@@ -15,22 +18,26 @@ import { Exercise, exerciseIds, exerciseSpec, exercisesDir, loadExercise, soluti
 
 const BEGIN = /^(\s*)\/\/ BEGIN SOLUTION\s*$/;
 const END = /^\s*\/\/ END SOLUTION\s*$/;
+const STUB = /^(\s*)\/\/STUB (.*)$/;
 
 /** The solution with its marked regions replaced by a to-do saying about how many lines go there. */
 export function stubOf(solution: string, where: string): string {
   const out: string[] = [];
-  let region: { indent: string; lines: number; start: number } | undefined;
+  let region: { indent: string; lines: number; start: number; stub: string[] } | undefined;
   solution.split("\n").forEach((line, i) => {
     const begin = BEGIN.exec(line);
     if (begin) {
       if (region) throw new Error(`${where}:${i + 1}: BEGIN SOLUTION inside the region opened at line ${region.start}`);
-      region = { indent: begin[1], lines: 0, start: i + 1 };
+      region = { indent: begin[1], lines: 0, start: i + 1, stub: [] };
     } else if (END.test(line)) {
       if (!region) throw new Error(`${where}:${i + 1}: END SOLUTION without a BEGIN SOLUTION`);
-      out.push(`${region.indent}// TODO: fill in, about ${region.lines} line${region.lines === 1 ? "" : "s"}`);
+      if (region.stub.length > 0) out.push(...region.stub);
+      else out.push(`${region.indent}// TODO: fill in, about ${region.lines} line${region.lines === 1 ? "" : "s"}`);
       region = undefined;
     } else if (region) {
-      if (line.trim() !== "") region.lines++;
+      const stub = STUB.exec(line);
+      if (stub) region.stub.push(stub[1] + stub[2]);
+      else if (line.trim() !== "") region.lines++;
     } else out.push(line);
   });
   if (region) throw new Error(`${where}:${region.start}: BEGIN SOLUTION is never ended`);
@@ -39,7 +46,7 @@ export function stubOf(solution: string, where: string): string {
 
 /** The solution as a student would hand it in: the markers removed. */
 export function withoutMarkers(solution: string): string {
-  return solution.split("\n").filter((line) => !BEGIN.test(line) && !END.test(line)).join("\n");
+  return solution.split("\n").filter((line) => !BEGIN.test(line) && !END.test(line) && !STUB.test(line)).join("\n");
 }
 
 function solutionFile(id: string): string {

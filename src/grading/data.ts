@@ -55,3 +55,14 @@ export function reluF32(x: number): number {
 export function blocksFor(items: number, threads: number): number {
   return Math.max(1, Math.ceil(items / threads));
 }
+
+/** rows x cols values: each row its own offset (from -scale to scale) plus normals, so a row's mean matters. */
+export function offsetRows(rows: number, cols: number, seed: number, scale: number): Float32Array {
+  const x = normal(rows * cols, seed);
+  const offsets = uniform(rows, seed ^ 0x2545f491);
+  for (let r = 0; r < rows; r++) {
+    const offset = (2 * offsets[r] - 1) * scale;
+    for (let c = 0; c < cols; c++) x[r * cols + c] += offset;
+  }
+  return x;
+}

@@ -255,6 +255,7 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
 
   // Starts (or restarts) the submission's process; a compile error ends grading.
   let compileFailure: SubmissionFailure | undefined;
+  const hungKernels = new Set<string>();
   const ensure = async (): Promise<Executor | SubmissionFailure> => {
     if (compileFailure) return compileFailure;
     if (executor?.alive) return executor;
@@ -291,6 +292,12 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         continue;
       }
       const c = test.make(combineSeed(options.secret, ex.id, test.name), false);
+      const hung = c.launches.find((l) => hungKernels.has(l.kernel));
+      if (hung) {
+        // Running it again would only wait out the limit again.
+        finish({ ...base(test), points: 0, verdict: "time_limit", message: `${c.label}: not run: kernel ${hung.kernel} already ran past the time limit`, hint: hintOf(test), ms: 0 });
+        continue;
+      }
       const prepared = prepareCase(c);
       let cmp: Comparison;
       try {
@@ -299,6 +306,7 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
       } catch (e) {
         if (!(e instanceof SubmissionFailure)) throw e;
         cmp = { verdict: e.verdict, message: `${c.label}: ${e.message}`, wrong: [] };
+        if (e.verdict === "time_limit") for (const l of c.launches) hungKernels.add(l.kernel);
       }
       const result: TestResult = { ...base(test), points: cmp.verdict === "passed" ? test.points : 0, verdict: cmp.verdict, message: cmp.message, ms: 0 };
       if (cmp.verdict !== "passed") {

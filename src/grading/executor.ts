@@ -23,6 +23,9 @@ export interface TimeLimits {
 
 export const DEFAULT_LIMITS: TimeLimits = { compileMs: 90_000, testMs: 30_000 };
 
+/** The CPU emulator stops a launch itself after this (within a test's limit, which also covers making and comparing data). */
+const EMULATOR_LAUNCH_MS = 10_000;
+
 /** The most log a submission's process may leave (the rest is cut). */
 const LOG_LIMIT = 64 * 1024;
 
@@ -40,6 +43,12 @@ export function studentLog(log: string): string {
       .replace(/(?:\/[\w.+-]+)+\/(dist|build)\/[^\s:]*/g, "<fuselab>"))
     .join("\n")
     .trim();
+}
+
+/** The line of a compiler log a one-line message shows: its first error. */
+export function firstError(log: string): string {
+  const lines = log.split("\n");
+  return lines.find((l) => /\berror\b/.test(l) && !/^fl\.compile/.test(l)) ?? lines.find((l) => l.trim() !== "") ?? "compilation failed";
 }
 
 function outputBytes(spec: BufferSpec): number {
@@ -115,12 +124,12 @@ export class ChildExecutor implements Executor {
     });
     // The emulator stops a runaway launch itself before the hard limit; the cores are shared among the jobs.
     const threads = Math.max(1, Math.floor(os.cpus().length / this.sandbox.jobs));
-    const opened = this.sandbox.device === "cpu" ? devices.map((d) => ({ ...d, threads, timeoutMs: Math.ceil(this.limits.testMs / 2) })) : devices;
+    const opened = this.sandbox.device === "cpu" ? devices.map((d) => ({ ...d, threads, timeoutMs: Math.min(EMULATOR_LAUNCH_MS, Math.ceil(this.limits.testMs / 2)) })) : devices;
     await this.request({ op: "open", devices: opened }, [], 0, deadline);
     const compiled = await this.request({ op: "compile", source }, [], 0, deadline);
     if (!compiled.header.ok) {
       const log = studentLog(String(compiled.header.error ?? ""));
-      throw new SubmissionFailure("compile_error", log.split("\n")[0] ?? "compilation failed", log);
+      throw new SubmissionFailure("compile_error", firstError(log), log);
     }
     const kernels = compiled.header.kernels;
     return Array.isArray(kernels) ? kernels.filter((k): k is string => typeof k === "string") : [];
@@ -235,7 +244,7 @@ export class InProcessExecutor implements Executor {
       return kernels;
     } catch (e) {
       const log = e instanceof DeviceError && e.log !== undefined ? e.log : (e as Error).message;
-      throw new SubmissionFailure("compile_error", (e as Error).message.split("\n")[0], log);
+      throw new SubmissionFailure("compile_error", firstError((e as Error).message), log);
     }
   }
 

@@ -3,7 +3,7 @@
 // grader must give it, written in its first lines:
 //
 //   // expect: out_of_bounds
-//   // expect on gpu: illegal_address      (where a GPU says otherwise)
+//   // expect on gpu: illegal_address      (where a GPU says otherwise; "skip" where it may go either way)
 //
 // or, in a numbers exercise's JSON, a key: { "expect": "wrong_answer", "answers": ... }.
 import * as fs from "fs";
@@ -13,15 +13,16 @@ import { VERDICTS, Verdict } from "./results";
 
 export interface Fixture {
   file: string;
-  /** The verdict expected on the CPU emulator and on a GPU. */
-  expect: { cpu: Verdict; gpu: Verdict };
+  /** The verdict expected on the CPU emulator and on a GPU; "skip": not decided there (a race a GPU may win by luck). */
+  expect: { cpu: Verdict | "skip"; gpu: Verdict | "skip" };
 }
 
 function parseExpect(file: string): Fixture["expect"] {
   const head = fs.readFileSync(file, "utf8").split("\n").slice(0, 5).join("\n");
   const all = /expect"?\s*:\s*"?([a-z_]+)/.exec(head)?.[1];
   const gpu = /expect on gpu"?\s*:\s*"?([a-z_]+)/.exec(head)?.[1];
-  const check = (v: string | undefined): Verdict => {
+  const check = (v: string | undefined): Verdict | "skip" => {
+    if (v === "skip") return v;
     if (!v || !(VERDICTS as readonly string[]).includes(v)) throw new Error(`${file}: its first lines must say "expect: <verdict>" (one of ${VERDICTS.join(", ")})`);
     return v as Verdict;
   };

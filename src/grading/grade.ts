@@ -26,6 +26,8 @@ export interface GradeOptions {
   limits?: TimeLimits;
   /** Timed iterations of a performance test. */
   timedSets?: number;
+  /** The students the files are from, in the files' order (default: each file's name). */
+  students?: string[];
   /** Called with each submission's result as it is finished. */
   onResult?(result: SubmissionResult, index: number): void;
 }
@@ -48,10 +50,10 @@ function allTests(ex: Exercise): { name: string; description: string; visibility
 }
 
 /** Grades one submission file, on the given GPU (or the CPU). Never throws for anything the submission does. */
-export async function gradeSubmission(ex: Exercise, file: string, options: GradeOptions & { gpu?: number }): Promise<SubmissionResult> {
+export async function gradeSubmission(ex: Exercise, file: string, options: GradeOptions & { gpu?: number; student?: string }): Promise<SubmissionResult> {
   const started = new Date();
   const result: SubmissionResult = {
-    schema: RESULT_SCHEMA, exercise: ex.id, submission: path.basename(file), student: studentOf(file),
+    schema: RESULT_SCHEMA, exercise: ex.id, submission: path.basename(file), student: options.student ?? studentOf(file),
     device: options.device === "gpu" ? `gpu ${options.gpu ?? 0}` : "cpu (emulator, check mode)",
     sandbox: describeSandbox(), startedAt: started.toISOString(), ms: 0, score: 0, maxScore: 0, verdict: "passed",
     compile: { ok: true, log: "" }, tests: [], log: "",
@@ -106,7 +108,7 @@ export async function gradeClass(exerciseId: string, files: readonly string[], o
     for (;;) {
       const index = next++;
       if (index >= files.length) return;
-      const r = await gradeSubmission(ex, files[index], { ...options, secret, gpu: worker.gpu, jobs: workers.length });
+      const r = await gradeSubmission(ex, files[index], { ...options, secret, gpu: worker.gpu, jobs: workers.length, student: options.students?.[index] });
       results[index] = r;
       options.onResult?.(r, index);
     }
