@@ -3,10 +3,10 @@
 // serves the grader with it (runner.ts); a notebook's `fl.check` uses it in
 // the notebook's own process. It knows nothing of exercises or right answers.
 import { Device } from "../device";
-import { Module, compile } from "../compile";
+import { compile } from "../compile";
+import { Module } from "../module";
 import { DTYPE_BYTES } from "../dtype";
-import { nativeAsync, nativeCall } from "../device";
-import { native } from "../native";
+import { native, nativeAsync, nativeCall } from "../native";
 import { Tensor, empty } from "../tensor";
 import { BufferSpec, CANARY_BYTE, CANARY_BYTES, LaunchSpec } from "./protocol";
 
