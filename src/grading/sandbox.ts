@@ -143,7 +143,8 @@ function dropAndLimit(options: SandboxOptions, inner: string[]): string[] {
 }
 
 function bwrapCommand(options: SandboxOptions): SandboxCommand {
-  const args = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
+  // --as-pid-1: the runner is its namespace's first process, so no other process (not even bwrap's) is there to look at.
+  const args = ["--unshare-all", "--as-pid-1", "--die-with-parent", "--new-session", "--cap-drop", "ALL"];
   for (const [from, to] of readOnlyMounts()) args.push("--ro-bind", from, to);
   const { links, dirs } = topLevelLinks();
   for (const [target, link] of links) args.push("--symlink", target, link);
@@ -187,7 +188,8 @@ function unshareCommand(options: SandboxOptions): SandboxCommand {
   const devices = ["/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", ...(options.device === "gpu" ? gpuDevices() : [])];
   for (const d of devices) lines.push(`if [ -d ${quote(d)} ]; then mkdir -p "$R"${quote(d)}; else touch "$R"${quote(d)}; fi; mount --rbind ${quote(d)} "$R"${quote(d)}`);
   if (options.device === "gpu") lines.push(`mkdir -p "$R/sys"`, `mount --rbind /sys "$R/sys"`, `mount -o remount,bind,ro "$R/sys"`);
-  lines.push(`cd "$R/tmp"`, `exec chroot "$R" ${dropAndLimit(options, ["sh", "-c", `cd /tmp && exec ${runnerArgs(options).map(quote).join(" ")}`]).map(quote).join(" ")}`);
+  const chroot = ["/usr/sbin/chroot", "/sbin/chroot", "/usr/bin/chroot"].find((p) => fs.existsSync(p)) ?? "chroot";
+  lines.push(`cd "$R/tmp"`, `exec ${chroot} "$R" ${dropAndLimit(options, ["sh", "-c", `cd /tmp && exec ${runnerArgs(options).map(quote).join(" ")}`]).map(quote).join(" ")}`);
   const unshare = ["unshare", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"]), "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc",
     "sh", "-c", lines.join("\n")];
   return { command: unshare[0], args: unshare.slice(1), env: environment(options), kind: "unshare" };
