@@ -38,7 +38,7 @@ describe("fl.check", function () {
     const r = await fl.check("01", fs.readFileSync(path.join(__dirname, "..", "..", "exercises", "01-add-relu", "stub.hip"), "utf8"));
     const first = r.tests[0];
     expect(first.verdict).to.equal("nan");
-    expect(first.message).to.match(/never written/);
+    expect(first.message).to.match(/NaN canary.s bytes: never written/);
     expect(first.counterexample!.rows.length).to.be.greaterThan(0);
     expect(Number.isNaN(first.counterexample!.rows[0].got)).to.equal(true);
     expect(first.hint).to.match(/blockIdx\.x \* blockDim\.x/);

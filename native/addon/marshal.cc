@@ -3,28 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "extents.h"
+
 namespace fuselab {
 namespace {
-
-struct ScalarType {
-  const char* name;
-  size_t bytes;
-  bool integer;
-  bool is_signed;
-};
-
-constexpr ScalarType kScalarTypes[] = {
-    {"i8", 1, true, true},   {"u8", 1, true, false},  {"i16", 2, true, true}, {"u16", 2, true, false},
-    {"i32", 4, true, true},  {"u32", 4, true, false}, {"i64", 8, true, true}, {"u64", 8, true, false},
-    {"f32", 4, false, true}, {"f64", 8, false, true},
-};
-
-const ScalarType* find_scalar_type(const std::string& name) {
-  for (const ScalarType& type : kScalarTypes) {
-    if (name == type.name) return &type;
-  }
-  return nullptr;
-}
 
 std::string trim(const std::string& s) {
   const size_t first = s.find_first_not_of(' ');
@@ -33,11 +15,11 @@ std::string trim(const std::string& s) {
 }
 
 [[noreturn]] void fail(Napi::Env env, const KernelState& kernel, size_t index, const std::string& message) {
-  throw Napi::Error::New(env, "kernel " + kernel.name + ": argument " + std::to_string(index) + " " + message);
+  throw Napi::Error::New(env, "kernel " + kernel.name + ": " + kernel.argument(index) + " " + message);
 }
 
 // The integer value of a JS number or bigint, when it fits `type`.
-bool integer_value(const Napi::Value& value, const ScalarType& type, uint64_t* bits) {
+bool integer_value(const Napi::Value& value, const ValueType& type, uint64_t* bits) {
   if (value.IsBigInt()) {
     bool lossless = false;
     if (type.is_signed) {
@@ -72,7 +54,7 @@ bool integer_value(const Napi::Value& value, const ScalarType& type, uint64_t* b
 }
 
 // Writes the scalar's bytes at the start of its 8-byte slot (little-endian hosts).
-void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const ScalarType& type,
+void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const ValueType& type,
                   const Napi::Value& value, uint64_t* slot) {
   *slot = 0;
   if (type.integer) {
@@ -205,14 +187,15 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
     const Napi::Object scalar = arg.As<Napi::Object>();
     const Napi::Value type_value = scalar.Get("type");
     const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
-    const ScalarType* type = find_scalar_type(type_name);
-    if (type == nullptr) fail(env, k, i, "has an unknown scalar type '" + type_name + "'");
+    const ValueType* type = find_value_type(type_name);
+    if (type == nullptr || !type->scalar) fail(env, k, i, "has an unknown scalar type '" + type_name + "'");
     if (param) {
       if (param->pointer) fail(env, k, i, "must be a buffer (" + param->type + "*), got a " + type_name + " scalar");
       if (param->type != type_name) fail(env, k, i, "must be a " + param->type + " scalar, got a " + type_name + " scalar");
     }
     store_scalar(env, k, i, *type, scalar.Get("value"), &launch->storage[i]);
   }
+  check_extents(env, *launch);
   return launch;
 }
 

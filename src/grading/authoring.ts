@@ -36,7 +36,7 @@ export function stubOf(solution: string, where: string): string {
       region = undefined;
     } else if (region) {
       const stub = STUB.exec(line);
-      if (stub) region.stub.push(stub[1] + stub[2]);
+      if (stub) region.stub.push(stub[2]);
       else if (line.trim() !== "") region.lines++;
     } else out.push(line);
   });

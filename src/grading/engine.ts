@@ -175,7 +175,7 @@ export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput
   if (mismatches === 0) return { verdict: "passed", message: `${c.label}: all outputs within tolerance`, wrong };
   const total = c.outputs.reduce((a, o) => a + o.elements, 0);
   if (unwritten > 0) {
-    return { verdict: "nan", wrong, message: `${c.label}: ${unwritten} of ${total} output elements were never written (they still hold the NaN canary)` };
+    return { verdict: "nan", wrong, message: `${c.label}: ${unwritten} of ${total} output elements hold the NaN canary's bytes: never written, or computed from memory never written` };
   }
   if (nan > 0) return { verdict: "nan", wrong, message: `${c.label}: ${nan} of ${total} output elements are NaN where numbers belong` };
   return { verdict: "wrong_answer", wrong, message: `${c.label}: ${mismatches} of ${total} output elements are wrong (worst at ${worst.output}[${worst.index}])` };
