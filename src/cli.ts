@@ -9,28 +9,20 @@ import {
   JUPYTER_INSTALL_HINT, JupyterPython, ensureSelfLink, findJupyter, installKernelSpec, jupyterPathWith,
   kernelSpecDir, projectJupyterDir, readKernelSpec, tslabEntry, userJupyterDir,
 } from "./jupyter";
-<<<<<<< HEAD
-import { native, packageRoot } from "./native";
-import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
-=======
 import { native } from "./native";
 import { WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "./workspace";
->>>>>>> main
+import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
 
 const USAGE = `usage: fuselab <command>
 
   doctor [--json]             what is built and usable here: backends, devices, Jupyter, kernelspec
   jupyter install [--user]    install the "fuselab" Jupyter kernelspec: project-local by default,
                  [--dir DIR]  in the user's Jupyter data folder with --user, or in DIR/kernels
-<<<<<<< HEAD
-  start [jupyter args...]     open the lesson notebooks in Jupyter with the fuselab kernel
-${GRADE_USAGE}
-=======
   start [jupyter args...]     open your copies of the lessons (my-notebooks/) in Jupyter with the
                               fuselab kernel; lessons new since the last start are copied in first
   reset LESSON                put the original of one lesson back in my-notebooks/ (e.g. reset 00-tour);
                               your copy moves to my-notebooks/.replaced/
->>>>>>> main
+${GRADE_USAGE}
   help                        this text`;
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -230,10 +222,6 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "start":
       return start(rest);
-<<<<<<< HEAD
-    case "grade":
-      return (require("./grading/cli") as typeof import("./grading/cli")).gradeCommand(rest);
-=======
     case "reset": {
       if (rest.length !== 1) throw new UsageError(`reset: expected one lesson name, got ${rest.length === 0 ? "none" : rest.map((a) => JSON.stringify(a)).join(" ")}`);
       const { notebook, kept } = resetLesson(rest[0]);
@@ -241,7 +229,8 @@ async function main(argv: string[]): Promise<number> {
         (kept ? `; your copy is ${path.relative(process.cwd(), kept)}` : ""));
       return 0;
     }
->>>>>>> main
+    case "grade":
+      return (require("./grading/cli") as typeof import("./grading/cli")).gradeCommand(rest);
     case "help": case "--help": case "-h":
       console.log(USAGE);
       return 0;

@@ -2,7 +2,6 @@
 import { spawnSync } from "child_process";
 import * as path from "path";
 import { expect } from "chai";
-import * as path from "path";
 import * as fl from "../src";
 
 /** The first line of a script run in a node process of its own: `fl` is this fuselab. */
