@@ -17,8 +17,7 @@
 #include <ucontext.h>
 #endif
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 
 using fiber_entry = void (*)(void* arg);
 
@@ -187,7 +186,6 @@ inline const void* context_memory(const context& c) { return &c.uc; }
 
 #endif
 
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 #endif

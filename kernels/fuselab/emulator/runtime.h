@@ -55,8 +55,7 @@
 #include "context.h"
 #include "types.h"
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 
 struct block_state;
 
@@ -901,7 +900,6 @@ inline int launch(fl_emu_launch* desc) {
   return launch_with<F>(desc, F, std::make_index_sequence<parameter_count(F)>{});
 }
 
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 #endif
