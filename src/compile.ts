@@ -7,7 +7,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import { Device, checkDevice } from "./device";
 import { Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
-import { KernelDeclaration, parseKernels } from "./signature";
+import { KernelDeclaration, paramsFromSignature, parseKernels } from "./signature";
 
 /** Options of `compile()`. */
 export interface CompileOptions {
@@ -86,7 +86,30 @@ function compileError(where: string, dev: Device, e: unknown): Error {
   return new DeviceError(`${where}: compilation failed on ${dev.describe()}:\n${shown}${more}`, e.log);
 }
 
-function remember(p: Prepared, handle: ModuleHandle): Module {
+// The parameters the compiler saw (where the backend knows them: the CPU
+// emulator) must be those the source reads as: a macro such as
+// `#define float double` would otherwise make launches pass the wrong types.
+function checkCompiledParams(where: string, p: Prepared, handle: ModuleHandle): void {
+  const compiled = nativeCall(() => native().kernels(handle));
+  for (const declaration of p.declarations) {
+    const signature = compiled.find((k) => k.name === declaration.name)?.signature;
+    if (signature === null || signature === undefined) continue;
+    const params = paramsFromSignature(signature);
+    const differs = params.length !== declaration.params.length || params.some((q, i) => {
+      const d = declaration.params[i];
+      // "void" there: a type the backend does not name (a struct, a vector type): nothing to compare.
+      return q.pointer !== d.pointer || (q.type !== "void" && d.type !== "void" && q.type !== d.type);
+    });
+    if (!differs) continue;
+    nativeCall(() => native().unload(handle));
+    const read = declaration.params.map((d) => d.declaration).join(", ");
+    throw new ArgumentError(where, "source", `kernels whose parameter types the preprocessor leaves alone (${declaration.name} reads as (${read}))`,
+      `parameters (${params.map((q) => q.declaration).join(", ")}) after preprocessing`);
+  }
+}
+
+function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
+  checkCompiledParams(where, p, handle);
   let perDevice = cache.get(p.dev);
   if (!perDevice) cache.set(p.dev, (perDevice = new Map()));
   const existing = perDevice.get(p.key);
@@ -112,7 +135,7 @@ export function compile(source: string, options?: CompileOptions): Module {
   if (p.cached) return p.cached;
   try {
     const handle = nativeCall(() => native().compile(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags, p.timeoutMs));
-    return remember(p, handle);
+    return remember("fl.compile", p, handle);
   } catch (e) {
     throw compileError("fl.compile", p.dev, e);
   }
@@ -124,7 +147,7 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
   if (p.cached) return p.cached;
   try {
     const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags, p.timeoutMs));
-    return remember(p, handle);
+    return remember("fl.compileAsync", p, handle);
   } catch (e) {
     throw compileError("fl.compileAsync", p.dev, e);
   }

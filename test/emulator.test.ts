@@ -450,6 +450,46 @@ __global__ void sleeper(int* flag) {
     await expectWorking(dev);
   });
 
+  it("refuses a kernel whose parameter types a macro changed (#define float double)", () => {
+    const dev = fl.device("cpu");
+    expectThrows(() => fl.compile(`#define float double
+__global__ void scale(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2 * in[i];
+}`, { device: dev }), fl.ArgumentError,
+    "fl.compile: source must be kernels whose parameter types the preprocessor leaves alone (scale reads as (float*, const float*, int)), " +
+    "got parameters (f64*, const f64*, i32) after preprocessing");
+  });
+
+  it("refuses static __shared__ memory past the device's limit and a local array past a fiber's stack when compiling", () => {
+    const dev = fl.device("cpu");
+    expectThrows(() => fl.compile(`
+__global__ void huge_tile(float* out) {
+  __shared__ float tile[16 * 1024 * 1024];  // 64 MiB
+  tile[threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+}`, { device: dev }), fl.DeviceError, /the module's static __shared__ memory \(671089\d\d bytes, with the run time's own thread-local state\) is more than the 65536 bytes a block may have/);
+    const local = expectThrows(() => fl.compile(`
+__global__ void huge_local(float* out, int n) {
+  float scratch[100000];
+  for (int i = 0; i < n; i++) scratch[i] = i;
+  out[threadIdx.x] = scratch[threadIdx.x % n];
+}`, { device: dev }), fl.DeviceError, /compilation failed/);
+    expect(local.message).to.match(/huge_local\.hip:\d+:\d+: error: the frame size of 400000 bytes is larger than 49152 bytes/);
+    // Just under the limit still compiles and runs.
+    const fits = fl.compile(`
+__global__ void full_tile(float* out) {
+  __shared__ float tile[16 * 1024 - 64];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = tile[blockDim.x - 1 - threadIdx.x];
+}`, { device: dev }).fn("full_tile");
+    const out = fl.empty([64], { device: dev });
+    fits.launch({ grid: 1, block: 64 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(64).map((i) => 63 - i));
+  });
+
   it("adds with atomics across blocks", async () => {
     const dev = testDevice();
     const count = fl.compile(`

@@ -78,6 +78,8 @@ constexpr int kMaxThreadsPerBlock = 1024;
 constexpr uint32_t kMaxBlockDim[3] = {1024, 1024, 64};
 constexpr uint32_t kMaxGridDim[3] = {2147483647u, 65535, 65535};
 constexpr size_t kSharedPerBlock = 64 * 1024;
+// A module's thread-local bytes that are the run time's own, not __shared__.
+constexpr size_t kRuntimeThreadLocalBytes = 256;
 constexpr size_t kAlignment = 256;
 // Check mode: guard bands before and after every allocation.
 constexpr size_t kFrontGuard = kAlignment;
@@ -154,7 +156,7 @@ struct module {
     k->params = params;
     k->launch = launch;
     k->args = parse_signature(k->signature);
-    k->code = code_of(reinterpret_cast<const void*>(launch));
+    k->code = object_of(reinterpret_cast<const void*>(launch)).code;
     kernels.push_back(std::move(k));
   }
 };
@@ -581,6 +583,17 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
     close(code_fd);
     return fail(format("run-time compilation: the compiled module is not a fuselab CPU module of this version (ABI %d)",
                        FL_EMU_ABI));
+  }
+  // Static __shared__ arrays are the module's thread-local variables (with the
+  // run time's own few bytes of state): more than a block may have is refused
+  // here, as a GPU's compiler refuses it.
+  const size_t static_shared = object_of(reinterpret_cast<const void*>(entry)).thread_local_bytes;
+  if (static_shared > kSharedPerBlock + kRuntimeThreadLocalBytes) {
+    dlclose(library);
+    close(code_fd);
+    return fail(format("run-time compilation: the module's static __shared__ memory (%zu bytes, with the run time's "
+                       "own thread-local state) is more than the %zu bytes a block may have",
+                       static_shared, kSharedPerBlock));
   }
   auto* m = new module;
   m->library = library;

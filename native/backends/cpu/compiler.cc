@@ -321,7 +321,11 @@ compile_result compile_module(const std::string& source, const std::string& kern
                            // kernels read float* memory as float4, as GPU code does
                            "-fno-strict-aliasing",
                            // the emulator longjmps across stacks, which fortified longjmp refuses
-                           "-U_FORTIFY_SOURCE"})
+                           "-U_FORTIFY_SOURCE",
+                           // a GPU thread's stack is a 64 KiB fiber: a larger frame is a compile
+                           // error, and a deep call chain touches every page on its way, so it
+                           // meets the fiber's guard page instead of jumping past it
+                           "-Werror=frame-larger-than=49152", "-fstack-clash-protection"})
     flags.push_back(flag);
   std::vector<std::string> command = kSettings.compiler;
   command.insert(command.end(), flags.begin(), flags.end());

@@ -183,25 +183,28 @@ void install_signal_handlers() {
 
 }  // namespace
 
-code_range code_of(const void* symbol) {
+loaded_object object_of(const void* symbol) {
   struct search {
     uintptr_t address;
-    code_range found;
+    loaded_object found;
   } state{reinterpret_cast<uintptr_t>(symbol), {}};
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) {
         search& s = *static_cast<search*>(data);
         code_range code{UINTPTR_MAX, 0};
+        size_t thread_local_bytes = 0;
         bool holds = false;
         for (int i = 0; i < info->dlpi_phnum; i++) {
           const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          if (h.p_type == PT_TLS) thread_local_bytes = h.p_memsz;
           if (h.p_type != PT_LOAD) continue;
           uintptr_t start = info->dlpi_addr + h.p_vaddr, end = start + h.p_memsz;
           if (s.address >= start && s.address < end) holds = true;
           if (h.p_flags & PF_X) code = {std::min(code.begin, start), std::max(code.end, end)};
         }
         if (!holds) return 0;
-        s.found = code.end ? code : code_range{};
+        s.found.code = code.end ? code : code_range{};
+        s.found.thread_local_bytes = thread_local_bytes;
         return 1;
       },
       &state);

@@ -36,8 +36,13 @@ struct code_range {
   bool contains(uintptr_t address) const { return address >= begin && address < end; }
 };
 
-// The executable code of the shared object (module or plugin) holding `symbol`.
-code_range code_of(const void* symbol);
+// The shared object (module or plugin) holding `symbol`: its executable code,
+// and the size of its thread-local block (a module's static __shared__ arrays).
+struct loaded_object {
+  code_range code;
+  size_t thread_local_bytes = 0;
+};
+loaded_object object_of(const void* symbol);
 
 struct worker;
 
