@@ -84,6 +84,30 @@ __global__ void oob_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  it("catches a read one past the end and a write far past it in check mode, where they happen", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__global__ void oob_read(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i % n] = in[i];  // reads one too many
+}
+__global__ void far_write(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 3) out[n + 100000] = 1.0f;  // far past any guard band
+  else if (i < n) out[i] = 2.0f;
+}`, { device: dev });
+    const input = fl.zeros([1024], { device: dev });
+    const out = fl.empty([1024], { device: dev });
+    module.fn("oob_read").launch({ grid: 5, block: 256 }, out, input, 1024);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'oob_read' read out of bounds: argument 1 (const f32*), element 1024, 1 past the end of a 1024-element buffer (block (4,0,0), thread (0,0,0))"));
+    await expectWorking(dev);
+    module.fn("far_write").launch({ grid: 4, block: 256 }, out, 1024);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'far_write' wrote out of bounds: argument 0 (f32*), element 101024, 100001 past the end of a 1024-element buffer (block (0,0,0), thread (3,0,0))"));
+    await expectWorking(dev);
+  });
+
   it("starts new buffers as NaN in check mode", () => {
     const dev = fl.device("cpu", { check: true });
     const saved = fl.debug.poison;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -83,7 +84,11 @@ constexpr size_t kRuntimeThreadLocalBytes = 256;
 constexpr size_t kAlignment = 256;
 // Check mode: guard bands before and after every allocation.
 constexpr size_t kFrontGuard = kAlignment;
-constexpr size_t kBackGuard = 4096;
+// Check mode: a buffer ends (to a 16-byte granule) where a reserve of address
+// space that may not be accessed begins, so a read or write past the end, near
+// or far, faults at once.
+constexpr size_t kGranule = 16;
+constexpr size_t kFarReserve = 16u << 20;
 constexpr unsigned char kGuardByte = 0xA5;
 constexpr unsigned char kPoisonByte = 0xFF;
 
@@ -164,9 +169,12 @@ struct module {
 // ---------------------------------------------------------------- the device
 
 struct allocation {
-  unsigned char* block;    // what malloc returned
+  unsigned char* block;    // what malloc (or, in check mode, mmap) returned
+  unsigned char* user;     // the buffer handed out
   size_t bytes;            // what was asked for
-  size_t total;            // with the guard bands
+  size_t readable;         // from block: the bytes that may be accessed (the rest is a no-access reserve)
+  size_t total;            // from block: all of it
+  bool mapped = false;     // check mode: mmap()ed, with the reserve
   bool released = false;   // a free is queued
 };
 
@@ -242,19 +250,22 @@ struct device {
 
 // ---------------------------------------------------------------- check mode: guard bands
 
+void release_memory(const allocation& a) {
+  if (a.mapped) munmap(a.block, a.total);
+  else free(a.block);
+}
+
 void fill_guards(const allocation& a) {
-  memset(a.block, kGuardByte, kFrontGuard);
-  memset(a.block + kFrontGuard + a.bytes, kGuardByte, a.total - kFrontGuard - a.bytes);
+  memset(a.block, kGuardByte, a.user - a.block);
+  memset(a.user + a.bytes, kGuardByte, a.readable - (a.user - a.block) - a.bytes);
 }
 
 // The address of the overwritten guard byte nearest the buffer, or 0.
 uintptr_t damaged_guard(const allocation& a) {
-  const unsigned char* start = a.block + kFrontGuard;
-  for (size_t i = kFrontGuard; i > 0; i--)
-    if (a.block[i - 1] != kGuardByte) return reinterpret_cast<uintptr_t>(a.block + i - 1);
-  const unsigned char* back = start + a.bytes;
-  const unsigned char* end = a.block + a.total;
-  for (const unsigned char* p = back; p < end; p++)
+  for (const unsigned char* p = a.user; p > a.block; p--)
+    if (p[-1] != kGuardByte) return reinterpret_cast<uintptr_t>(p - 1);
+  const unsigned char* end = a.block + a.readable;
+  for (const unsigned char* p = a.user + a.bytes; p < end; p++)
     if (*p != kGuardByte) return reinterpret_cast<uintptr_t>(p);
   return 0;
 }
@@ -264,9 +275,10 @@ std::string outside(long long index, long long count) {
   return index >= count ? format("%lld past the end", index - count + 1) : format("%lld before the start", -index);
 }
 
+// `verb`: "wrote", "read", or "read or wrote".
 std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& pointers, const allocation& a,
-                             uintptr_t damaged) {
-  uintptr_t start = reinterpret_cast<uintptr_t>(a.block + kFrontGuard), end = start + a.bytes;
+                             uintptr_t damaged, const char* verb = "wrote") {
+  uintptr_t start = reinterpret_cast<uintptr_t>(a.user), end = start + a.bytes;
   for (size_t i = 0; i < k.args.size(); i++) {
     const argument& arg = k.args[i];
     if (!arg.pointer || pointers[i] < start || pointers[i] > end) continue;
@@ -274,13 +286,24 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
     long long offset = static_cast<long long>(damaged) - static_cast<long long>(pointers[i]);
     long long element = offset >= 0 ? offset / element_bytes : -((-offset + element_bytes - 1) / element_bytes);
     long long count = static_cast<long long>(end - pointers[i]) / element_bytes;
-    return format("kernel '%s' wrote out of bounds: argument %zu (%s), element %lld, %s of a %lld-element buffer",
-                  k.name.c_str(), i, arg.type.c_str(), element, outside(element, count).c_str(), count);
+    return format("kernel '%s' %s out of bounds: argument %zu (%s), element %lld, %s of a %lld-element buffer",
+                  k.name.c_str(), verb, i, arg.type.c_str(), element, outside(element, count).c_str(), count);
   }
   long long offset = static_cast<long long>(damaged) - static_cast<long long>(start);
   long long size = static_cast<long long>(a.bytes);
-  return format("kernel '%s' wrote out of bounds of a buffer it was not given: byte %lld, %s of a %lld-byte buffer",
-                k.name.c_str(), offset, outside(offset, size).c_str(), size);
+  return format("kernel '%s' %s out of bounds of a buffer it was not given: byte %lld, %s of a %lld-byte buffer",
+                k.name.c_str(), verb, offset, outside(offset, size).c_str(), size);
+}
+
+// Check mode: the allocation whose no-access reserve holds `address`.
+const allocation* reserve_holding(device& d, uintptr_t address) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  auto it = d.allocations.upper_bound(address);
+  if (it == d.allocations.begin()) return nullptr;
+  --it;
+  const allocation& a = it->second;
+  uintptr_t reserve = reinterpret_cast<uintptr_t>(a.block + a.readable), end = reinterpret_cast<uintptr_t>(a.block + a.total);
+  return a.mapped && address >= reserve && address < end ? &a : nullptr;
 }
 
 const allocation* find_allocation(device& d, uintptr_t pointer) {
@@ -311,7 +334,8 @@ std::string check_guards(device& d, const kernel& k, const std::vector<uintptr_t
 
 // ---------------------------------------------------------------- launches
 
-std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_ms) {
+std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, int timeout_ms,
+                          const std::vector<uintptr_t>& pointers) {
   switch (pool.stopped()) {
     case stop_reason::none: return "";
     case stop_reason::time_limit: return format("kernel '%s' ran past the %d ms limit", k.name.c_str(), timeout_ms);
@@ -329,6 +353,12 @@ std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
   if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
+  if (f.signal == SIGSEGV)
+    if (const allocation* a = reserve_holding(d, f.address))
+      return describe_overrun(k, pointers, *a, f.address, f.access == fault_access::write  ? "wrote"
+                                                          : f.access == fault_access::read ? "read"
+                                                                                           : "read or wrote") +
+             where;
   if (f.signal == SIGABRT) return format("kernel '%s' called abort()%s", k.name.c_str(), where.c_str());
   return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
                 static_cast<unsigned long long>(f.address), where.c_str());
@@ -362,7 +392,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.error[0] = 0;
   d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
-  std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
+  std::string error = describe_stop(d, *d.pool, k, d.options.timeout_ms, pointers);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
   if (d.options.check) {
     std::string overrun = check_guards(d, k, pointers);
@@ -428,7 +458,7 @@ void cpu_close(void* handle) {
   }
   d->work_ready.notify_all();
   d->stream.join();
-  for (auto& entry : d->allocations) free(entry.second.block);
+  for (auto& entry : d->allocations) release_memory(entry.second);
   delete d;
 }
 
@@ -474,16 +504,28 @@ int cpu_alloc(void* handle, size_t bytes, void** ptr) {
   bool check = d->options.check != 0;
   allocation a;
   a.bytes = bytes;
-  a.total = check ? kFrontGuard + bytes + kBackGuard : std::max(bytes, kAlignment);
-  a.total = (a.total + kAlignment - 1) / kAlignment * kAlignment;
-  a.block = static_cast<unsigned char*>(aligned_alloc(kAlignment, a.total));
-  if (!a.block) return fail(format("alloc: out of memory for %zu bytes", bytes));
-  unsigned char* user = a.block;
   if (check) {
-    user = a.block + kFrontGuard;
-    memset(user, kPoisonByte, bytes);  // NaN in every float type: unwritten outputs show
+    // [guard band][buffer, ending at a page's end to the granule][no-access reserve]
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t span = (bytes + kGranule - 1) / kGranule * kGranule;
+    a.readable = (kFrontGuard + span + page - 1) / page * page;
+    a.total = a.readable + kFarReserve;
+    void* mapping = mmap(nullptr, a.total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED || mprotect(mapping, a.readable, PROT_READ | PROT_WRITE) != 0) {
+      if (mapping != MAP_FAILED) munmap(mapping, a.total);
+      return fail(format("alloc: out of memory for %zu bytes", bytes));
+    }
+    a.mapped = true;
+    a.block = static_cast<unsigned char*>(mapping);
+    a.user = a.block + a.readable - span;
+    memset(a.user, kPoisonByte, bytes);  // NaN in every float type: unwritten outputs show
     fill_guards(a);
+  } else {
+    a.total = a.readable = (std::max(bytes, kAlignment) + kAlignment - 1) / kAlignment * kAlignment;
+    a.block = a.user = static_cast<unsigned char*>(aligned_alloc(kAlignment, a.total));
+    if (!a.block) return fail(format("alloc: out of memory for %zu bytes", bytes));
   }
+  unsigned char* user = a.user;
   std::lock_guard<std::mutex> guard(d->allocations_lock);
   d->allocations[reinterpret_cast<uintptr_t>(user)] = a;
   *ptr = user;
@@ -504,7 +546,7 @@ int cpu_release(void* handle, void* ptr) {
   d->enqueue([d, address] {
     std::lock_guard<std::mutex> guard(d->allocations_lock);
     auto it = d->allocations.find(address);
-    free(it->second.block);
+    release_memory(it->second);
     d->allocations.erase(it);
   });
   return 0;

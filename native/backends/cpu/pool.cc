@@ -160,6 +160,12 @@ void on_signal(int signal, siginfo_t* info, void* context) {
   f.signal = signal;
   f.code = info->si_code;
   f.address = reinterpret_cast<uintptr_t>(info->si_addr);
+#if defined(__x86_64__)
+  // Bit 1 of the page fault's error code: the access was a write.
+  if (signal == SIGSEGV)
+    f.access = (static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? fault_access::write
+                                                                                         : fault_access::read;
+#endif
   f.stack_overflow = (signal == SIGSEGV || signal == SIGBUS) && w->in_stack_guard(f.address);
   const fl_emu_where* where = w->api.where;
   f.located = where != nullptr;

@@ -20,11 +20,14 @@ namespace fl::cpu {
 
 enum class stop_reason { none, fault, time_limit, cancelled };
 
+enum class fault_access { unknown, read, write };
+
 // Where and how a kernel crashed.
 struct fault_report {
   int signal = 0;
   int code = 0;
   uintptr_t address = 0;
+  fault_access access = fault_access::unknown;  // a memory fault's, where the machine says
   bool stack_overflow = false;
   bool located = false;  // `where` is known
   fl_emu_where where{};
