@@ -49,17 +49,25 @@ void reset_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+// Sets a limit to `most`, or keeps a tighter one already set (a sandbox's):
+// raising a hard limit would fail.
+bool lower_limit(int resource, rlim_t most) {
+  rlimit current = {};
+  if (getrlimit(resource, &current) != 0) return false;
+  const rlim_t value = current.rlim_max < most ? current.rlim_max : most;
+  const rlimit lowered = {value, value};
+  return setrlimit(resource, &lowered) == 0;
+}
+
 [[noreturn]] void run_compiler(const char* program, char* const* argv, char* const* envp, const char* folder,
                                const char* output_path, int report_fd) {
   setpgid(0, 0);
   int output = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  rlimit no_core = {0, 0}, output_size = {kMostOutputBytes, kMostOutputBytes};
-  rlimit memory = {kMostCompilerBytes, kMostCompilerBytes};
   int error = 0;
   if (output < 0 || nothing < 0 || chdir(folder) != 0 || dup2(nothing, 0) < 0 || dup2(output, 1) < 0 ||
-      dup2(output, 2) < 0 || setrlimit(RLIMIT_CORE, &no_core) != 0 || setrlimit(RLIMIT_FSIZE, &output_size) != 0 ||
-      setrlimit(RLIMIT_AS, &memory) != 0)
+      dup2(output, 2) < 0 || !lower_limit(RLIMIT_CORE, 0) || !lower_limit(RLIMIT_FSIZE, kMostOutputBytes) ||
+      !lower_limit(RLIMIT_AS, kMostCompilerBytes))
     error = errno;
   else
     execve(program, argv, envp);
