@@ -10,6 +10,7 @@
 #include "interrupts.h"
 #include "marshal.h"
 #include "plugins.h"
+#include "sandbox.h"
 
 namespace fl::addon {
 namespace {
@@ -360,6 +361,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"cancel", cancel},
       {"watchInterrupts", watch_interrupts_now},
       {"bench", bench_async},
+      {"sandboxLock", sandbox_lock_call},
   };
   for (const auto& [name, fn] : functions) exports.Set(name, Napi::Function::New(env, fn, name));
   return exports;

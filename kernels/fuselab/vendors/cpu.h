@@ -48,8 +48,9 @@ extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const 
 #define __trap() ::fl::emu::device_stop("__trap() was called", __FILE__, __LINE__)
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
-// CUDA's form takes a lane mask; the emulator's warps always sync whole.
-#define __syncwarp(...) ((void)::fl::emu::warp_exchange(::fl::emu::warp_op::syncwarp, __LINE__, 0, 0, warpSize))
+// __syncwarp(mask): the lanes of the mask; __syncwarp(): every lane not exited.
+#define __syncwarp(...) \
+  ((void)::fl::emu::warp_exchange(::fl::emu::warp_op::syncwarp, __LINE__, 0, 0, warpSize, ::fl::emu::syncwarp_mask(__VA_ARGS__)))
 
 #define __shfl(v, ...) ::fl::emu::shfl(__LINE__, v, __VA_ARGS__)
 #define __shfl_xor(v, ...) ::fl::emu::shfl_xor(__LINE__, v, __VA_ARGS__)

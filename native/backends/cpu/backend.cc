@@ -9,6 +9,7 @@
 // later launches are skipped (their inputs may be garbage).
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -387,15 +388,26 @@ int cpu_device_count(int* count) {
   return 0;
 }
 
+// The cores this process may run on (its affinity), as os.availableParallelism() counts them.
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 int cpu_open(int index, const fl_device_options* options, void** out) {
   if (index != 0) return fail(format("open: the cpu backend has one device (index 0), got index %d", index));
   fl_device_options o = options ? *options : fl_device_options{};
   if (o.warp_size == 0) o.warp_size = 32;
   if (o.warp_size != 32 && o.warp_size != 64)
     return fail(format("open: warp size must be 32 or 64, got %d", o.warp_size));
-  if (o.threads < 0) return fail(format("open: threads must be 0 (all cores) or more, got %d", o.threads));
+  const int cores = available_cores();
+  if (o.threads < 0 || o.threads > cores)
+    return fail(format("open: threads must be from 0 (all cores) to %d (the cores this process may use), got %d", cores,
+                       o.threads));
   if (o.timeout_ms < 0) return fail(format("open: timeout_ms must be 0 (none) or more, got %d", o.timeout_ms));
-  if (o.threads == 0) o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.threads == 0) o.threads = cores;
   auto d = std::make_unique<device>();
   d->options = o;
   d->pool = std::make_unique<worker_pool>(o.threads);
