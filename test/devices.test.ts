@@ -192,7 +192,7 @@ checked.launch({ grid: 1, block: 4 }, out, input);`);
       "fl.device: options must be empty for a GPU device (warpSize, check, threads, timeoutMs are options of the CPU emulator), got { check }");
   });
 
-  it("synchronizes, times events and runs a timing loop off the main thread", async () => {
+  it("synchronizes and runs a timing loop off the main thread", async () => {
     const dev = testDevice();
     const addon = native();
     const n = 1 << 16;
@@ -200,13 +200,7 @@ checked.launch({ grid: 1, block: 4 }, out, input);`);
     const out = fl.zeros([n], { device: dev });
     const copy = fl.builtins(dev).fn("copy_f32x4");
     const prepared = copy.prepare({ grid: 64, block: 256 }, out, src, n);
-    const start = addon.eventCreate(dev.handle);
-    const end = addon.eventCreate(dev.handle);
-    addon.eventRecord(start);
     prepared.launch();
-    addon.eventRecord(end);
-    const ms = await addon.eventElapsed(start, end);
-    expect(ms).to.be.a("number").and.at.least(0);
     await dev.synchronize();
     expect(Array.from(out.toArray())).to.deep.equal(Array.from(src.toArray()));
 
