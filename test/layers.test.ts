@@ -17,7 +17,7 @@ const LAYERS: string[][] = [
   ["kernel"],
   ["module"],
   ["compile"],
-  ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/index"],
+  ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/reduce", "ops/index"],
   ["traffic", "compare"],
   ["bench"],
   ["display", "progress", "sweep", "plot"],
