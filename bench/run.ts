@@ -73,15 +73,22 @@ class Inputs {
   /** The `make` of one example's arguments. */
   maker(): fl.MakeTensor {
     const used = new Map<string, number>();
-    return (shape) => {
-      const key = shape.join("x");
+    return (shape, integers) => {
+      const key = integers ? `${shape.join("x")} below ${integers.below}` : shape.join("x");
       const index = used.get(key) ?? 0;
       used.set(key, index + 1);
       const list = this.made.get(key) ?? [];
       this.made.set(key, list);
-      list[index] ??= fl.randn(shape, { ...this.options, seed: this.seed++ });
+      list[index] ??= integers ? this.integers(shape, integers.below) : fl.randn(shape, { ...this.options, seed: this.seed++ });
       return list[index];
     };
+  }
+
+  /** An i32 tensor of seeded integers from 0 to below - 1. */
+  private integers(shape: number[], below: number): fl.Tensor {
+    const values = fl.rand(shape, { dtype: "f32", device: this.options.device, seed: this.seed++ }).toArray();
+    return fl.tensor(Int32Array.from(values, (u) => Math.min(below - 1, Math.floor(u * below))),
+      { shape, dtype: "i32", device: this.options.device });
   }
 
   dispose(): void {

@@ -56,23 +56,6 @@ __device__ __forceinline__ float group_reduce(float v, float* scratch, Op op) {
   return v;
 }
 
-template <typename T, int W>
-__device__ __forceinline__ void load_chunk(const T* row, long long chunk, float (&f)[W]) {
-  const fl::vec<T, W> v = reinterpret_cast<const fl::vec<T, W>*>(row)[chunk];
-  for (int j = 0; j < W; ++j) f[j] = fl::to_float(v.v[j]);
-}
-
-template <typename T, int W>
-__device__ __forceinline__ void store_chunk(T* row, long long chunk, const float (&f)[W]) {
-  fl::vec<T, W> v;
-  for (int j = 0; j < W; ++j) v.v[j] = fl::from_float<T>(f[j]);
-  reinterpret_cast<fl::vec<T, W>*>(row)[chunk] = v;
-}
-
-__device__ __forceinline__ bool aligned16(const void* p) {
-  return reinterpret_cast<size_t>(p) % 16 == 0;
-}
-
 // The first row of this block's current turn, and the stride between turns.
 __device__ __forceinline__ long long first_row_base() { return (long long)blockIdx.x * blockDim.y; }
 __device__ __forceinline__ long long row_base_stride() { return (long long)gridDim.x * blockDim.y; }
@@ -86,7 +69,7 @@ __device__ __forceinline__ float reduce_own_chunks(const T* x, int chunks, bool 
   if (!valid) return acc;
   for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     for (int j = 0; j < W; ++j) acc = op(acc, f[j]);
   }
   return acc;
@@ -97,7 +80,7 @@ template <typename T, typename Op, bool kMean>
 __global__ void row_reduce(T* __restrict__ out, const T* __restrict__ x, int rows, int cols) {
   __shared__ float scratch[kMaxWarps];
   constexpr int V = fl::vec16<T>::n;
-  const bool vectorized = cols % V == 0 && aligned16(x);
+  const bool vectorized = cols % V == 0 && fl::aligned16(x);
   for (long long base = first_row_base(); base < rows; base += row_base_stride()) {
     const long long row = base + threadIdx.y;
     const bool valid = row < rows;
@@ -123,9 +106,9 @@ __device__ __forceinline__ void map_rows_scalar(T* __restrict__ out, const T* __
     const float s = fl::to_float(v[r]);
     for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < chunks; c += (long long)gridDim.x * blockDim.x) {
       float a[W];
-      load_chunk<T, W>(x + r * cols, c, a);
+      fl::load_floats<T, W>(x + r * cols, c, a);
       for (int j = 0; j < W; ++j) a[j] = f(a[j], s);
-      store_chunk<T, W>(out + r * cols, c, a);
+      fl::store_floats<T, W>(out + r * cols, c, a);
     }
   }
 }
@@ -133,7 +116,7 @@ __device__ __forceinline__ void map_rows_scalar(T* __restrict__ out, const T* __
 template <typename T, typename F>
 __global__ void broadcast_rows(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ v, int rows, int cols) {
   constexpr int V = fl::vec16<T>::n;
-  if (cols % V == 0 && aligned16(out) && aligned16(x)) map_rows_scalar<V>(out, x, v, rows, cols, F{});
+  if (cols % V == 0 && fl::aligned16(out) && fl::aligned16(x)) map_rows_scalar<V>(out, x, v, rows, cols, F{});
   else map_rows_scalar<1>(out, x, v, rows, cols, F{});
 }
 
@@ -163,7 +146,7 @@ template <typename T, int W>
 __device__ __forceinline__ void store_softmax(T* out, long long c, const float (&f)[W], float row_max, float inv_sum) {
   float y[W];
   for (int j = 0; j < W; ++j) y[j] = expf(f[j] - row_max) * inv_sum;
-  store_chunk<T, W>(out, c, y);
+  fl::store_floats<T, W>(out, c, y);
 }
 
 // One row: each thread keeps its first kCachedChunks chunks in registers, folds
@@ -178,13 +161,13 @@ __device__ void softmax_row(T* out, const T* x, int cols, bool valid, float* scr
     for (int k = 0; k < kCachedChunks; ++k) {
       const int c = threadIdx.x + k * blockDim.x;
       if (c < chunks) {
-        load_chunk<T, W>(x, c, cached[k]);
+        fl::load_floats<T, W>(x, c, cached[k]);
         online_add(cached[k], m, s);
       }
     }
     for (int c = threadIdx.x + kCachedChunks * blockDim.x; c < chunks; c += blockDim.x) {
       float f[W];
-      load_chunk<T, W>(x, c, f);
+      fl::load_floats<T, W>(x, c, f);
       online_add(f, m, s);
     }
   }
@@ -199,7 +182,7 @@ __device__ void softmax_row(T* out, const T* x, int cols, bool valid, float* scr
   }
   for (int c = threadIdx.x + kCachedChunks * blockDim.x; c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     store_softmax<T, W>(out, c, f, row_max, inv_sum);
   }
 }
@@ -209,7 +192,7 @@ template <typename T>
 __global__ void softmax(T* __restrict__ out, const T* __restrict__ x, int rows, int cols) {
   __shared__ float scratch[kMaxWarps];
   constexpr int V = fl::vec16<T>::n;
-  const bool vectorized = cols % V == 0 && aligned16(out) && aligned16(x);
+  const bool vectorized = cols % V == 0 && fl::aligned16(out) && fl::aligned16(x);
   for (long long base = first_row_base(); base < rows; base += row_base_stride()) {
     const long long row = base + threadIdx.y;
     const bool valid = row < rows;
