@@ -49,10 +49,10 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
     throw new ArgumentError(where, "source", "a string without NUL characters", `a NUL character on line ${line}`);
   }
   const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs"]);
-  const dev = checkDevice(where, o.device);
   if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
     throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
   }
+  const dev = checkDevice(where, o.device);
   if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
   }

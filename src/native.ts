@@ -86,6 +86,8 @@ export interface Native {
   launchPrepared(l: LaunchHandle): void;
   synchronize(dev: DeviceHandle): Promise<void>;
   cancel(dev: DeviceHandle): boolean;
+  /** From now on SIGINT also cancels every device's running CPU launch at once, even while the main thread waits in a synchronous call. */
+  watchInterrupts(): void;
 
   eventCreate(dev: DeviceHandle): EventHandle;
   eventRecord(ev: EventHandle): void;

@@ -7,6 +7,7 @@
 #include "async.h"
 #include "extents.h"
 #include "handles.h"
+#include "interrupts.h"
 #include "marshal.h"
 #include "plugins.h"
 
@@ -89,6 +90,7 @@ Napi::Value open(const Napi::CallbackInfo& info) {
   device->backend = plugin->name;
   device->device = handle;
   if (plugin->api->props(handle, &device->props) != 0) throw_failure(env, *device, "props");
+  remember_device(device);
   return wrap_handle(env, std::move(device), &kDeviceTag);
 }
 
@@ -329,6 +331,11 @@ Napi::Value cancel(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), stopped);
 }
 
+Napi::Value watch_interrupts_now(const Napi::CallbackInfo& info) {
+  watch_interrupts();
+  return info.Env().Undefined();
+}
+
 Napi::Value event_create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<DeviceState> device = live_device(info[0]);
@@ -373,6 +380,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"launchPrepared", launch_prepared},
       {"synchronize", synchronize_async},
       {"cancel", cancel},
+      {"watchInterrupts", watch_interrupts_now},
       {"eventCreate", event_create},
       {"eventRecord", event_record},
       {"eventElapsed", event_elapsed_async},

@@ -57,14 +57,6 @@ std::string join_strings(const Napi::Value& value, const char* what, char separa
   return joined;
 }
 
-int milliseconds(const Napi::Value& value, const char* what) {
-  const double v = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
-  if (!integer_in(v, 0, 2147483647.0)) {
-    throw Napi::RangeError::New(value.Env(), std::string(what) + " must be an integer from 0 to 2147483647");
-  }
-  return static_cast<int>(v);
-}
-
 const ValueType* find_value_type(const std::string& name) {
   static constexpr ValueType kTypes[] = {
       {"i8", 1, true, true, true},     {"u8", 1, true, false, true},    {"i16", 2, true, true, true},
@@ -77,6 +69,14 @@ const ValueType* find_value_type(const std::string& name) {
     if (name == type.name) return &type;
   }
   return nullptr;
+}
+
+int milliseconds(const Napi::Value& value, const char* what) {
+  const double v = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
+  if (!integer_in(v, 0, 2147483647.0)) {
+    throw Napi::RangeError::New(value.Env(), std::string(what) + " must be an integer from 0 to 2147483647");
+  }
+  return static_cast<int>(v);
 }
 
 size_t byte_count(const Napi::Value& value, const char* what) {

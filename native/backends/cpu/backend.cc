@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "compiler.h"
-#include "compiler_process.h"
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/emulator/types.h"
@@ -131,6 +130,7 @@ struct kernel {
   std::string params;  // names and extents; empty when the export gives none
   fl_emu_launch_fn launch;
   std::vector<argument> args;
+  code_range code;  // its module's code: where a stop may land
 
   void describe(fl_kernel_info* out) const {
     out->name = name.c_str();
@@ -154,6 +154,7 @@ struct module {
     k->params = params;
     k->launch = launch;
     k->args = parse_signature(k->signature);
+    k->code = code_of(reinterpret_cast<const void*>(launch));
     kernels.push_back(std::move(k));
   }
 };
@@ -326,6 +327,7 @@ std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
   if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
+  if (f.signal == SIGABRT) return format("kernel '%s' called abort()%s", k.name.c_str(), where.c_str());
   return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
                 static_cast<unsigned long long>(f.address), where.c_str());
 }
@@ -356,7 +358,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.error[0] = 0;
-  d.pool->arm(d.options.timeout_ms);
+  d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
   std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
@@ -557,10 +559,10 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   auto* d = static_cast<device*>(handle);
   const uint64_t stops = d->compile_stops.load();
   d->compiles_running++;
-  interrupt_watch interrupts;
+  // cancel() stops it: from device.cancel(), or from the addon when a notebook's cell is interrupted.
   process_limits limits;
   limits.timeout_ms = timeout_ms;
-  limits.should_stop = [d, stops, &interrupts] { return d->compile_stops.load() != stops || interrupts.seen(); };
+  limits.should_stop = [d, stops] { return d->compile_stops.load() != stops; };
   compile_result built =
       compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", limits);
   d->compiles_running--;
