@@ -348,6 +348,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // Everything that goes into the module, but for the files it includes, which
   // the entry lists and checks when it is found.
   const compiler_facts& compiler = facts_about_compiler(flags, work.path);
+  if (compiler.include_folders.empty())
+    return fail("cannot learn where " + kSettings.compiler[0] + " looks for headers ('" + command_text() +
+                " -E -v' listed no include folder)");
   sha256 key_hash;
   key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI));
   key_hash.add_field(compiler.identity);
