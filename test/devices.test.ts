@@ -2,7 +2,6 @@
 // GPU requests that cannot be met, and the addon's asynchronous calls.
 import { spawn, spawnSync } from "child_process";
 import * as os from "os";
-import * as path from "path";
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
@@ -70,8 +69,7 @@ describe("devices", () => {
     expectThrows(() => native().open("cpu", 0, { threads: cores + 1 }), Error,
       `cpu open: open: threads must be from 0 (all cores) to ${cores} (the cores this process may use), got ${cores + 1}`);
     // Pinned to one core, a process gets one worker by default, and no more on request.
-    const pinned = spawnSync("taskset", ["-c", "0", process.execPath, "-e", `
-      const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});
+    const pinned = spawnSync("taskset", ["-c", "0", process.execPath, "-e", `${FUSELAB_PRELUDE}
       const workers = fl.device("cpu").props.multiprocessors;
       try { fl.device("cpu", { threads: 2 }); console.log(workers, "opened"); } catch (e) { console.log(workers, e.message); }
     `], { encoding: "utf8", timeout: 60_000 });

@@ -384,6 +384,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // log nor the file's content is shown; its name, which the source gave, is.
   std::vector<std::string> allowed = named_include_folders(command);
   const std::vector<std::string>& own_folders = compiler_include_folders(flags, work.path);
+  if (own_folders.empty())
+    return fail("cannot learn where " + kSettings.compiler[0] + " looks for headers ('" + command_text() +
+                " -E -v' listed no include folder)");
   allowed.insert(allowed.end(), own_folders.begin(), own_folders.end());
   std::vector<dependency> dependencies;
   for (const std::string& header : headers) {
