@@ -40,7 +40,8 @@ export function limits(options: SandboxOptions): Record<string, string> {
   const result: Record<string, string> = {
     // Writable private memory: the GPU driver reserves address space it does not write, which this does not count.
     data: String((options.device === "gpu" ? 64 : 4) * gib),
-    fsize: String(256 * 2 ** 20),
+    // soft:hard. The compiler's own guard sets 1 GiB for its output, which a lower hard limit would refuse.
+    fsize: `${256 * 2 ** 20}:${2 ** 30}`,
     nofile: "1024",
     cpu: "600",
     core: "0",
