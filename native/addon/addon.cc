@@ -12,7 +12,7 @@
 #include "plugins.h"
 #include "sandbox.h"
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 [[noreturn]] void throw_failure(Napi::Env env, const DeviceState& device, const char* call) {
@@ -392,8 +392,8 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   return exports;
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
-Napi::Object InitFuselab(Napi::Env env, Napi::Object exports) { return fuselab::init(env, exports); }
+Napi::Object InitFuselab(Napi::Env env, Napi::Object exports) { return fl::addon::init(env, exports); }
 
 NODE_API_MODULE(fuselab, InitFuselab)

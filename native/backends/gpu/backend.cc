@@ -22,7 +22,7 @@
 #include "rtc.h"
 #include "runtime.h"
 
-namespace flgpu {
+namespace fl::gpu {
 namespace {
 
 thread_local std::string last_error_text;
@@ -673,6 +673,7 @@ void event_destroy(void* dv, void* ev) {
 
 void free_string(char* s) { std::free(s); }
 
+// Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
 fl_backend make_backend() {
   fl_backend b{};
   b.abi = FL_BACKEND_ABI;
@@ -708,9 +709,9 @@ fl_backend make_backend() {
 }
 
 }  // namespace
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) {
-  static const fl_backend backend = flgpu::make_backend();
+  static const fl_backend backend = fl::gpu::make_backend();
   return &backend;
 }
