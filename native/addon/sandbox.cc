@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 #if defined(__x86_64__)
@@ -147,4 +147,4 @@ Napi::Value sandbox_lock_call(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace fuselab {
+namespace fl::addon {
 
 // Installs the filter on every thread; returns "" or why it could not.
 // allow_process_creation: fork/exec stay possible (a compiler still has to run);
@@ -16,6 +16,6 @@ std::string sandbox_lock(bool allow_process_creation, bool allow_threads);
 // JS: sandboxLock({ processes, threads }).
 Napi::Value sandbox_lock_call(const Napi::CallbackInfo& info);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif
