@@ -80,6 +80,7 @@ function run(o: Options): void {
   const grades = path.join(work, "grades");
   const args = [path.join(ROOT, "dist", "src", "cli.js"), "grade", "--exercise", EXERCISE, path.join(work, "class"),
     "--device", o.device, "--jobs", String(o.jobs), "--out", grades, ...(o.gpus ? ["--gpus", o.gpus] : [])];
+  const load = os.loadavg()[0];
   const started = Date.now();
   execFileSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
   const seconds = (Date.now() - started) / 1000;
@@ -104,8 +105,8 @@ function run(o: Options): void {
   const lines = [
     `# fuselab grade: ${o.count} submissions of ${EXERCISE} on ${c.device}`,
     "",
-    `- date: ${date}; host: ${os.hostname()}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
-    `- command: \`${command}\` (runs \`${["fuselab", ...args.slice(1)].join(" ").replace(work, "$WORK")}\`)`,
+    `- date: ${date}; host: ${os.hostname()}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; load average ${load.toFixed(1)} when it started`,
+    `- command: \`${command}\` (runs \`${["fuselab", ...args.slice(1)].join(" ").split(work).join("$WORK")}\`)`,
     `- sandbox: ${c.sandbox}${c.copyCeilingGBs !== undefined ? `; copy ceiling ${c.copyCeilingGBs.toFixed(1)} GB/s` : ""}`,
     `- **${seconds.toFixed(1)} s** for all ${o.count}, reports included (${(seconds / o.count).toFixed(2)} s a submission); target ${target} s: ${seconds < target ? "met" : "NOT met"}`,
     `- every verdict as its fixture expects: ${wrong.length === 0 ? "yes" : `NO (${wrong.length} differ)`}`,

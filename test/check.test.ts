@@ -61,7 +61,8 @@ describe("fl.check", function () {
     for (let i = 0; i < names.length; i++) {
       const checked = await fl.check("01-add-relu", read(names[i]), { secret });
       for (const t of checked.tests) {
-        if (t.verdict === "not_run") continue;
+        // Bandwidth is measured twice, so it may differ by noise; correctness may not.
+        if (t.verdict === "not_run" || t.bandwidth) continue;
         const g = graded[i].tests.find((x) => x.name === t.name)!;
         expect(`${names[i]}: ${t.name}: ${g.verdict}`).to.equal(`${names[i]}: ${t.name}: ${t.verdict}`);
       }
