@@ -73,12 +73,16 @@
 
 #define FL_KERNEL_EXPORT(name, ...) FL_KERNEL_EXPORT_PARAMS(name, "", __VA_ARGS__)
 
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+#define FL_EXPORT_DTYPES(op, params, kernel, ...)
+#else
 // The storage types of the built-in ops, each exported under the dtype's name.
 // Extra template arguments (a flag) follow the storage type.
-#define FL_EXPORT_DTYPES(op, params, kernel, ...)                                  \
-  FL_KERNEL_EXPORT_PARAMS(op##_f32, params, kernel<float __VA_OPT__(, ) __VA_ARGS__>)     \
-  FL_KERNEL_EXPORT_PARAMS(op##_f16, params, kernel<__half __VA_OPT__(, ) __VA_ARGS__>)    \
+#define FL_EXPORT_DTYPES(op, params, kernel, ...)                                          \
+  FL_KERNEL_EXPORT_PARAMS(op##_f32, params, kernel<float __VA_OPT__(, ) __VA_ARGS__>)    \
+  FL_KERNEL_EXPORT_PARAMS(op##_f16, params, kernel<__half __VA_OPT__(, ) __VA_ARGS__>)   \
   FL_KERNEL_EXPORT_PARAMS(op##_bf16, params, kernel<fl_bf16 __VA_OPT__(, ) __VA_ARGS__>)
+#endif
 
 namespace fl {
 
