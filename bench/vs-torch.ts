@@ -30,12 +30,14 @@ export interface TorchRun {
 
 const SCRIPT = path.resolve(__dirname, "..", "..", "bench", "torch", "bench_torch.py");
 
-/** An argument as the spec writes it: a tensor by its shape (PyTorch makes its own values), anything else as it is. */
+/**
+ * An argument as the spec writes it: a float tensor by its shape (PyTorch makes
+ * its own random values), an i32 tensor (positions) with its values, anything
+ * else as it is.
+ */
 export function specArgument(a: unknown): unknown {
   if (fl.Tensor.isTensor(a)) {
-    if (a.dtype !== "f32" && a.dtype !== "f16" && a.dtype !== "bf16") {
-      throw new Error(`--vs torch: a ${a.dtype} argument has no PyTorch counterpart in bench_torch.py`);
-    }
+    if (a.dtype === "i32") return { $tensor: [...a.shape], values: Array.from(a.toArray()) };
     return { $tensor: [...a.shape] };
   }
   return a === undefined ? null : a;

@@ -157,3 +157,92 @@ FL_EXPORT_DTYPES(rope_positions_interleaved,
                  "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
                  "tokens heads half_head max_pos rot_half",
                  fl_rope::rope_positions, false)
+
+namespace fl_rope {
+
+// ---- fused QK-norm + RoPE, and the column copies of its unfused chain ------------
+
+// qkv [tokens, (q_heads + 2 * kv_heads) * d], d = 2 * half_head: every q and k
+// head (the first q_heads + kv_heads of each token's heads) is RMS-normalised
+// over its d values with q_weight or k_weight [d], then turned by RoPE at its
+// token's position as rope_positions does, in place, in f32 throughout; the v
+// heads are not touched. A row group (blockDim.x threads, a power of two up to
+// warpSize) takes a head, blockDim.y heads a block; a thread owns the pairs
+// j = threadIdx.x + k * blockDim.x of it, reads them for the sum of squares and
+// again (from cache) to write them, so no thread touches another's values.
+template <typename T, bool kNeox>
+__global__ void qk_norm_rope(T* __restrict__ qkv, const T* __restrict__ q_weight, const T* __restrict__ k_weight,
+                             const int* __restrict__ positions, const T* __restrict__ cache, int tokens, int q_heads,
+                             int kv_heads, int half_head, int max_pos, int rot_half, float eps) {
+  rot_half = min(rot_half, half_head);
+  const int d = 2 * half_head;
+  const int heads_per_token = q_heads + kv_heads;
+  const long long normed_heads = (long long)tokens * heads_per_token;
+  const int width = blockDim.x < (unsigned)warpSize ? (int)blockDim.x : warpSize;
+  for (long long base = (long long)blockIdx.x * blockDim.y; base < normed_heads; base += (long long)gridDim.x * blockDim.y) {
+    const long long head = base + threadIdx.y;
+    const bool valid = head < normed_heads;
+    const long long token = valid ? head / heads_per_token : 0;
+    const int h = valid ? head % heads_per_token : 0;
+    T* x = qkv + (token * (q_heads + 2LL * kv_heads) + h) * d;
+    const T* weight = h < q_heads ? q_weight : k_weight;
+    float sum_sq = 0.0f;
+    if (valid) {
+      for (int j = threadIdx.x; j < half_head; j += blockDim.x) {
+        const int lo = kNeox && j < rot_half ? j : 2 * j, hi = kNeox && j < rot_half ? j + rot_half : 2 * j + 1;
+        const float a = fl::to_float(x[lo]), b = fl::to_float(x[hi]);
+        sum_sq += a * a + b * b;
+      }
+    }
+    for (int mask = width / 2; mask > 0; mask >>= 1) sum_sq += __shfl_xor(sum_sq, mask, width);
+    if (!valid) continue;
+    const float inv_rms = rsqrtf(sum_sq / d + eps);
+    const int pos = positions[token];
+    const bool in_cache = pos >= 0 && pos < max_pos;
+    const T* cache_row = cache + (in_cache ? (long long)pos * 2 * rot_half : 0);
+    for (int j = threadIdx.x; j < half_head; j += blockDim.x) {
+      const int lo = kNeox && j < rot_half ? j : 2 * j, hi = kNeox && j < rot_half ? j + rot_half : 2 * j + 1;
+      float a = fl::to_float(x[lo]) * inv_rms * fl::to_float(weight[lo]);
+      float b = fl::to_float(x[hi]) * inv_rms * fl::to_float(weight[hi]);
+      if (j < rot_half) {
+        // A position outside the cache (refused by the launcher) gives NaN, never a read out of bounds.
+        if (in_cache) rotate(a, b, fl::to_float(cache_row[j]), fl::to_float(cache_row[rot_half + j]));
+        else a = b = __builtin_nanf("");
+      }
+      x[lo] = fl::from_float<T>(a);
+      x[hi] = fl::from_float<T>(b);
+    }
+  }
+}
+
+// out[r, c] = x[r, start + c] for c < width: a column range copied out (a framework's .contiguous() of a view).
+template <typename T>
+__global__ void take_columns(T* __restrict__ out, const T* __restrict__ x, int rows, int cols, int start, int width) {
+  if (start < 0 || width < 0 || (long long)start + width > cols) return;
+  for (long long r = (long long)blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += (long long)gridDim.y * blockDim.y) {
+    for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < width; c += (long long)gridDim.x * blockDim.x) {
+      out[r * width + c] = x[r * cols + start + c];
+    }
+  }
+}
+
+// out[r, start + c] = x[r, c] for c < width: a column range written back in place.
+template <typename T>
+__global__ void put_columns(T* __restrict__ out, const T* __restrict__ x, int rows, int cols, int start, int width) {
+  if (start < 0 || width < 0 || (long long)start + width > cols) return;
+  for (long long r = (long long)blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += (long long)gridDim.y * blockDim.y) {
+    for (long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x; c < width; c += (long long)gridDim.x * blockDim.x) {
+      out[r * cols + start + c] = x[r * width + c];
+    }
+  }
+}
+
+}  // namespace fl_rope
+
+#define FL_QK_NORM_ROPE_PARAMS                                                                                   \
+  "qkv[tokens*(q_heads+2*kv_heads)*2*half_head] q_weight[2*half_head] k_weight[2*half_head] positions[tokens] " \
+  "cache[max_pos*2*rot_half] tokens q_heads kv_heads half_head max_pos rot_half eps"
+FL_EXPORT_DTYPES(qk_norm_rope_neox, FL_QK_NORM_ROPE_PARAMS, fl_rope::qk_norm_rope, true)
+FL_EXPORT_DTYPES(qk_norm_rope_interleaved, FL_QK_NORM_ROPE_PARAMS, fl_rope::qk_norm_rope, false)
+FL_EXPORT_DTYPES(take_columns, "out[rows*width] x[rows*cols] rows cols start width", fl_rope::take_columns)
+FL_EXPORT_DTYPES(put_columns, "out[rows*cols] x[rows*width] rows cols start width", fl_rope::put_columns)

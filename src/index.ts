@@ -12,8 +12,8 @@ export { CompileOptions, compile, compileAsync } from "./compile";
 export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClose, compare } from "./compare";
 export { ArgumentError, DeviceError, FuselabError } from "./errors";
 export {
-  FusedOpDeclaration, GeluApproximation, GeluOptions, KernelsByDType, MakeTensor, NormOptions, OpDeclaration, OpExample,
-  OutOptions, declarations, fused, ops, unfused,
+  FusedOpDeclaration, Gather, GeluApproximation, GeluOptions, KernelsByDType, MakeTensor, NormOptions, OpDeclaration, OpExample,
+  OutOptions, PartialAccess, QkNormRopeOptions, RopePositionsOptions, declarations, fused, ops, unfused,
 } from "./ops";
 export { Ledger, TrafficEntry, traffic } from "./traffic";
 export { BenchCase, BenchOptions, BenchResult, BenchResults, CopyCeiling, CopyCeilingOptions, bench, copyCeiling } from "./bench";

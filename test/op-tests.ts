@@ -78,12 +78,27 @@ const bytesOf = (tensors: Iterable<fl.Tensor>) => [...new Set(tensors)].reduce((
  * The bytes an op must read: each distinct tensor argument once, whole, except a
  * table it gathers from, of which each distinct row its index names, once.
  */
-function bytesToRead(made: Made, gathers: readonly { table: number; index: number }[] = []): number {
-  const partial = new Map(gathers.map((g) => [made.args[g.table] as fl.Tensor, made.values.get(made.args[g.index] as fl.Tensor)!]));
-  const whole = tensorArgs(made.args).filter((t) => !partial.has(t));
+function bytesToRead(made: Made, op: { gathers?: readonly fl.Gather[]; partial?: readonly fl.PartialAccess[] }): number {
+  const gathered = new Map((op.gathers ?? []).map((g) => [made.args[g.table] as fl.Tensor, made.values.get(made.args[g.index] as fl.Tensor)!]));
+  const parts = partsOf(made, op.partial);
+  const whole = tensorArgs(made.args).filter((t) => !gathered.has(t) && !parts.has(t));
   let bytes = bytesOf(whole);
-  for (const [table, rows] of partial) bytes += new Set(rows).size * (table.bytes / table.shape[0]);
+  for (const [table, rows] of gathered) bytes += new Set(rows).size * (table.bytes / table.shape[0]);
+  for (const [t, fraction] of parts) bytes += t.bytes * fraction;
   return bytes;
+}
+
+/** The arguments an op touches only in part, with that part as a fraction. */
+function partsOf(made: Made, partial: readonly fl.PartialAccess[] = []): Map<fl.Tensor, number> {
+  return new Map(partial.map((p) => [made.args[p.arg] as fl.Tensor, p.fraction(made.args)]));
+}
+
+/** The bytes a fused op must write: each output once, and the part it touches of each argument it changes. */
+function bytesToWrite(op: fl.FusedOpDeclaration, made: Made, outputs: Record<string, fl.Tensor>): number {
+  const parts = partsOf(made, op.partial);
+  const mutated = new Set(op.mutates.map((n) => outputs[n]));
+  const whole = [...Object.values(outputs)].filter((t) => !parts.has(t) || !mutated.has(t));
+  return bytesOf(whole) + [...mutated].reduce((sum, t) => sum + (parts.has(t) ? t.bytes * parts.get(t)! : 0), 0);
 }
 const exampleName = (e: fl.OpExample) => (e.label ? ` (${e.label})` : "");
 
@@ -119,7 +134,7 @@ export function describeOps(ops: readonly fl.OpDeclaration[], references: Record
               const [entry] = ledger.entries;
               expect(entry.op).to.equal(`ops.${op.name}`);
               expect(op.kernels.map((k) => k[dtype])).to.include(entry.kernel);
-              expect(entry.bytesRead, "bytes read").to.equal(bytesToRead(made, op.gathers));
+              expect(entry.bytesRead, "bytes read").to.equal(bytesToRead(made, op));
               expect(entry.bytesWritten, "bytes written").to.equal(bytesOf(Object.values(outputs)));
             });
           }
@@ -171,9 +186,8 @@ export function describeFusedOps(declarations: readonly fl.FusedOpDeclaration[],
               const [entry] = fusedLedger.entries;
               expect(entry.op).to.equal(`fused.${op.name}`);
               expect(op.kernels.map((k) => k[dtype])).to.include(entry.kernel);
-              const inputs = tensorArgs(fusedMade.args);
-              expect(entry.bytesRead, "bytes read").to.equal(bytesOf(inputs));
-              expect(entry.bytesWritten, "bytes written").to.equal(bytesOf([...Object.values(fusedOut), ...op.mutates.map((n) => fusedOut[n])]));
+              expect(entry.bytesRead, "bytes read").to.equal(bytesToRead(fusedMade, op));
+              expect(entry.bytesWritten, "bytes written").to.equal(bytesToWrite(op, fusedMade, fusedOut));
               // The chain: one launch a step, each an op's kernel or one of the chain's own.
               const chainOwn = new Set((op.chainKernels ?? []).map((k) => k[dtype]));
               expect(chainLedger.launches, "chain launches").to.be.greaterThan(1);

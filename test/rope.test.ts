@@ -5,8 +5,8 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { FloatDType } from "../src/ops/declare";
-import { describeOps } from "./op-tests";
-import { REFERENCES, ropePositionsReference, ropeTablesReference } from "./reference/rope";
+import { describeFusedOps, describeOps } from "./op-tests";
+import { REFERENCES, qkNormRopeReference, ropePositionsReference, ropeTablesReference } from "./reference/rope";
 
 type Tolerance = Record<FloatDType, { rtol: number; atol: number }>;
 
@@ -25,6 +25,14 @@ const SHAPES: [number, number][] = [[1, 64], [7, 80], [5, 128], [3, 256], [33, 2
 
 describeOps(fl.declarations.rope.ops, REFERENCES,
   { shapes: { f32: SHAPES, f16: SHAPES, bf16: SHAPES }, tolerance: TOLERANCE, chainTolerance: TOLERANCE });
+// qkNormRope's chain rounds the normalised heads to the dtype before turning them.
+const CHAIN_TOLERANCE: Tolerance = {
+  f32: { rtol: 2e-5, atol: 2e-5 },
+  f16: { rtol: 4e-3, atol: 2e-2 },
+  bf16: { rtol: 3e-2, atol: 1.2e-1 },
+};
+describeFusedOps(fl.declarations.rope.fused, REFERENCES,
+  { shapes: { f32: SHAPES, f16: SHAPES, bf16: SHAPES }, tolerance: TOLERANCE, chainTolerance: CHAIN_TOLERANCE });
 
 let seed = 1;
 const randn = (shape: number[], dtype: FloatDType = "f32") => fl.randn(shape, { dtype, device: fl.device(), seed: seed++ });
@@ -95,6 +103,24 @@ describe("rope ops", () => {
       ropePositionsReference(x.toArray(), [3, 5, 80], [4, 0, 9], cache.toArray(), 40, true), TOLERANCE.f32);
   });
 
+  it("qkNormRope: the same on 64-lane warps in check mode, v heads untouched, head dims up to 256", () => {
+    const device = fl.device("cpu", { warpSize: 64, check: true });
+    for (const d of [80, 256]) {
+      const tokens = 3, options = { qHeads: 3, kvHeads: 1 };
+      const qkv = fl.randn([tokens, 5 * d], { device, seed: 9 });
+      const before = qkv.toArray();
+      const qWeight = fl.randn([d], { device, seed: 10 }), kWeight = fl.randn([d], { device, seed: 11 });
+      const positions = fl.tensor(Int32Array.from([2, 0, 2]), { shape: [tokens], dtype: "i32", device });
+      const cache = fl.randn([3, d / 2], { device, seed: 12 });
+      const expected = qkNormRopeReference(before, tokens, qWeight.toArray(), kWeight.toArray(), [2, 0, 2], cache.toArray(), d / 2, options);
+      const { qkv: result } = fl.fused.qkNormRope(qkv, qWeight, kWeight, positions, cache, options);
+      expect(result).to.equal(qkv);
+      fl.assertClose(qkv, expected, TOLERANCE.f32);
+      const after = qkv.toArray();
+      for (let t = 0; t < tokens; t++) for (let k = 4 * d; k < 5 * d; k++) expect(after[t * 5 * d + k]).to.equal(before[t * 5 * d + k]);
+    }
+  });
+
   it("counts each distinct cache row once: the bytes a position-indexed read moves", () => {
     const x = fl.zeros([4, 2, 8], { dtype: "bf16", device: fl.device() });
     const positions = fl.tensor(Int32Array.from([3, 3, 0, 3]), { shape: [4], dtype: "i32", device: fl.device() });
@@ -113,6 +139,21 @@ describe("rope ops", () => {
           `fl.ops.ropePositions: positions[1] must be from 0 to 15 (the rows of cosSinCache), got ${bad}`));
         expect(ledger.launches).to.equal(0);
       }
+    });
+
+    it("qkNormRope names a qkv that does not hold its heads, missing head counts, a position outside the cache", () => {
+      const dev = fl.device();
+      const qkv = fl.zeros([2, 5 * 8], { dtype: "bf16", device: dev });
+      const w = fl.ones([8], { dtype: "bf16", device: dev });
+      const cache = fl.zeros([4, 8], { dtype: "bf16", device: dev });
+      const positions = fl.tensor(Int32Array.from([0, 4]), { shape: [2], dtype: "i32", device: dev });
+      expect(() => fl.fused.qkNormRope(qkv, w, w, positions, cache, { qHeads: 2, kvHeads: 2 })).to.throw(
+        "fl.fused.qkNormRope: qkv must be of shape [tokens, (qHeads + 2 * kvHeads) * headDim] = [tokens, 6 * headDim] with headDim even, got [2, 40]");
+      expect(() => fl.fused.qkNormRope(qkv, w, w, positions, cache, { qHeads: 3 } as never)).to.throw(
+        "fl.fused.qkNormRope: options.kvHeads must be a positive integer, got undefined");
+      const ledger = fl.traffic(() => expect(() => fl.unfused.qkNormRope(qkv, w, w, positions, cache, { qHeads: 3, kvHeads: 1 })).to.throw(
+        "fl.unfused.qkNormRope: positions[1] must be from 0 to 3 (the rows of cosSinCache), got 4"));
+      expect(ledger.launches).to.equal(0);
     });
 
     it("names positions of the wrong dtype or length, a rotary dim past the head dim, a table of the wrong shape", () => {

@@ -7,8 +7,9 @@ timed to SPEC and reads OUT back:
     python3 bench/torch/bench_torch.py SPEC.json OUT.json
 
 SPEC: {"warmup": int, "iters": int, "cases": [{"id", "op", "dtype", "flushL2",
-"args": [...]}]}, each argument a tensor {"$tensor": shape} (random normal
-values of the case's dtype), a number, null, or an options object.
+"args": [...]}]}, each argument a float tensor {"$tensor": shape} (random
+normal values of the case's dtype), an i32 tensor {"$tensor": shape, "values"},
+a number, null, or an options object.
 OUT: {"torch", "cuda", "device", "results": [{"id", "eagerMs", "compileMs"}
 or {"id", "error"}]}.
 
@@ -74,6 +75,27 @@ def softmax(x):
     return torch.softmax(x, dim=-1)
 
 
+def qk_norm_rope(qkv, q_weight, k_weight, positions, cos_sin_cache, options):
+    """Per-head RMSNorm of the q and k heads of a packed qkv, then RoPE at each token's position, in place."""
+    q_heads, kv_heads = options["qHeads"], options["kvHeads"]
+    eps = options.get("eps", 1e-6)
+    tokens, d, rot = qkv.shape[0], q_weight.shape[0], cos_sin_cache.shape[1]
+    heads = qkv.view(tokens, q_heads + 2 * kv_heads, d)
+    qk = heads[:, : q_heads + kv_heads].float()
+    weight = torch.cat([q_weight.expand(q_heads, d), k_weight.expand(kv_heads, d)]).float()
+    qk = qk * torch.rsqrt(qk.pow(2).mean(-1, keepdim=True) + eps) * weight
+    cos_sin = cos_sin_cache[positions.long()].float().unsqueeze(1)
+    cos, sin = cos_sin[..., : rot // 2], cos_sin[..., rot // 2 :]
+    if options.get("neox", True):
+        a, b = qk[..., : rot // 2], qk[..., rot // 2 : rot]
+        turned = torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    else:
+        a, b = qk[..., 0:rot:2], qk[..., 1:rot:2]
+        turned = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+    heads[:, : q_heads + kv_heads] = torch.cat([turned, qk[..., rot:]], dim=-1).to(qkv.dtype)
+    return qkv
+
+
 OPS = {
     "addRelu": add_relu,
     "addReluScale": add_relu_scale,
@@ -84,13 +106,16 @@ OPS = {
     "geluAndMul": gelu_and_mul,
     "addRmsNorm": add_rms_norm,
     "softmax": softmax,
+    "qkNormRope": qk_norm_rope,
 }
 
 
 def make_args(spec_args, dtype, device):
     args = []
     for a in spec_args:
-        if isinstance(a, dict) and "$tensor" in a:
+        if isinstance(a, dict) and "values" in a:
+            args.append(torch.tensor(a["values"], dtype=torch.int32, device=device).view(a["$tensor"]))
+        elif isinstance(a, dict) and "$tensor" in a:
             args.append(torch.randn(a["$tensor"], dtype=dtype, device=device))
         else:
             args.append(a)

@@ -32,6 +32,16 @@ export interface OpExample {
   args(make: MakeTensor, rows: number, cols: number): unknown[];
 }
 
+/**
+ * An argument read, and when changed in place written, only in part: the
+ * `fraction(args)` of its bytes that the op touches (qkNormRope's q and k heads
+ * of a packed qkv, not its v heads).
+ */
+export interface PartialAccess {
+  arg: number;
+  fraction: (args: any[]) => number;
+}
+
 /** One built-in kernel name per storage dtype, written out so that each can be found by search. */
 export type KernelsByDType = Readonly<Record<FloatDType, string>>;
 
@@ -60,6 +70,10 @@ export interface FusedOpDeclaration<N extends string = string, A extends unknown
   chainKernels?: readonly KernelsByDType[];
   /** Arguments changed in place, by parameter name (returned too). */
   mutates: readonly string[];
+  /** Tables read only at the rows an index names (as OpDeclaration's). */
+  gathers?: readonly Gather[];
+  /** Arguments it touches only in part. */
+  partial?: readonly PartialAccess[];
   /** One launch: checks its arguments, picks the kernel and launch shape, states its traffic. */
   fused: (...args: A) => R;
   /** The chain: same arguments, same result, one launch a step. */

@@ -23,8 +23,8 @@ export const declarations = Object.freeze({
   rope: { ops: ROPE_OPS, fused: ROPE_FUSED },
 });
 
-export type { FusedOpDeclaration, KernelsByDType, MakeTensor, OpDeclaration, OpExample } from "./declare";
+export type { FusedOpDeclaration, Gather, KernelsByDType, MakeTensor, OpDeclaration, OpExample, PartialAccess } from "./declare";
 export type { OutOptions } from "./common";
 export type { GeluApproximation, GeluOptions } from "./elementwise";
 export type { NormOptions } from "./norm";
-export type { RopePositionsOptions } from "./rope";
+export type { QkNormRopeOptions, RopePositionsOptions } from "./rope";

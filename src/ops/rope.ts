@@ -2,14 +2,15 @@
 // (interleaved pairs), rope (halves d/2 apart, "neox") and ropeThd (halves, x as
 // [batch, time, heads, dim]) with cos and sin tables [time, dim/2]; and
 // ropePositions, where each token names its row of a cos/sin cache and only the
-// first rotaryDim values of a head turn.
+// first rotaryDim values of a head turn; and the fused qkNormRope.
 import { ArgumentError, describe, shapeString } from "../errors";
 import { Tensor } from "../tensor";
 import {
-  checkFloatTensor, checkOptions, checkSameDevice, checkSameDtype, emptyLike, launch1D, launchBuiltin,
-  vectorWidth,
+  checkFloatTensor, checkOptions, checkSameDevice, checkSameDtype, emptyLike, launch1D, launchBuiltin, launchRows,
+  nextPowerOfTwo, vectorWidth,
 } from "./common";
-import { FloatDType, KernelsByDType, OpExample, declareOp, kernelsByDType } from "./declare";
+import { FloatDType, KernelsByDType, OpExample, declareFused, declareOp, kernelsByDType } from "./declare";
+import { rmsNorm } from "./norm";
 
 /** Options of ropePositions. */
 export interface RopePositionsOptions {
@@ -105,8 +106,21 @@ export const ropeThd = declareOp({
   examples: tables("bthd"),
 });
 
+/** A cos/sin cache [maxPositions, rotaryDim] for heads of `headDim`, on the device and of the dtype of `ref`. */
+function checkCosSinCache(where: string, value: unknown, refName: string, ref: Tensor, headDim: number): Tensor {
+  const cache = checkFloatTensor(where, "cosSinCache", value);
+  checkSameDevice(where, "cosSinCache", cache, refName, ref);
+  checkSameDtype(where, "cosSinCache", cache, refName, ref);
+  const rotaryDim = cache.shape[1];
+  if (cache.shape.length !== 2 || rotaryDim % 2 !== 0 || rotaryDim === 0 || rotaryDim > headDim) {
+    throw new ArgumentError(where, "cosSinCache", `of shape [maxPositions, rotaryDim] with rotaryDim even, from 2 to ${headDim} (the head dim of ${refName})`,
+      shapeString(cache.shape));
+  }
+  return cache;
+}
+
 /** positions: a 1-D i32 tensor of `tokens` values, each a row of a table of `rows` rows (read back to check). */
-export function checkPositions(where: string, value: unknown, tokens: number, rows: number, table: string,
+function checkPositions(where: string, value: unknown, tokens: number, rows: number, table: string,
                                x: Tensor): { positions: Tensor; distinct: number } {
   if (!Tensor.isTensor(value)) throw new ArgumentError(where, "positions", "a tensor", describe(value));
   if (value.dtype !== "i32" || value.shape.length !== 1 || value.shape[0] !== tokens) {
@@ -136,15 +150,8 @@ export const ropePositions = declareOp({
     const where = "fl.ops.ropePositions";
     const input = checkHeads(where, "x", x, 3, "[tokens, heads, headDim]");
     const [tokens, heads, headDim] = input.shape;
-    const cache = checkFloatTensor(where, "cosSinCache", cosSinCache);
-    checkSameDevice(where, "cosSinCache", cache, "x", input);
-    checkSameDtype(where, "cosSinCache", cache, "x", input);
-    const rotaryDim = cache.shape[1];
-    if (cache.shape.length !== 2 || rotaryDim % 2 !== 0 || rotaryDim === 0 || rotaryDim > headDim) {
-      throw new ArgumentError(where, "cosSinCache", `of shape [maxPositions, rotaryDim] with rotaryDim even, from 2 to ${headDim} (the head dim of x)`,
-        shapeString(cache.shape));
-    }
-    const maxPositions = cache.shape[0];
+    const cache = checkCosSinCache(where, cosSinCache, "x", input, headDim);
+    const [maxPositions, rotaryDim] = cache.shape;
     const neox = checkOptions<RopePositionsOptions>(where, options, ["neox"]).neox ?? true;
     if (typeof neox !== "boolean") throw new ArgumentError(where, "options.neox", "a boolean", describe(neox));
     const { positions: pos, distinct } = checkPositions(where, positions, tokens, maxPositions, "cosSinCache", input);
@@ -176,5 +183,139 @@ function partialRotaryDim(headDim: number): number {
   return Math.max(2, 2 * Math.floor(headDim / 4));
 }
 
+/** Options of qkNormRope. */
+export interface QkNormRopeOptions {
+  /** Query heads and key (and value) heads a token in qkv: required. */
+  qHeads: number;
+  kvHeads: number;
+  /** Pairs d/2 apart (true, the default) or interleaved (false). */
+  neox?: boolean;
+  /** Added to the mean square before the square root; a finite number > 0, 1e-6 when left out. */
+  eps?: number;
+}
+
+const QK_NORM_ROPE_NEOX = kernelsByDType("qk_norm_rope_neox_f32", "qk_norm_rope_neox_f16", "qk_norm_rope_neox_bf16");
+const QK_NORM_ROPE_INTERLEAVED = kernelsByDType(
+  "qk_norm_rope_interleaved_f32", "qk_norm_rope_interleaved_f16", "qk_norm_rope_interleaved_bf16");
+const TAKE_COLUMNS = kernelsByDType("take_columns_f32", "take_columns_f16", "take_columns_bf16");
+const PUT_COLUMNS = kernelsByDType("put_columns_f32", "put_columns_f16", "put_columns_bf16");
+const QK_NORM_EPS = 1e-6;
+// Threads in a block of qk_norm_rope (row groups of up to a warp, one head each).
+const QK_BLOCK_THREADS = 256;
+
+/** A positive integer option. */
+function checkCount(where: string, name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new ArgumentError(where, name, "a positive integer", describe(value));
+  }
+  return value;
+}
+
+/** Everything qkNormRope checks, with the sizes it derives. */
+function checkQkNormRope(where: string, qkv: unknown, qWeight: unknown, kWeight: unknown, positions: unknown,
+                         cosSinCache: unknown, options: unknown) {
+  const o = checkOptions<QkNormRopeOptions>(where, options, ["qHeads", "kvHeads", "neox", "eps"]);
+  const qHeads = checkCount(where, "options.qHeads", o.qHeads);
+  const kvHeads = checkCount(where, "options.kvHeads", o.kvHeads);
+  const packed = checkFloatTensor(where, "qkv", qkv);
+  const heads = qHeads + 2 * kvHeads;
+  const width = packed.shape[1];
+  if (packed.shape.length !== 2 || width % heads !== 0 || (width / heads) % 2 !== 0) {
+    throw new ArgumentError(where, "qkv", `of shape [tokens, (qHeads + 2 * kvHeads) * headDim] = [tokens, ${heads} * headDim] with headDim even`,
+      shapeString(packed.shape));
+  }
+  const [tokens] = packed.shape;
+  const headDim = width / heads;
+  const qw = checkShaped(where, "qWeight", qWeight, [headDim], "the head dim", packed);
+  const kw = checkShaped(where, "kWeight", kWeight, [headDim], "the head dim", packed);
+  const cache = checkCosSinCache(where, cosSinCache, "qkv", packed, headDim);
+  const rotaryDim = cache.shape[1];
+  const neox = o.neox ?? true;
+  if (typeof neox !== "boolean") throw new ArgumentError(where, "options.neox", "a boolean", describe(neox));
+  const eps = o.eps ?? QK_NORM_EPS;
+  if (typeof eps !== "number" || !Number.isFinite(eps) || eps <= 0) {
+    throw new ArgumentError(where, "options.eps", "a finite number > 0", describe(eps));
+  }
+  const { positions: pos, distinct } = checkPositions(where, positions, tokens, cache.shape[0], "cosSinCache", packed);
+  return { qkv: packed, qw, kw, pos, distinct, cache, tokens, qHeads, kvHeads, headDim, rotaryDim, neox, eps };
+}
+
+// A column range of a [rows, cols] tensor: copied out, or written back in place.
+function takeColumns(op: string, x: Tensor, start: number, width: number, shape: number[]): Tensor {
+  const [rows, cols] = x.shape;
+  const out = emptyLike(x, shape);
+  launchBuiltin(op, TAKE_COLUMNS, x, launchRows(x.device, rows, width), out.bytes, out.bytes, [out, x, rows, cols, start, width]);
+  return out;
+}
+
+function putColumns(op: string, into: Tensor, part: Tensor, start: number): void {
+  const [rows, cols] = into.shape;
+  const width = part.size / rows;
+  launchBuiltin(op, PUT_COLUMNS, into, launchRows(into.device, rows, width), part.bytes, part.bytes,
+    [into, part, rows, cols, start, width]);
+}
+
+/** The share of qkv's bytes that are q and k heads (the part qkNormRope reads and writes). */
+function qkShare(args: unknown[]): number {
+  const { qHeads, kvHeads } = args[5] as QkNormRopeOptions;
+  return (qHeads + kvHeads) / (qHeads + 2 * kvHeads);
+}
+
+/**
+ * vLLM's fused QK-norm + RoPE, in one launch, in place: qkv [tokens, (qHeads +
+ * 2 kvHeads) * headDim] packs each token's q, k and v heads; every q head is
+ * RMS-normalised with qWeight [headDim], every k head with kWeight, then both
+ * turn by RoPE at the token's position (positions i32 [tokens], cosSinCache
+ * [maxPositions, rotaryDim], as ops.ropePositions), all in f32 and rounded once;
+ * the v heads are neither read nor written. Returns `{ qkv }`, the tensor given.
+ */
+export const qkNormRope = declareFused({
+  name: "qkNormRope", computes: "q, k = rope(rmsNorm(q, qWeight)), rope(rmsNorm(k, kWeight)) in qkv, in place",
+  chain: "per part p of q, k: c = copy of qkv's columns of p; c = ops.ropePositions(ops.rmsNorm(c, weight), positions, cosSinCache); copy c back",
+  kernels: [QK_NORM_ROPE_NEOX, QK_NORM_ROPE_INTERLEAVED], chainKernels: [TAKE_COLUMNS, PUT_COLUMNS], mutates: ["qkv"],
+  gathers: [{ table: 4, index: 3 }], partial: [{ arg: 0, fraction: qkShare }],
+  fused: (qkv: Tensor, qWeight: Tensor, kWeight: Tensor, positions: Tensor, cosSinCache: Tensor,
+          options: QkNormRopeOptions): { qkv: Tensor } => {
+    const where = "fl.fused.qkNormRope";
+    const c = checkQkNormRope(where, qkv, qWeight, kWeight, positions, cosSinCache, options);
+    const normedHeads = c.tokens * (c.qHeads + c.kvHeads);
+    const { warpSize, maxGridDim } = c.qkv.device.props;
+    const group = Math.min(warpSize, nextPowerOfTwo(c.headDim / 2));
+    const headsPerBlock = QK_BLOCK_THREADS / group;
+    const shape = { grid: [Math.min(Math.ceil(normedHeads / headsPerBlock), maxGridDim[0]), 1] as [number, number],
+      block: [group, headsPerBlock] as [number, number] };
+    const qkBytes = c.qkv.bytes * (c.qHeads + c.kvHeads) / (c.qHeads + 2 * c.kvHeads);
+    const cacheRead = c.distinct * (c.cache.bytes / c.cache.shape[0]);
+    launchBuiltin("fused.qkNormRope", c.neox ? QK_NORM_ROPE_NEOX : QK_NORM_ROPE_INTERLEAVED, c.qkv, shape,
+      qkBytes + c.qw.bytes + c.kw.bytes + c.pos.bytes + cacheRead, qkBytes,
+      [c.qkv, c.qw, c.kw, c.pos, c.cache, c.tokens, c.qHeads, c.kvHeads, c.headDim / 2, c.cache.shape[0], c.rotaryDim / 2, c.eps]);
+    return { qkv: c.qkv };
+  },
+  unfused: (qkv: Tensor, qWeight: Tensor, kWeight: Tensor, positions: Tensor, cosSinCache: Tensor,
+            options: QkNormRopeOptions): { qkv: Tensor } => {
+    const where = "fl.unfused.qkNormRope";
+    const c = checkQkNormRope(where, qkv, qWeight, kWeight, positions, cosSinCache, options);
+    const parts: [number, number, Tensor][] = [[0, c.qHeads, c.qw], [c.qHeads * c.headDim, c.kvHeads, c.kw]];
+    for (const [start, heads, weight] of parts) {
+      const part = takeColumns("unfused.qkNormRope", c.qkv, start, heads * c.headDim, [c.tokens, heads, c.headDim]);
+      const turned = ropePositions.fn(rmsNorm.fn(part, weight, { eps: c.eps }), c.pos, c.cache, { neox: c.neox });
+      putColumns("unfused.qkNormRope", c.qkv, turned, start);
+    }
+    return { qkv: c.qkv };
+  },
+  examples: [
+    // `rows` tokens, head dim `cols`: 3 q heads and 1 kv head (grouped-query), full rotary dim.
+    {
+      label: "", args: (make, rows, cols) => [make([rows, 5 * cols]), make([cols]), make([cols]), make([rows], { below: 2 * rows + 1 }),
+        make([2 * rows + 1, cols]), { qHeads: 3, kvHeads: 1 }],
+    },
+    {
+      label: "interleaved, partial rotary dim",
+      args: (make, rows, cols) => [make([rows, 8 * cols]), make([cols]), make([cols]), make([rows], { below: 5 }),
+        make([5, partialRotaryDim(cols)]), { qHeads: 4, kvHeads: 2, neox: false, eps: 1e-5 }],
+    },
+  ],
+});
+
 export const ROPE_OPS = [ropeI, rope, ropeThd, ropePositions] as const;
-export const ROPE_FUSED = [] as const;
+export const ROPE_FUSED = [qkNormRope] as const;

@@ -48,6 +48,30 @@ export function ropePositionsReference(x: ArrayLike<number>, shape: number[], po
   });
 }
 
+/**
+ * qkv [tokens, (qHeads + 2 kvHeads) * d]: each q head RMS-normalised with qWeight,
+ * each k head with kWeight (x / sqrt(mean(x^2) + eps) * weight), then turned as
+ * ropePositionsReference turns them; the v heads as they were.
+ */
+export function qkNormRopeReference(qkv: ArrayLike<number>, tokens: number, qWeight: ArrayLike<number>,
+                                    kWeight: ArrayLike<number>, positions: ArrayLike<number>, cache: ArrayLike<number>,
+                                    rotaryDim: number, o: { qHeads: number; kvHeads: number; neox?: boolean; eps?: number }): Float64Array {
+  const d = qWeight.length;
+  const heads = o.qHeads + 2 * o.kvHeads;
+  const out = Float64Array.from(qkv);
+  for (let t = 0; t < tokens; t++) {
+    for (let h = 0; h < o.qHeads + o.kvHeads; h++) {
+      const start = (t * heads + h) * d;
+      const weight = h < o.qHeads ? qWeight : kWeight;
+      const head = Array.from({ length: d }, (_, k) => qkv[start + k]);
+      const invRms = 1 / Math.sqrt(head.reduce((sum, v) => sum + v * v, 0) / d + (o.eps ?? 1e-6));
+      const normed = head.map((v, k) => v * invRms * weight[k]);
+      out.set(ropePositionsReference(normed, [1, 1, d], [positions[t]], cache, rotaryDim, o.neox ?? true), start);
+    }
+  }
+  return out;
+}
+
 /** Each op's reference by its public name (tensors replaced by their values). */
 export const REFERENCES: Record<string, (args: any[], cols: number, shapes: (number[] | undefined)[]) => Float64Array | Record<string, Float64Array>> = {
   "ops.ropeI": ([x, cos, sin], _cols, [shape]) => ropeTablesReference(x, shape!, cos, sin, "interleaved", 2),
@@ -55,4 +79,6 @@ export const REFERENCES: Record<string, (args: any[], cols: number, shapes: (num
   "ops.ropeThd": ([x, cos, sin], _cols, [shape]) => ropeTablesReference(x, shape!, cos, sin, "halves", 1),
   "ops.ropePositions": ([x, positions, cache, options], _cols, [shape, , cacheShape]) =>
     ropePositionsReference(x, shape!, positions, cache, cacheShape![1], options?.neox ?? true),
+  "fused.qkNormRope": ([qkv, qWeight, kWeight, positions, cache, options], _cols, [shape, , , , cacheShape]) =>
+    ({ qkv: qkNormRopeReference(qkv, shape![0], qWeight, kWeight, positions, cache, cacheShape![1], options) }),
 };
