@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
 import { formatMs, markdownTable } from "../src/format";
+import { slug } from "./naming";
 
 type FloatDType = "f32" | "bf16";
 const DTYPES: FloatDType[] = ["f32", "bf16"];
@@ -100,10 +101,6 @@ interface Row {
   speedup: number;
   /** Unfused bytes / fused bytes: the speedup the traffic model predicts for memory-bound kernels. */
   byteRatio: number;
-}
-
-function slug(text: string): string {
-  return text.toLowerCase().replace(/\(r\)|\(tm\)/g, "").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
 }
 
 const pct = (r: fl.BenchResult) => (r.pctOfCopy === undefined ? "-" : `${r.pctOfCopy.toFixed(1)}%`);

@@ -15,13 +15,13 @@ const LAYERS: string[][] = [
   ["device"],
   ["tensor"],
   ["kernel"],
-  ["module"],
+  ["module", "source"],
   ["compile"],
   ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/index"],
   ["traffic", "compare"],
   ["bench"],
   ["index"],
-  ["jupyter", "lessons", "cli"],
+  ["jupyter", "lessons", "run-lessons", "cli"],
 ];
 
 function sourceFiles(dir: string): string[] {

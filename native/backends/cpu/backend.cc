@@ -673,6 +673,7 @@ const fl_backend cpu_backend = {
     &cpu_module_builtin, &cpu_module_compile, &cpu_module_unload, &cpu_kernel_count, &cpu_kernel_info,
     &cpu_kernel_get,   &cpu_launch,     &cpu_synchronize,    &cpu_cancel,         &cpu_event_create,
     &cpu_event_record, &cpu_event_elapsed, &cpu_event_destroy, &cpu_free_string,
+    nullptr,  // kernel_stats: kernels run as host code, with no registers or occupancy to report
 };
 
 }  // namespace
