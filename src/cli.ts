@@ -9,14 +9,18 @@ import {
   JUPYTER_INSTALL_HINT, JupyterPython, ensureSelfLink, findJupyter, installKernelSpec, jupyterPathWith,
   kernelSpecDir, projectJupyterDir, readKernelSpec, tslabEntry, userJupyterDir,
 } from "./jupyter";
-import { native, packageRoot } from "./native";
+import { native } from "./native";
+import { WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "./workspace";
 
 const USAGE = `usage: fuselab <command>
 
   doctor [--json]             what is built and usable here: backends, devices, Jupyter, kernelspec
   jupyter install [--user]    install the "fuselab" Jupyter kernelspec: project-local by default,
                  [--dir DIR]  in the user's Jupyter data folder with --user, or in DIR/kernels
-  start [jupyter args...]     open the lesson notebooks in Jupyter with the fuselab kernel
+  start [jupyter args...]     open your copies of the lessons (my-notebooks/) in Jupyter with the
+                              fuselab kernel; lessons new since the last start are copied in first
+  reset LESSON                put the original of one lesson back in my-notebooks/ (e.g. reset 00-tour);
+                              your copy moves to my-notebooks/.replaced/
   help                        this text`;
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -181,7 +185,9 @@ function start(args: string[]): Promise<number> {
   if (process.getuid?.() === 0) jupyterArgs.push("--allow-root");
   if (!hasDisplay()) jupyterArgs.push("--no-browser");
   jupyterArgs.push(...args);
-  const notebooks = path.join(packageRoot(), "notebooks");
+  const copied = syncWorkspace();
+  if (copied.length > 0) console.log(`fuselab: copied into ${WORKSPACE_NAME}/: ${copied.join(", ")}`);
+  const notebooks = workspaceDir();
   console.log(`fuselab: starting Jupyter (${found.python}) on ${notebooks} with the "TypeScript (fuselab)" kernel`);
   const child = spawn(found.python, jupyterArgs, {
     cwd: notebooks,
@@ -214,6 +220,13 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "start":
       return start(rest);
+    case "reset": {
+      if (rest.length !== 1) throw new UsageError(`reset: expected one lesson name, got ${rest.length === 0 ? "none" : rest.map((a) => JSON.stringify(a)).join(" ")}`);
+      const { notebook, kept } = resetLesson(rest[0]);
+      console.log(`fuselab: ${path.relative(process.cwd(), notebook)} is the original again` +
+        (kept ? `; your copy is ${path.relative(process.cwd(), kept)}` : ""));
+      return 0;
+    }
     case "help": case "--help": case "-h":
       console.log(USAGE);
       return 0;

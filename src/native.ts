@@ -67,9 +67,12 @@ export interface Native {
   fill(buf: BufferHandle, byte: number): void;
 
   builtin(dev: DeviceHandle): ModuleHandle;
-  /** Throws (or rejects) with an Error whose .log holds the compiler log on a compile error. */
-  compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): ModuleHandle;
-  compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): Promise<ModuleHandle>;
+  /**
+   * Throws (or rejects) with an Error whose .log holds the compiler log on a compile error.
+   * timeoutMs: the compile is stopped after this long (0: no limit), where the backend can.
+   */
+  compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): ModuleHandle;
+  compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): Promise<ModuleHandle>;
   /** Marks the module dead: later use of it or its kernels throws. Its code is freed once no kernel or prepared launch refers to it. */
   unload(mod: ModuleHandle): void;
   /**
@@ -95,6 +98,8 @@ export interface Native {
   launchPrepared(l: LaunchHandle): void;
   synchronize(dev: DeviceHandle): Promise<void>;
   cancel(dev: DeviceHandle): boolean;
+  /** From now on SIGINT also cancels every device's running CPU launch at once, even while the main thread waits in a synchronous call. */
+  watchInterrupts(): void;
 
   eventCreate(dev: DeviceHandle): EventHandle;
   eventRecord(ev: EventHandle): void;

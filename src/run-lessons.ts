@@ -12,8 +12,10 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import MarkdownIt from "markdown-it";
 import * as path from "path";
+import { escapeHtml } from "./format";
 import { Notebook, renderLessons } from "./lessons";
 import { packageRoot } from "./native";
+import { plotlySource } from "./plot";
 
 export interface Program {
   lesson: string;
@@ -24,10 +26,36 @@ export interface Program {
   js: string;
 }
 
+/** One output of a cell, in order: printed text, or a rich display (a chart, a table) as HTML. */
+export type OutputItem = { kind: "text"; text: string } | { kind: "html"; html: string; displayId?: string };
+
 export interface CellOutput {
+  items: OutputItem[];
+  /** Everything the cell printed, for a summary. */
   text: string;
   error?: string;
   ms: number;
+}
+
+// fuselab shows rich outputs (charts, tables, progress) through tslab's display
+// writer when it finds tslab loaded (src/tslab.ts). While a program runs, the
+// runner stands in for tslab, so that the page gets what a notebook would show.
+const TSLAB_STAND_IN = path.join(__dirname, "tslab-stand-in", "tslab", "dist");
+
+const PLOTLY_FILE = "plotly-basic.min.js";
+
+// The text of the output that carries plotly.js into a notebook (src/plot.ts).
+const PLOTLY_LOADER = /^plotly\.js .* for fuselab's charts$/;
+
+type DisplayData = { data: Record<string, string>; transient: { display_id?: string } };
+
+function standInForTslab(onDisplay: (data: DisplayData, update: boolean) => void): () => void {
+  const keys = ["executor.js", "jupyter.js"].map((file) => path.join(TSLAB_STAND_IN, file));
+  const exports = [{}, { lastWriteDisplayData: onDisplay }];
+  keys.forEach((key, i) => {
+    require.cache[key] = { id: key, filename: key, loaded: true, exports: exports[i] } as unknown as NodeModule;
+  });
+  return () => keys.forEach((key) => { delete require.cache[key]; });
 }
 
 export function programsDir(): string {
@@ -109,7 +137,7 @@ export async function runProgram(program: Program, echo = true): Promise<Map<num
   const g = globalThis as unknown as { __cell: (i: number) => void };
   g.__cell = (i: number) => {
     finish();
-    current = { text: "", ms: 0 };
+    current = { items: [], text: "", ms: 0 };
     outputs.set(i, current);
     started = performance.now();
     if (echo) writeOut(`\n--- ${program.lesson} cell ${i}\n`);
@@ -120,11 +148,28 @@ export async function runProgram(program: Program, echo = true): Promise<Map<num
   const writeOut = process.stdout.write.bind(process.stdout);
   const writeErr = process.stderr.write.bind(process.stderr);
   const capture = (write: typeof writeOut) => ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    if (current) current.text += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+    if (current) {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      current.text += text;
+      const last = current.items[current.items.length - 1];
+      if (last?.kind === "text") last.text += text;
+      else current.items.push({ kind: "text", text });
+    }
     return echo ? (write as (...a: unknown[]) => boolean)(chunk, ...rest) : true;
   }) as typeof writeOut;
   process.stdout.write = capture(writeOut);
   process.stderr.write = capture(writeErr);
+  const removeStandIn = standInForTslab(({ data, transient }, update) => {
+    // plotly.js itself goes once into the page's head (lessonHtml), not into a cell.
+    if (!current || PLOTLY_LOADER.test(data["text/plain"] ?? "")) return;
+    const html = data["text/html"] ?? `<pre>${escapeHtml(data["text/plain"] ?? "")}</pre>`;
+    const displayId = transient.display_id;
+    const shown = update && displayId !== undefined
+      ? current.items.find((item) => item.kind === "html" && item.displayId === displayId) : undefined;
+    if (shown && shown.kind === "html") shown.html = html;
+    else current.items.push({ kind: "html", html, displayId });
+    if (echo && !update && data["text/plain"]) writeOut(`${data["text/plain"]}\n`);
+  });
   try {
     delete require.cache[require.resolve(file)];
     await (require(file) as { run: () => Promise<void> }).run();
@@ -132,36 +177,44 @@ export async function runProgram(program: Program, echo = true): Promise<Map<num
     if (current) current.error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   } finally {
     finish();
+    removeStandIn();
     process.stdout.write = writeOut;
     process.stderr.write = writeErr;
   }
   return outputs;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
 
 const STYLE = `body{max-width:980px;margin:2em auto;padding:0 1em;font:16px/1.5 system-ui,sans-serif;color:#222}
 pre{padding:.6em .8em;overflow-x:auto;font:13px/1.4 ui-monospace,monospace}
 pre.code{background:#f4f5f7;border-left:3px solid #8aa}
 pre.output{background:#fff;border-left:3px solid #ccc}
 pre.error{background:#fff0f0;border-left:3px solid #c33}
+div.output{margin:.6em 0;overflow-x:auto}
+div.output table{border-collapse:collapse;font-size:13px}
+div.output th,div.output td{padding:2px 8px;border-bottom:1px solid #ddd}
 .meta{color:#666;font-size:90%}`;
 
-export function lessonHtml(program: Program, outputs: Map<number, CellOutput>, where: string): string {
+/**
+ * The lesson as a page: its prose, each code cell and its outputs. Charts need
+ * plotly.js, loaded from `plotlyFile` (a path relative to the page).
+ */
+export function lessonHtml(program: Program, outputs: Map<number, CellOutput>, where: string, plotlyFile?: string): string {
   const md = new MarkdownIt();
   const parts = program.notebook.cells.map((cell, i) => {
     const source = cell.source.join("");
     if (cell.cell_type === "markdown") return md.render(source);
     const out = outputs.get(i);
     const shown = out === undefined ? `<pre class="error">not run: an earlier cell failed</pre>`
-      : (out.text.trim() ? `<pre class="output">${escapeHtml(out.text)}</pre>` : "") +
+      : out.items.map((item) => item.kind === "html" ? `<div class="output">${item.html}</div>`
+        : item.text.trim() ? `<pre class="output">${escapeHtml(item.text)}</pre>` : "").join("\n") +
         (out.error ? `<pre class="error">${escapeHtml(out.error)}</pre>` : "");
     return `<pre class="code">${escapeHtml(source)}</pre>\n${shown}`;
   });
+  const charts = [...outputs.values()].some((o) => o.items.some((i) => i.kind === "html" && i.html.includes('class="fuselab-chart"')));
+  const plotly = charts && plotlyFile ? `<script src="${escapeHtml(plotlyFile)}"></script>` : "";
   return `<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(program.lesson)}</title>` +
-    `<style>${STYLE}</style></head><body>\n<p class="meta">${escapeHtml(where)}</p>\n${parts.join("\n")}\n</body></html>\n`;
+    `<style>${STYLE}</style>${plotly}</head><body>\n<p class="meta">${escapeHtml(where)}</p>\n${parts.join("\n")}\n</body></html>\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -178,6 +231,8 @@ async function main(argv: string[]): Promise<number> {
   const programs = loadPrograms().filter((p) => wanted.length === 0 || wanted.some((w) => p.lesson === w || p.lesson.startsWith(`${w}-`)));
   if (programs.length === 0) throw new Error(`no lesson matches ${wanted.join(", ")}`);
   fs.mkdirSync(out, { recursive: true });
+  // One copy of plotly.js beside the pages, which every chart of every page uses.
+  fs.writeFileSync(path.join(out, PLOTLY_FILE), plotlySource());
   // Loaded after the programs are found, so that a stale program is reported before a device is opened.
   // eslint-disable-next-line @typescript-eslint/no-var-requires
   const fl = require("./index") as typeof import("./index");
@@ -190,7 +245,7 @@ async function main(argv: string[]): Promise<number> {
     const failed = [...outputs.values()].some((o) => o.error !== undefined);
     const where = `Run on ${dev.name} (${dev.describe()}), ${new Date().toISOString().slice(0, 10)}, ` +
       `with node dist/src/run-lessons.js: the lesson's code cells in order as one program, in ${seconds.toFixed(1)} s.`;
-    fs.writeFileSync(path.join(out, `${program.lesson}.html`), lessonHtml(program, outputs, where));
+    fs.writeFileSync(path.join(out, `${program.lesson}.html`), lessonHtml(program, outputs, where, PLOTLY_FILE));
     summary.push({ lesson: program.lesson, seconds, failed });
   }
   for (const s of summary) console.log(`${s.failed ? "FAILED" : "ok"}  ${s.lesson}  ${s.seconds.toFixed(1)} s  -> ${path.join(out, s.lesson)}.html`);

@@ -9,7 +9,7 @@ const SRC = path.resolve(__dirname, "..", "..", "src");
 
 // Lowest first. A new file in src/ gets a layer here, or this test fails.
 const LAYERS: string[][] = [
-  ["errors"],
+  ["tslab", "errors"],
   ["dtype", "random", "format", "signature"],
   ["native"],
   ["device"],
@@ -20,8 +20,9 @@ const LAYERS: string[][] = [
   ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/index"],
   ["traffic", "compare"],
   ["bench"],
+  ["display", "progress", "sweep", "plot"],
   ["index"],
-  ["jupyter", "lessons", "run-lessons", "cli"],
+  ["jupyter", "lessons", "workspace", "run-lessons", "cli"],
 ];
 
 function sourceFiles(dir: string): string[] {

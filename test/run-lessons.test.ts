@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import { Notebook } from "../src/lessons";
 import { lessonHtml, runProgram, transpileLessons, transpileNotebook } from "../src/run-lessons";
+import { inNotebook } from "../src/tslab";
 
 function notebook(cells: [("markdown" | "code"), string][]): Notebook {
   return {
@@ -28,13 +29,16 @@ describe("run-lessons", () => {
     const program = transpileNotebook("test-lesson", "text", notebook([
       ["markdown", "# A <title>"],
       ["code", "import * as fl from \"fuselab\";\nconst n: number = 2;\nconsole.log(`two is ${n}`, typeof fl.device);"],
-      ["code", "await new Promise((r) => setTimeout(r, 1));\nconsole.log(\"<after>\", n * 2);"],
+      ["code", "await new Promise((r) => setTimeout(r, 1));\nconsole.log(\"<after>\", n * 2);\n" +
+        "fl.display({ toHTML: () => \"<b>rich</b>\", toString: () => \"rich\" });"],
       ["code", "throw new Error(\"boom & bust\");"],
       ["code", "console.log(\"never\");"],
     ]));
     const outputs = await runProgram(program, false);
     expect(outputs.get(1)!.text).to.include("two is 2 function");
     expect(outputs.get(2)!.text).to.include("<after> 4");
+    expect(outputs.get(2)!.items.map((i) => i.kind)).to.deep.equal(["text", "html"], "printed text, then the rich display");
+    expect(inNotebook(), "the stand-in for tslab is gone once the program ends").to.equal(false);
     expect(outputs.get(3)!.error).to.equal("Error: boom & bust");
     expect(outputs.has(4)).to.equal(false);
     const html = lessonHtml(program, outputs, "ran here");
@@ -42,5 +46,6 @@ describe("run-lessons", () => {
     expect(html).to.include("&lt;after&gt; 4");
     expect(html).to.include("Error: boom &amp; bust");
     expect(html).to.include("not run: an earlier cell failed");
+    expect(html).to.include('<div class="output"><b>rich</b></div>');
   });
 });

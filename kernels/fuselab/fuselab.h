@@ -19,6 +19,9 @@
 //   float2 float4 int2 int4 uint2 uint4 and make_float4 ... (vector types)
 //   __half (f16) with __half2float __float2half; fl_bf16 (bf16) with
 //     __bfloat162float __float2bfloat16; fl_half is __half
+//   assert(e) (with <assert.h>) and __trap(): the launch fails with an error
+//     naming the kernel, block, thread and line (on a GPU: a device-side assert,
+//     after which the process must restart to use that GPU)
 //   FL_DYNAMIC_SHARED(T, name)   declares the dynamic shared memory as T name[]
 //   FL_KERNEL_EXPORT(name, fn)   exports a kernel (function or template
 //                                instantiation) to the launch-by-name registry

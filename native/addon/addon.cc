@@ -7,6 +7,7 @@
 #include "async.h"
 #include "extents.h"
 #include "handles.h"
+#include "interrupts.h"
 #include "marshal.h"
 #include "plugins.h"
 
@@ -89,6 +90,7 @@ Napi::Value open(const Napi::CallbackInfo& info) {
   device->backend = plugin->name;
   device->device = handle;
   if (plugin->api->props(handle, &device->props) != 0) throw_failure(env, *device, "props");
+  remember_device(device);
   return wrap_handle(env, std::move(device), &kDeviceTag);
 }
 
@@ -231,9 +233,11 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   const std::string source = info[1].As<Napi::String>().Utf8Value();
   const std::string names = join_strings(info[2], "compile: kernelNames", ',');
   const std::string options = join_strings(info[3], "compile: options", ' ');
+  const int timeout_ms = milliseconds(info[4], "compile: timeoutMs");
   void* module = nullptr;
   char* log = nullptr;
-  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), &module, &log) != 0) {
+  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), timeout_ms, &module,
+                                  &log) != 0) {
     Napi::Error error = Napi::Error::New(env, device->failure("compile"));
     if (log != nullptr) {
       error.Set("log", Napi::String::New(env, log));
@@ -361,6 +365,11 @@ Napi::Value cancel(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), stopped);
 }
 
+Napi::Value watch_interrupts_now(const Napi::CallbackInfo& info) {
+  watch_interrupts();
+  return info.Env().Undefined();
+}
+
 Napi::Value event_create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<DeviceState> device = live_device(info[0]);
@@ -406,6 +415,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"launchPrepared", launch_prepared},
       {"synchronize", synchronize_async},
       {"cancel", cancel},
+      {"watchInterrupts", watch_interrupts_now},
       {"eventCreate", event_create},
       {"eventRecord", event_record},
       {"eventElapsed", event_elapsed_async},

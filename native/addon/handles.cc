@@ -71,6 +71,14 @@ const ValueType* find_value_type(const std::string& name) {
   return nullptr;
 }
 
+int milliseconds(const Napi::Value& value, const char* what) {
+  const double v = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
+  if (!integer_in(v, 0, 2147483647.0)) {
+    throw Napi::RangeError::New(value.Env(), std::string(what) + " must be an integer from 0 to 2147483647");
+  }
+  return static_cast<int>(v);
+}
+
 size_t byte_count(const Napi::Value& value, const char* what) {
   if (!value.IsNumber()) throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a number");
   const double v = value.As<Napi::Number>().DoubleValue();

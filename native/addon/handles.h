@@ -188,6 +188,9 @@ std::string join_strings(const Napi::Value& value, const char* what, char separa
 // Whether `v` is an integer from `lo` to `hi` (never for NaN).
 inline bool integer_in(double v, double lo, double hi) { return v >= lo && v <= hi && std::trunc(v) == v; }
 
+// A time limit in milliseconds from JS: an integer from 0 (none) to 2^31 - 1.
+int milliseconds(const Napi::Value& value, const char* what);
+
 // A byte count from JS: a non-negative integer no larger than 2^53.
 size_t byte_count(const Napi::Value& value, const char* what);
 

@@ -12,6 +12,7 @@
 #ifndef FUSELAB_VENDORS_CPU_H
 #define FUSELAB_VENDORS_CPU_H
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -37,6 +38,14 @@ typedef __half fl_half;
 #define blockDim (::fl::emu::tls().block_dim)
 #define gridDim (::fl::emu::tls().grid_dim)
 #define warpSize (::fl::emu::tls().warp_size)
+
+// assert() calls the C library's __assert_fail; each module has its own hidden
+// copy, which ends the launch with the failed expression, block and thread.
+extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const char* expression, const char* file,
+                                                                       unsigned int line, const char*) noexcept {
+  ::fl::emu::assertion_failed(expression, file, line);
+}
+#define __trap() ::fl::emu::device_stop("__trap() was called", __FILE__, __LINE__)
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
 // CUDA's form takes a lane mask; the emulator's warps always sync whole.

@@ -69,12 +69,40 @@ lost_devices& lost() {
   return devices;
 }
 
+// The kernel launched last on each device: a sticky error names it, since the
+// error shows at a later call and only the kernels since then can have caused it.
+class last_launches {
+ public:
+  void note(int ordinal, const std::string& name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    names_[ordinal] = name;
+  }
+  std::string find(int ordinal) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = names_.find(ordinal);
+    return it == names_.end() ? "" : it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, std::string> names_;
+};
+
+last_launches& launched() {
+  static last_launches kernels;
+  return kernels;
+}
+
 // 0 when e is success; else records "<call> failed: <name> (<message>)" and
 // returns 1. A sticky error marks device `ordinal` lost (-1: no device involved).
 int check(int ordinal, const char* call, gpuError_t e) {
   if (e == gpuSuccess) return 0;
   std::string text = error_text(call, e);
   if (ordinal >= 0 && is_sticky(e)) {
+    text += std::string(": ") + sticky_meaning(e);
+    std::string last = launched().find(ordinal);
+    if (!last.empty()) text += " (the last kernel launched on this device: '" + last + "')";
+    text += "; the device cannot be used again in this process";
     lost().mark(ordinal, text);
     return fail("device lost: " + text);
   }
@@ -422,8 +450,9 @@ void unload(module* m) {
   m->loaded = nullptr;
 }
 
-int module_compile(void* dv, const char* source, const char* kernel_names, const char* options, void** out,
-                   char** log) {
+// timeout_ms is not honoured: NVRTC and hiprtc compile inside this process.
+int module_compile(void* dv, const char* source, const char* kernel_names, const char* options, int /*timeout_ms*/,
+                   void** out, char** log) {
   auto* d = static_cast<device*>(dv);
   if (log) *log = nullptr;
   if (!d || !out) return fail("module_compile: device and module must be pointers, got null");
@@ -594,6 +623,7 @@ int launch(void* dv, void* kv, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
     e = gpuLaunchKernel(k->symbol, dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), args,
                         shared_bytes, d->stream);
   }
+  if (e == gpuSuccess) launched().note(d->ordinal, k->name);
   // Also resets the last-error state, so that a later call does not report the launch's error again.
   gpuError_t after = gpuGetLastError();
   return check(d->ordinal, call, e != gpuSuccess ? e : after);

@@ -111,9 +111,13 @@ typedef struct fl_backend {
   int (*module_builtin)(void* device, void** module);
   /* Run-time compilation. kernel_names: comma separated __global__ names found in
      the source. options: extra compiler flags, space separated (include paths).
+     timeout_ms: a compile running longer is stopped with an error (0: no limit);
+     cancel() also stops a running compile. The cpu backend's compiler is a child
+     process and honours both; NVRTC and hiprtc run inside the process and
+     cannot be stopped.
      On a compile error, *log (malloc'd; free with free_string) holds the log. */
   int (*module_compile)(void* device, const char* source, const char* kernel_names,
-                        const char* options, void** module, char** log);
+                        const char* options, int timeout_ms, void** module, char** log);
   void (*module_unload)(void* device, void* module);
   int (*kernel_count)(void* module, int* count);
   int (*kernel_info)(void* module, int index, fl_kernel_info* out);
@@ -123,8 +127,8 @@ typedef struct fl_backend {
   int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
                 size_t shared_bytes, void** args, int nargs);
   int (*synchronize)(void* device);
-  /* Stops the running launch where the backend can (cpu): nonzero when one was
-     stopped, 0 when nothing ran (neither is an error). */
+  /* Stops the running launch and compiles where the backend can (cpu): nonzero
+     when one was stopped, 0 when nothing ran (neither is an error). */
   int (*cancel)(void* device);
 
   int (*event_create)(void* device, void** event);
