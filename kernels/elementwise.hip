@@ -13,7 +13,7 @@
 // loop relies on.
 #include "fuselab/fuselab.h"
 
-namespace {
+namespace fl::elementwise {
 
 // ---- the math, in f32 ---------------------------------------------------------
 
@@ -217,8 +217,6 @@ __device__ __forceinline__ void half_rows(T* __restrict__ out, const T* __restri
 struct SiluOfFirst { __device__ float operator()(float x, float) const { return silu(x); } };
 template <typename T, bool TANH> struct GeluOfFirst { __device__ float operator()(float x, float) const { return gelu<T, TANH>(x); } };
 
-}  // namespace
-
 // ---- kernels ---------------------------------------------------------------------
 
 template <typename T>
@@ -341,3 +339,5 @@ FL_EXPORT_DTYPES(silu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", silu_ga
 FL_EXPORT_DTYPES(gelu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, false)
 FL_EXPORT_DTYPES(gelu_tanh_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, true)
 FL_EXPORT_DTYPES(mul_up, "out[rows*d] act[rows*d] x[rows*2*d] rows d vectorized", mul_up_kernel)
+
+}  // namespace fl::elementwise

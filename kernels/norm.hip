@@ -13,7 +13,7 @@
 // 16-byte aligned, else one element (W = 1).
 #include "fuselab/fuselab.h"
 
-namespace fl_norm {
+namespace fl::norm {
 
 // Chunks a thread keeps in registers. src/ops/norm.ts sizes the block so that a
 // row fits when it can; the kernels are correct for any block size.
@@ -297,12 +297,12 @@ __global__ void add_rms_norm(T* __restrict__ out, T* __restrict__ residual, cons
   }
 }
 
-}  // namespace fl_norm
+FL_EXPORT_DTYPES(rms_norm, "out[rows*cols] x[rows*cols] rows cols eps", rms_norm)
+FL_EXPORT_DTYPES(rms_norm_weight, "out[rows*cols] x[rows*cols] weight[cols] rows cols eps", rms_norm_weight)
+FL_EXPORT_DTYPES(layer_norm, "out[rows*cols] x[rows*cols] rows cols eps", layer_norm)
+FL_EXPORT_DTYPES(layer_norm_gamma, "out[rows*cols] x[rows*cols] gamma[cols] rows cols eps", layer_norm_gamma)
+FL_EXPORT_DTYPES(layer_norm_beta, "out[rows*cols] x[rows*cols] beta[cols] rows cols eps", layer_norm_beta)
+FL_EXPORT_DTYPES(layer_norm_gamma_beta, "out[rows*cols] x[rows*cols] gamma[cols] beta[cols] rows cols eps", layer_norm_gamma_beta)
+FL_EXPORT_DTYPES(add_rms_norm, "out[rows*cols] residual[rows*cols] x[rows*cols] weight[cols] rows cols eps", add_rms_norm)
 
-FL_EXPORT_DTYPES(rms_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::rms_norm)
-FL_EXPORT_DTYPES(rms_norm_weight, "out[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::rms_norm_weight)
-FL_EXPORT_DTYPES(layer_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::layer_norm)
-FL_EXPORT_DTYPES(layer_norm_gamma, "out[rows*cols] x[rows*cols] gamma[cols] rows cols eps", fl_norm::layer_norm_gamma)
-FL_EXPORT_DTYPES(layer_norm_beta, "out[rows*cols] x[rows*cols] beta[cols] rows cols eps", fl_norm::layer_norm_beta)
-FL_EXPORT_DTYPES(layer_norm_gamma_beta, "out[rows*cols] x[rows*cols] gamma[cols] beta[cols] rows cols eps", fl_norm::layer_norm_gamma_beta)
-FL_EXPORT_DTYPES(add_rms_norm, "out[rows*cols] residual[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::add_rms_norm)
+}  // namespace fl::norm

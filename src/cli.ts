@@ -11,6 +11,7 @@ import {
 } from "./jupyter";
 import { native } from "./native";
 import { WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "./workspace";
+import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
 
 const USAGE = `usage: fuselab <command>
 
@@ -21,6 +22,7 @@ const USAGE = `usage: fuselab <command>
                               fuselab kernel; lessons new since the last start are copied in first
   reset LESSON                put the original of one lesson back in my-notebooks/ (e.g. reset 00-tour);
                               your copy moves to my-notebooks/.replaced/
+${GRADE_USAGE}
   help                        this text`;
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -227,6 +229,8 @@ async function main(argv: string[]): Promise<number> {
         (kept ? `; your copy is ${path.relative(process.cwd(), kept)}` : ""));
       return 0;
     }
+    case "grade":
+      return (require("./grading/cli") as typeof import("./grading/cli")).gradeCommand(rest);
     case "help": case "--help": case "-h":
       console.log(USAGE);
       return 0;
@@ -239,7 +243,8 @@ main(process.argv.slice(2)).then(
   (status) => { process.exitCode = status; },
   (e) => {
     console.error(`fuselab: ${errorText(e)}`);
-    if (e instanceof UsageError) console.error(USAGE);
-    process.exitCode = e instanceof UsageError ? 2 : 1;
+    const usage = e instanceof UsageError || e instanceof GradeUsageError;
+    if (usage) console.error(USAGE);
+    process.exitCode = usage ? 2 : 1;
   },
 );

@@ -25,3 +25,4 @@ export { SweepOptions, SweepResults, sweep } from "./sweep";
 export {
   Figure, PlotOptions, PlotlyObject, RooflineCeilings, RooflinePoint, SpeedupOptions, SweepPlotOptions, Theme, plot,
 } from "./plot";
+export { CheckOptions, CheckResult, check } from "./grading/check";

@@ -112,6 +112,13 @@ export interface Native {
    * iters per-iteration times in ms (warm-up excluded).
    */
   bench(dev: DeviceHandle, steps: LaunchHandle[], options: { warmup: number; iters: number; flush?: BufferHandle }): Promise<Float64Array>;
+
+  /**
+   * Locks this process with a seccomp filter, on every thread, for good: no
+   * sockets, ptrace, other processes' memory, or signals to others; no fork or
+   * exec unless `processes`; no new threads unless `threads`. Refused calls fail with EPERM.
+   */
+  sandboxLock(options: { processes: boolean; threads: boolean }): void;
 }
 
 let loaded: Native | undefined;

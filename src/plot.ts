@@ -146,10 +146,11 @@ function load(): void {
 
 function layoutFor(options: PlotOptions, title: string, xaxis: PlotlyObject, yaxis: PlotlyObject, extra: PlotlyObject = {}): PlotlyObject {
   return {
-    title: { text: options.title ?? title, x: 0.02, xanchor: "left" },
+    // Short titles, left: the mode bar (zoom, download) sits at the top right.
+    title: { text: options.title ?? title, x: 0, xref: "paper", xanchor: "left", font: { size: 15 } },
     height: options.height ?? DEFAULT_HEIGHT,
-    margin: { l: 70, r: 20, t: 60, b: 60 },
-    legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" },
+    margin: { l: 70, r: 20, t: 70, b: 60 },
+    legend: { orientation: "h", x: 0, y: 1.02, yanchor: "bottom", traceorder: "normal" },
     hovermode: "closest",
     xaxis: { automargin: true, ...xaxis },
     yaxis: { automargin: true, ...yaxis },
@@ -194,11 +195,12 @@ export function bench(results: BenchResults, options?: PlotOptions): Figure {
   const data = [{
     type: "bar", name: "median time", x: names, y: results.map((r) => r.medianMs),
     error_y: { type: "data", symmetric: false, array: results.map((r) => r.p80Ms - r.medianMs), arrayminus: results.map((r) => r.medianMs - r.p20Ms) },
-    text: results.map(label), textposition: "outside", cliponaxis: false,
+    // Inside at the foot of each bar, clear of the whisker.
+    text: results.map(label), textposition: "inside", insidetextanchor: "start",
     hovertemplate: "%{x}: %{y:.4g} ms<extra></extra>",
   }];
-  const layout = layoutFor(o, `Median time of each case on ${results[0]?.device ?? "?"} (bars: 20th-80th percentile)`,
-    { title: { text: "case" } }, { title: { text: "median time (ms)" }, rangemode: "tozero" }, { showlegend: false });
+  const layout = layoutFor(o, `Median time per case on ${results[0]?.device ?? "?"}`,
+    { title: { text: "case" } }, { title: { text: "median time (ms), whisker: 20th-80th pct" }, rangemode: "tozero" }, { showlegend: false });
   return make(o, data, layout, results.toString());
 }
 
@@ -255,13 +257,13 @@ export function speedup(results: BenchResults | SweepResults, options?: SpeedupO
   const baseline = o.baseline ?? names[0];
   if (!names.includes(baseline)) throw new ArgumentError(where, "options.baseline", `one of ${names.map((n) => JSON.stringify(n)).join(", ")}`, describe(baseline));
   const others = names.filter((n) => n !== baseline);
-  const title = `Speed-up over ${baseline} (above 1x: faster)`;
+  const title = `Speed-up over ${baseline}`;
   const unity = { type: "line", xref: "paper", x0: 0, x1: 1, y0: 1, y1: 1, line: { dash: "dash", color: "gray" } };
   if (results instanceof BenchResults) {
     const factors = results.speedupVs(baseline);
     const data = [{ type: "bar", x: others, y: others.map((n) => factors[n]), text: others.map((n) => `${factors[n].toFixed(2)}x`),
       textposition: "outside", cliponaxis: false, hovertemplate: "%{x}: %{y:.3g}x<extra></extra>" }];
-    const layout = layoutFor(o, title, { title: { text: "case" } }, { title: { text: `speed-up over ${baseline} (x)` }, rangemode: "tozero" },
+    const layout = layoutFor(o, title, { title: { text: "case" } }, { title: { text: `x faster than ${baseline}` }, rangemode: "tozero" },
       { shapes: [unity], showlegend: false });
     const text = textTable([["case", `x vs ${baseline}`], ...others.map((n) => [n, `${factors[n].toFixed(2)}x`])], 1);
     return make(o, data, layout, text);
@@ -272,7 +274,7 @@ export function speedup(results: BenchResults | SweepResults, options?: SpeedupO
     hovertemplate: `${name}, ${results.sizeLabel} %{x}: %{y:.3g}x<extra></extra>`,
   }));
   const layout = layoutFor(o, title, { title: { text: results.sizeLabel }, type: "log" },
-    { title: { text: `speed-up over ${baseline} (x)` }, rangemode: "tozero" }, { shapes: [unity] });
+    { title: { text: `x faster than ${baseline}` }, rangemode: "tozero" }, { shapes: [unity] });
   return make(o, data, layout, results.toString());
 }
 
@@ -290,16 +292,16 @@ export function traffic(ledgers: Record<string, Ledger>, options?: PlotOptions):
     if (!(ledger instanceof Ledger)) throw new ArgumentError(where, `ledgers.${name}`, "a ledger from fl.traffic()", describe(ledger));
   }
   const o = checkPlotOptions(where, options);
-  const bars = Object.entries(ledgers).flatMap(([name, ledger]) => ledger.entries.map((e) => ({ name, e })));
-  // Two rows of category labels: the ledger, then the kernel (with its launch count when it ran more than once).
-  const x = [bars.map((b) => b.name), bars.map((b) => b.e.kernel + (b.e.launches > 1 ? ` ×${b.e.launches}` : ""))];
   const mb = (bytes: number) => bytes / 1e6;
+  // Two rows of category labels: the ledger with its totals, then the kernel (with its launch count when it ran more than once).
+  const group = (name: string, l: Ledger) => `${name}: ${mb(l.bytes).toFixed(2)} MB, ${l.launches} launch${l.launches === 1 ? "" : "es"}`;
+  const bars = Object.entries(ledgers).flatMap(([name, ledger]) => ledger.entries.map((e) => ({ group: group(name, ledger), e })));
+  const x = [bars.map((b) => b.group), bars.map((b) => b.e.kernel + (b.e.launches > 1 ? ` ×${b.e.launches}` : ""))];
   const data = [
     { type: "bar", name: "read", x, y: bars.map((b) => mb(b.e.bytesRead)), hovertemplate: "%{x}: read %{y:.3f} MB<extra></extra>" },
     { type: "bar", name: "written", x, y: bars.map((b) => mb(b.e.bytesWritten)), hovertemplate: "%{x}: written %{y:.3f} MB<extra></extra>" },
   ];
-  const totals = Object.entries(ledgers).map(([name, l]) => `${name}: ${mb(l.bytes).toFixed(2)} MB in ${l.launches} launch${l.launches === 1 ? "" : "es"}`);
-  const layout = layoutFor(o, `Bytes each launch moves (${totals.join("; ")})`,
+  const layout = layoutFor(o, "Bytes each launch moves",
     { title: { text: "" }, type: "multicategory" }, { title: { text: "MB (10^6 bytes)" }, rangemode: "tozero" }, { barmode: "stack" });
   const text = Object.entries(ledgers).map(([name, l]) => `${name}:\n${l.toString()}`).join("\n\n");
   return make(o, data, layout, text);

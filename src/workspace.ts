@@ -13,16 +13,22 @@ export const WORKSPACE_NAME = "my-notebooks";
 /** Inside the workspace: where `resetLesson` keeps the copies it replaces (hidden from Jupyter's file list). */
 export const BACKUP_NAME = ".replaced";
 
-export function workspaceDir(root = packageRoot()): string {
-  return path.join(root, WORKSPACE_NAME);
+/**
+ * The working copy of the tree at `root`: root/my-notebooks; for this package, the
+ * folder FUSELAB_WORKSPACE names when it is set (it must be inside the package, so
+ * that notebooks there resolve "fuselab").
+ */
+export function workspaceDir(root?: string): string {
+  if (root === undefined && process.env.FUSELAB_WORKSPACE) return path.resolve(process.env.FUSELAB_WORKSPACE);
+  return path.join(root ?? packageRoot(), WORKSPACE_NAME);
 }
 
-function committedNotebooks(root: string): string[] {
+function committedNotebooks(root?: string): string[] {
   return fs.readdirSync(notebooksDir(root)).filter((f) => f.endsWith(".ipynb")).sort();
 }
 
 /** Copies into the workspace each committed notebook it lacks; returns the names copied. */
-export function syncWorkspace(root = packageRoot()): string[] {
+export function syncWorkspace(root?: string): string[] {
   const dir = workspaceDir(root);
   fs.mkdirSync(dir, { recursive: true });
   const copied: string[] = [];
@@ -41,7 +47,7 @@ export function syncWorkspace(root = packageRoot()): string[] {
  * The student's copy, if any, moves to my-notebooks/.replaced/<name>-<time>.ipynb;
  * returns that path.
  */
-export function resetLesson(lesson: string, root = packageRoot()): { notebook: string; kept?: string } {
+export function resetLesson(lesson: string, root?: string): { notebook: string; kept?: string } {
   const base = path.basename(lesson).replace(/\.(ipynb|md)$/, "");
   const available = committedNotebooks(root);
   const name = `${base}.ipynb`;

@@ -20,9 +20,13 @@ const LAYERS: string[][] = [
   ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/index"],
   ["traffic", "compare"],
   ["bench"],
+  // The grader: exercises, the submission's process and its sandbox, the engine, reports.
+  ["grading/usage", "grading/protocol", "grading/results", "grading/exercise", "grading/data", "grading/workbench",
+    "grading/engine", "grading/numbers", "grading/sandbox", "grading/executor", "grading/fixtures", "grading/reports",
+    "grading/ceiling", "grading/grade", "grading/check", "grading/runner"],
   ["display", "progress", "sweep", "plot"],
   ["index"],
-  ["jupyter", "lessons", "workspace", "run-lessons", "cli"],
+  ["jupyter", "lessons", "workspace", "run-lessons", "cli", "grading/authoring", "grading/cli"],
 ];
 
 function sourceFiles(dir: string): string[] {

@@ -84,7 +84,7 @@ describe("sweep and plot", function () {
     expect(bars.error_y.arrayminus).to.deep.equal(results.map((r) => r.medianMs - r.p20Ms));
     expect(bars.text[1]).to.match(/ ms, \d+\.\d GB\/s$/);
     expect((figure.layout.title as { text: string }).text).to.equal("tiny");
-    expect((figure.layout.yaxis as { title: { text: string } }).title.text).to.equal("median time (ms)");
+    expect((figure.layout.yaxis as { title: { text: string } }).title.text).to.equal("median time (ms), whisker: 20th-80th pct");
     expect(figure.toString()).to.equal(results.toString());
     expectThrows(() => fl.plot.bench(swept as never), fl.ArgumentError, /^fl\.plot\.bench: results must be the results of fl\.bench\(\), got /);
     expectThrows(() => fl.plot.bench(results, { theme: "blue" } as never), fl.ArgumentError,
@@ -122,7 +122,10 @@ describe("sweep and plot", function () {
     const fused = fl.traffic(() => fl.fused.addRmsNorm(x, r, w));
     const figure = fl.plot.traffic({ unfused, fused });
     const [read, written] = figure.data as { name: string; x: string[][]; y: number[] }[];
-    expect(read.x).to.deep.equal([["unfused", "unfused", "fused"], [...unfused.entries, ...fused.entries].map((e) => e.kernel)]);
+    const group = (name: string, l: fl.Ledger) => `${name}: ${(l.bytes / 1e6).toFixed(2)} MB, ${l.launches} launch${l.launches === 1 ? "" : "es"}`;
+    expect(read.x).to.deep.equal([[group("unfused", unfused), group("unfused", unfused), group("fused", fused)],
+      [...unfused.entries, ...fused.entries].map((e) => e.kernel)]);
+    expect(read.x[0][0]).to.match(/^unfused: \d+\.\d\d MB, 2 launches$/);
     expect(read.y).to.deep.equal([...unfused.entries, ...fused.entries].map((e) => e.bytesRead / 1e6));
     expect(written.y).to.deep.equal([...unfused.entries, ...fused.entries].map((e) => e.bytesWritten / 1e6));
     expect(figure.layout.barmode).to.equal("stack");

@@ -10,8 +10,9 @@
 #include "interrupts.h"
 #include "marshal.h"
 #include "plugins.h"
+#include "sandbox.h"
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 [[noreturn]] void throw_failure(Napi::Env env, const DeviceState& device, const char* call) {
@@ -420,13 +421,14 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"eventRecord", event_record},
       {"eventElapsed", event_elapsed_async},
       {"bench", bench_async},
+      {"sandboxLock", sandbox_lock_call},
   };
   for (const auto& [name, fn] : functions) exports.Set(name, Napi::Function::New(env, fn, name));
   return exports;
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
-Napi::Object InitFuselab(Napi::Env env, Napi::Object exports) { return fuselab::init(env, exports); }
+Napi::Object InitFuselab(Napi::Env env, Napi::Object exports) { return fl::addon::init(env, exports); }
 
 NODE_API_MODULE(fuselab, InitFuselab)

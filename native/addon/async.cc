@@ -3,7 +3,7 @@
 #include "handles.h"
 #include "marshal.h"
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 // An AsyncWorker settling a promise. Execute() runs on a worker thread and
@@ -261,4 +261,4 @@ Napi::Value bench_async(const Napi::CallbackInfo& info) {
   return start<BenchWorker>(env, std::move(device), std::move(steps), std::move(flush), warmup, iters);
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

@@ -5,7 +5,7 @@
 
 #include <napi.h>
 
-namespace fuselab {
+namespace fl::addon {
 
 Napi::Value synchronize_async(const Napi::CallbackInfo& info);
 Napi::Value download_async(const Napi::CallbackInfo& info);
@@ -13,6 +13,6 @@ Napi::Value compile_async(const Napi::CallbackInfo& info);
 Napi::Value event_elapsed_async(const Napi::CallbackInfo& info);
 Napi::Value bench_async(const Napi::CallbackInfo& info);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

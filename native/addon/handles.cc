@@ -1,6 +1,6 @@
 #include "handles.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 const napi_type_tag kDeviceTag = {0x6675736564657631ULL, 0x6465766963650001ULL};
 const napi_type_tag kBufferTag = {0x6675736564657631ULL, 0x6275666665720002ULL};
@@ -88,4 +88,4 @@ size_t byte_count(const Napi::Value& value, const char* what) {
   return static_cast<size_t>(v);
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

@@ -18,7 +18,7 @@
 
 #include "plugins.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 struct DeviceState {
   const fl_backend* api = nullptr;
@@ -194,6 +194,6 @@ int milliseconds(const Napi::Value& value, const char* what);
 // A byte count from JS: a non-negative integer no larger than 2^53.
 size_t byte_count(const Napi::Value& value, const char* what);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

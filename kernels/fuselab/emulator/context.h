@@ -17,8 +17,7 @@
 #include <ucontext.h>
 #endif
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 
 using fiber_entry = void (*)(void* arg);
 
@@ -182,7 +181,6 @@ inline void context_switch(context* save, context* load) { swapcontext(&save->uc
 
 #endif
 
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 #endif

@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 
 inline uint32_t float_bits(float f) {
   uint32_t u;
@@ -59,8 +58,7 @@ inline uint16_t float_to_half_bits(float f) {
   return sign | static_cast<uint16_t>(h);
 }
 
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 // f16, as its 16 bits. Trivial to construct, so it can live in __shared__ arrays;
 // converts to and from float like HIP's and CUDA's __half.

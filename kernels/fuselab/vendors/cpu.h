@@ -48,8 +48,9 @@ extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const 
 #define __trap() ::fl::emu::device_stop("__trap() was called", __FILE__, __LINE__)
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
-// CUDA's form takes a lane mask; the emulator's warps always sync whole.
-#define __syncwarp(...) ((void)::fl::emu::warp_exchange(::fl::emu::warp_op::syncwarp, __LINE__, 0, 0, warpSize))
+// __syncwarp(mask): the lanes of the mask; __syncwarp(): every lane not exited.
+#define __syncwarp(...) \
+  ((void)::fl::emu::warp_exchange(::fl::emu::warp_op::syncwarp, __LINE__, 0, 0, warpSize, ::fl::emu::syncwarp_mask(__VA_ARGS__)))
 
 #define __shfl(v, ...) ::fl::emu::shfl(__LINE__, v, __VA_ARGS__)
 #define __shfl_xor(v, ...) ::fl::emu::shfl_xor(__LINE__, v, __VA_ARGS__)
@@ -60,8 +61,7 @@ extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const 
 #define __ballot(p) \
   static_cast<unsigned long long>(::fl::emu::warp_exchange(::fl::emu::warp_op::ballot, __LINE__, (p) != 0, 0, warpSize))
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 // width < 0: the whole warp.
 template <typename T> inline T shfl(int line, T v, int source, int width = -1) {
   return shuffle_op(warp_op::shfl, line, v, static_cast<uint32_t>(source), width);
@@ -90,8 +90,7 @@ template <typename T> inline T atomic_update_float(T* address, T value, T (*upda
     if (__atomic_compare_exchange_n(word, &expected, desired, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
   }
 }
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 #define FL_INTEGER_ATOMICS(T)                                                                               \
   inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                     \
@@ -168,8 +167,7 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
       #name, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__), \
       reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<&__VA_ARGS__>)));
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 // The registry as the plugin reads it, in C. Built at the first call, after the
 // module's static initialisers have filled the registry.
 inline const fl_emu_module* module_table() {
@@ -181,8 +179,7 @@ inline const fl_emu_module* module_table() {
   }();
   return &module;
 }
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 // Ends a module compiled at run time: its one exported symbol.
 #define FL_EMU_MODULE_ENTRY() \

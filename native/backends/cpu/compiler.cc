@@ -31,8 +31,7 @@
 
 extern char** environ;
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -444,5 +443,4 @@ void* load_shared_object(const std::string& code, int* keep_fd, std::string* err
   return library;
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

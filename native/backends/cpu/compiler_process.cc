@@ -14,8 +14,7 @@
 #include <atomic>
 #include <chrono>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -228,5 +227,4 @@ process_result run_process(const std::string& program, const std::vector<std::st
   return result;
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 struct process_limits {
   int timeout_ms = 0;                  // 0: none
@@ -45,7 +44,6 @@ process_result run_process(const std::string& program, const std::vector<std::st
                            const std::vector<std::string>& environment, const std::string& folder,
                            const std::string& output_path, const process_limits& limits);
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

@@ -61,7 +61,7 @@
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuEventDestroy hipEventDestroy
 
-namespace flgpu {
+namespace fl::gpu {
 
 // Errors after which the device's state is undefined and every later call
 // fails the same way: the process must be restarted to use it again.
@@ -100,7 +100,7 @@ inline std::string rtc_arch_option(const hipDeviceProp_t& p) {
   return std::string("--gpu-architecture=") + p.gcnArchName;
 }
 
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 #else  // CUDA
 
@@ -157,7 +157,7 @@ inline std::string rtc_arch_option(const hipDeviceProp_t& p) {
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuEventDestroy cudaEventDestroy
 
-namespace flgpu {
+namespace fl::gpu {
 
 // The errors the CUDA runtime documents as leaving the process in an
 // inconsistent state: every later call fails the same way until it restarts.
@@ -216,7 +216,7 @@ inline std::string rtc_arch_option(const cudaDeviceProp& p) {
   return "--gpu-architecture=" + arch_of(p);
 }
 
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 #endif
 #endif
