@@ -54,7 +54,7 @@ export class Figure implements Displayable {
     const placeholder =
       `<div class="fuselab-chart-fallback" style="font-size:13px">` +
       `<div>This chart is drawn by JavaScript, which did not run here. In Jupyter, trust the notebook ` +
-      `(File &gt; Trust Notebook) or run the cell again.</div><pre>${escapeHtml(this.text)}</pre></div>`;
+      `(File &gt; Trust Notebook) or run the cell again.</div><pre style="white-space:pre;overflow-x:auto">${escapeHtml(this.text)}</pre></div>`;
     // JSON inside a script: "</" must not close it.
     const figure = JSON.stringify({ data: this.data, layout: this.layout, theme: this.theme }).replace(/<\//g, "<\\/");
     return `<div id="${id}" class="fuselab-chart" style="width:100%;max-width:${MAX_WIDTH}px;min-height:${height}px">${placeholder}</div>` +

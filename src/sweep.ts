@@ -146,6 +146,8 @@ export async function sweep<Inputs>(options: SweepOptions<Inputs>): Promise<Swee
     shown.finish(`${where}: stopped at ${sizeLabel} ${sizes[results.length]} (${(e as Error).message?.split("\n")[0] ?? e})`);
     throw e;
   }
-  shown.finish(`${where}: ${sizes.length} ${sizeLabel === "size" ? "sizes" : `values of ${sizeLabel}`} × ${names.length} cases in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const sizesRun = sizeLabel === "size" ? count(sizes.length, "size") : `${count(sizes.length, "value")} of ${sizeLabel}`;
+  shown.finish(`${where}: ${sizesRun} × ${count(names.length, "case")} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return new SweepResults([...sizes], names, results, sizeLabel);
 }

@@ -173,6 +173,21 @@ describe("the lessons in a browser", function () {
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   });
 
+  it("a chart where plotly.js is missing says how to load it", async () => {
+    const page = await browser!.newPage();
+    try {
+      const fl = await import("../src");
+      const figure = fl.plot.roofline([{ name: "k", flops: 1, bytes: 1, ms: 1 }], { bandwidthGBs: 1 });
+      await page.setContent(`<html><body>${figure.toHTML()}</body></html>`, { waitUntil: "load" });
+      const message = await waitFor(page, () => document.querySelector(".fuselab-chart-fallback div")?.textContent ?? "",
+        (text) => text.startsWith("plotly.js is not loaded"), 30_000, "no message about plotly.js");
+      expect(message).to.equal("plotly.js is not loaded in this page: run fl.plot.load() in a cell, then run this cell again.");
+      expect(await page.evaluate(() => document.querySelector(".fuselab-chart-fallback pre")?.textContent)).to.equal(figure.toString());
+    } finally {
+      await page.close();
+    }
+  });
+
   for (const { notebook } of renderLessons()) {
     const name = path.basename(notebook);
     const stem = name.replace(/\.ipynb$/, "");
@@ -233,6 +248,35 @@ describe("the lessons in a browser", function () {
         await offline.screenshot({ path: path.join(ARTIFACTS, `${stem}-export.png`) as `${string}.png`, fullPage: true });
       } finally {
         await offline.close();
+      }
+
+      // A copy that Jupyter has not signed (an untrusted notebook): no script runs, each chart shows its data and how to trust it.
+      const saveText = fs.readFileSync(saved, "utf8");
+      const chartsSaved = (saveText.match(/class=\\"fuselab-chart\\"/g) ?? []).length;
+      if (chartsSaved > 0) {
+        const copy = JSON.parse(saveText) as { metadata: Record<string, unknown> };
+        copy.metadata.copied = true;
+        const untrustedName = `untrusted-${name}`;
+        fs.writeFileSync(path.join(workspace, untrustedName), JSON.stringify(copy));
+        const page = await browser!.newPage();
+        try {
+          await page.setViewport({ width: VIEWPORT_WIDTH, height: 1000 });
+          await page.goto(`${base}/notebooks/${encodeURIComponent(untrustedName)}?token=${token}`, { waitUntil: "load" });
+          // (The function runs in the page, so it names everything it uses itself.)
+          const state = await waitFor(page, () => ({
+            trusted: document.querySelector("#notification_trusted")?.textContent?.trim(),
+            charts: document.querySelectorAll(".fuselab-chart").length,
+            drawn: document.querySelectorAll(".fuselab-chart svg.main-svg").length,
+            shown: [...document.querySelectorAll(".fuselab-chart-fallback")]
+              .filter((f: { offsetHeight: number; textContent: string }) => f.offsetHeight > 0 && f.textContent.includes("trust the notebook")).length,
+          }), (st) => st.charts === chartsSaved, 60_000, "the untrusted copy did not show its charts' places");
+          expect(state.trusted).to.equal("Not Trusted");
+          expect(state.drawn, "charts drawn in an untrusted notebook").to.equal(0);
+          expect(state.shown, "charts showing their text and how to trust the notebook").to.equal(chartsSaved);
+          await screenshot(page, path.join(ARTIFACTS, `${stem}-untrusted.png`));
+        } finally {
+          await page.close();
+        }
       }
 
       // The same export in a dark page: the charts take its light text colour.

@@ -2,7 +2,6 @@
 // GPU requests that cannot be met, and the addon's asynchronous calls.
 import { spawn, spawnSync } from "child_process";
 import * as os from "os";
-import * as path from "path";
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
@@ -70,8 +69,7 @@ describe("devices", () => {
     expectThrows(() => native().open("cpu", 0, { threads: cores + 1 }), Error,
       `cpu open: open: threads must be from 0 (all cores) to ${cores} (the cores this process may use), got ${cores + 1}`);
     // Pinned to one core, a process gets one worker by default, and no more on request.
-    const pinned = spawnSync("taskset", ["-c", "0", process.execPath, "-e", `
-      const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});
+    const pinned = spawnSync("taskset", ["-c", "0", process.execPath, "-e", `${FUSELAB_PRELUDE}
       const workers = fl.device("cpu").props.multiprocessors;
       try { fl.device("cpu", { threads: 2 }); console.log(workers, "opened"); } catch (e) { console.log(workers, e.message); }
     `], { encoding: "utf8", timeout: 60_000 });
@@ -192,7 +190,7 @@ checked.launch({ grid: 1, block: 4 }, out, input);`);
       "fl.device: options must be empty for a GPU device (warpSize, check, threads, timeoutMs are options of the CPU emulator), got { check }");
   });
 
-  it("synchronizes, times events and runs a timing loop off the main thread", async () => {
+  it("synchronizes and runs a timing loop off the main thread", async () => {
     const dev = testDevice();
     const addon = native();
     const n = 1 << 16;
@@ -200,13 +198,7 @@ checked.launch({ grid: 1, block: 4 }, out, input);`);
     const out = fl.zeros([n], { device: dev });
     const copy = fl.builtins(dev).fn("copy_f32x4");
     const prepared = copy.prepare({ grid: 64, block: 256 }, out, src, n);
-    const start = addon.eventCreate(dev.handle);
-    const end = addon.eventCreate(dev.handle);
-    addon.eventRecord(start);
     prepared.launch();
-    addon.eventRecord(end);
-    const ms = await addon.eventElapsed(start, end);
-    expect(ms).to.be.a("number").and.at.least(0);
     await dev.synchronize();
     expect(Array.from(out.toArray())).to.deep.equal(Array.from(src.toArray()));
 

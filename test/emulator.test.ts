@@ -5,6 +5,7 @@
 // device; the others run on the default device, GPU included.
 import { expect } from "chai";
 import * as fl from "../src";
+import { SOFTMAX_ROWS, softmaxRowsReference } from "../bench/softmax";
 import { expectRejects, expectThrows, range, runScript, testDevice } from "./helpers";
 
 /** A RegExp matching `text` literally, anywhere in a message. */
@@ -263,6 +264,24 @@ __global__ void stuck(int* out) {
       "kernel 'stuck' deadlocked in block (0,0,0): threads (0,0,0) and 15 more wait at __syncwarp on line 3; " +
       "threads (16,0,0) and 15 more wait at __syncthreads() on line 4"));
     await expectWorking(dev);
+  });
+
+  it("runs the benchmark's barrier-heavy softmax right, in check mode and with 64-lane warps too", async () => {
+    const devices = [testDevice(), fl.device("cpu", { check: true }), fl.device("cpu", { warpSize: 64, check: true })];
+    for (const dev of devices) {
+      const softmax = fl.compile(SOFTMAX_ROWS, { device: dev }).fn("softmax_rows");
+      for (const [rows, cols] of [[37, 64], [5, 1024], [300, 192]]) {
+        if (cols % dev.props.warpSize !== 0) continue;
+        const values = range(rows * cols).map((i) => ((i * 7919) % 1000) / 37 - 13);
+        const x = fl.tensor(values, { shape: [rows, cols], device: dev });
+        const out = fl.empty([rows, cols], { device: dev });
+        softmax.launch({ grid: rows, block: cols }, out, x, cols);
+        const expected = softmaxRowsReference(values, rows, cols);
+        const got = out.toArray();
+        const worst = expected.reduce((w, e, i) => Math.max(w, Math.abs(got[i] - e) / e), 0);
+        expect(worst, `${rows}x${cols} on ${dev.describe()}`).to.be.below(1e-5);
+      }
+    }
   });
 
   it("ends a deadlocked launch with an error saying what the threads wait at, and keeps working", async () => {

@@ -22,7 +22,8 @@ interface BuiltinKernel { name: string; params: Param[] }
 function builtinKernels(device: DeviceHandle): BuiltinKernel[] {
   const addon = native();
   return addon.kernels(addon.builtin(device)).map((k) => {
-    const types = (k.signature ?? "").split(",").map((item) => item.trim().split(" ")[0] === "const" ? item.trim().split(" ")[1] : item.trim().split(" ")[0]);
+    // "const f32* x" -> "f32*"
+    const types = (k.signature ?? "").split(",").map((item) => item.trim().replace(/^const /, "").split(" ")[0]);
     const entries = (k.params ?? "").split(" ").filter((e) => e !== "");
     expect(entries.length, `${k.name}: ${k.params} against ${k.signature}`).to.equal(types.length);
     return {

@@ -74,6 +74,29 @@ describe("sweep and plot", function () {
     expect(sent[1].data["text/html"]).to.include('<progress value="0" max="4"');
   });
 
+  it("shows progress on one terminal line, redrawn in place, and nothing when stderr is not a terminal", async () => {
+    const stderr = process.stderr as NodeJS.WriteStream & { isTTY: boolean };
+    const wasTTY = stderr.isTTY;
+    const write = stderr.write;
+    const written: string[] = [];
+    const run = () => fl.sweep({ sizes: [4], inputs: (n) => ({ x: fl.ones([n], { device: dev() }) }), cases: { add: ({ x }) => fl.ops.add(x, x) }, bench: QUICK });
+    try {
+      stderr.write = ((chunk: string) => { written.push(chunk); return true; }) as typeof stderr.write;
+      stderr.isTTY = true;
+      await run();
+      stderr.isTTY = false;
+      const before = written.length;
+      await run();
+      expect(written.length, "writes with stderr not a terminal").to.equal(before);
+    } finally {
+      stderr.write = write;
+      stderr.isTTY = wasTTY;
+    }
+    expect(written.every((w) => w.startsWith("\r\x1b[2K"))).to.equal(true);
+    expect(written[0]).to.equal(`\r\x1b[2Kfl.sweep [${".".repeat(30)}] 0/1 size 4: making inputs`);
+    expect(written[written.length - 1]).to.match(/^\r\x1b\[2Kfl\.sweep: 1 size × 1 case in \d+\.\d s\n$/);
+  });
+
   it("draws bench results as bars of median time with their spread", async () => {
     const results = swept.results[1];
     const figure = fl.plot.bench(results, { title: "tiny" });

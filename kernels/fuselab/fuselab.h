@@ -35,8 +35,9 @@
 //                                FL_KERNEL_EXPORT_PARAMS of kernel<T, extra...> as
 //                                op_f32, op_f16 and op_bf16 (T = float, __half, fl_bf16)
 //
-// And here, for every target: fl::to_float / fl::from_float<T>, and fl::vec<T, N>
-// for 16-byte loads and stores.
+// And here, for every target: fl::to_float / fl::from_float<T>, fl::vec<T, N>
+// for 16-byte loads and stores, fl::load_floats / fl::store_floats (a chunk of
+// W elements as floats) and fl::aligned16.
 #ifndef FUSELAB_FUSELAB_H
 #define FUSELAB_FUSELAB_H
 
@@ -72,12 +73,16 @@
 
 #define FL_KERNEL_EXPORT(name, ...) FL_KERNEL_EXPORT_PARAMS(name, "", __VA_ARGS__)
 
+#if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
+#define FL_EXPORT_DTYPES(op, params, kernel, ...)
+#else
 // The storage types of the built-in ops, each exported under the dtype's name.
 // Extra template arguments (a flag) follow the storage type.
-#define FL_EXPORT_DTYPES(op, params, kernel, ...)                                  \
-  FL_KERNEL_EXPORT_PARAMS(op##_f32, params, kernel<float __VA_OPT__(, ) __VA_ARGS__>)     \
-  FL_KERNEL_EXPORT_PARAMS(op##_f16, params, kernel<__half __VA_OPT__(, ) __VA_ARGS__>)    \
+#define FL_EXPORT_DTYPES(op, params, kernel, ...)                                          \
+  FL_KERNEL_EXPORT_PARAMS(op##_f32, params, kernel<float __VA_OPT__(, ) __VA_ARGS__>)    \
+  FL_KERNEL_EXPORT_PARAMS(op##_f16, params, kernel<__half __VA_OPT__(, ) __VA_ARGS__>)   \
   FL_KERNEL_EXPORT_PARAMS(op##_bf16, params, kernel<fl_bf16 __VA_OPT__(, ) __VA_ARGS__>)
+#endif
 
 namespace fl {
 
@@ -99,6 +104,23 @@ struct alignas(sizeof(T) * N) vec {
 
 // Elements of T in one 16-byte access.
 template <typename T> struct vec16 { static constexpr int n = 16 / sizeof(T); };
+
+// Chunk `chunk` of W elements of p (W consecutive Ts, one access), as floats.
+template <typename T, int W>
+__device__ __forceinline__ void load_floats(const T* p, long long chunk, float (&f)[W]) {
+  const vec<T, W> v = reinterpret_cast<const vec<T, W>*>(p)[chunk];
+  for (int j = 0; j < W; ++j) f[j] = to_float(v.v[j]);
+}
+
+// f rounded to T, stored as chunk `chunk` of W elements of p.
+template <typename T, int W>
+__device__ __forceinline__ void store_floats(T* p, long long chunk, const float (&f)[W]) {
+  vec<T, W> v;
+  for (int j = 0; j < W; ++j) v.v[j] = from_float<T>(f[j]);
+  reinterpret_cast<vec<T, W>*>(p)[chunk] = v;
+}
+
+__device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<size_t>(p) % 16 == 0; }
 
 }  // namespace fl
 

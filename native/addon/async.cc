@@ -107,23 +107,6 @@ class CompileWorker : public PromiseWorker {
   bool has_log_ = false;
 };
 
-class ElapsedWorker : public PromiseWorker {
- public:
-  ElapsedWorker(Napi::Env env, std::shared_ptr<EventState> start, std::shared_ptr<EventState> end)
-      : PromiseWorker(env), start_(std::move(start)), end_(std::move(end)) {}
-  void Execute() override {
-    const DeviceState& d = *start_->device;
-    if (d.api->event_elapsed(d.device, start_->event, end_->event, &ms_) != 0) fail(d, "event_elapsed");
-  }
-
- protected:
-  Napi::Value result(Napi::Env env) override { return Napi::Number::New(env, ms_); }
-
- private:
-  std::shared_ptr<EventState> start_, end_;
-  float ms_ = 0;
-};
-
 // The whole timing loop on the worker: no JS between iterations, so the
 // measured gaps are the device's, not the event loop's.
 class BenchWorker : public PromiseWorker {
@@ -226,15 +209,6 @@ Napi::Value compile_async(const Napi::CallbackInfo& info) {
                               join_strings(info[2], "compileAsync: kernelNames", ','),
                               join_strings(info[3], "compileAsync: options", ' '),
                               milliseconds(info[4], "compileAsync: timeoutMs"));
-}
-
-Napi::Value event_elapsed_async(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<EventState> start_event = unwrap_handle<EventState>(info[0], &kEventTag, "event");
-  std::shared_ptr<EventState> end_event = unwrap_handle<EventState>(info[1], &kEventTag, "event");
-  if (start_event->device != end_event->device) throw Napi::Error::New(env, "eventElapsed: the events are on different devices");
-  if (start_event->device->closed) throw Napi::Error::New(env, "the events' device was closed");
-  return start<ElapsedWorker>(env, std::move(start_event), std::move(end_event));
 }
 
 Napi::Value bench_async(const Napi::CallbackInfo& info) {

@@ -10,7 +10,6 @@ namespace fl::addon {
 Napi::Value synchronize_async(const Napi::CallbackInfo& info);
 Napi::Value download_async(const Napi::CallbackInfo& info);
 Napi::Value compile_async(const Napi::CallbackInfo& info);
-Napi::Value event_elapsed_async(const Napi::CallbackInfo& info);
 Napi::Value bench_async(const Napi::CallbackInfo& info);
 
 }  // namespace fl::addon

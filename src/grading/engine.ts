@@ -113,6 +113,32 @@ export function prepareCase(c: KernelCase): Prepared {
   return { buffers, payloads, launches, read, inputsStored };
 }
 
+// A class is graded with one secret, so every submission gets the same cases:
+// made once and kept (up to CACHE_BYTES of payload), they cost a large class
+// nothing after the first submission. Each submission's process still gets
+// them in fresh buffers at new addresses.
+const CACHE_BYTES = 3 * 2 ** 30;
+const caseCache = new Map<string, { c: KernelCase; prepared: Prepared; bytes: number }>();
+let cachedBytes = 0;
+
+function madeCase(key: string, make: () => KernelCase): { c: KernelCase; prepared: Prepared } {
+  const hit = caseCache.get(key);
+  if (hit) return hit;
+  const c = make();
+  const prepared = prepareCase(c);
+  const bytes = prepared.payloads.reduce((a, p) => a + p.length, 0) * 2;
+  while (cachedBytes + bytes > CACHE_BYTES && caseCache.size > 0) {
+    const [oldest, entry] = caseCache.entries().next().value as [string, { bytes: number }];
+    caseCache.delete(oldest);
+    cachedBytes -= entry.bytes;
+  }
+  if (bytes <= CACHE_BYTES) {
+    caseCache.set(key, { c, prepared, bytes });
+    cachedBytes += bytes;
+  }
+  return { c, prepared };
+}
+
 interface Comparison {
   verdict: Verdict;
   message: string;
@@ -196,6 +222,8 @@ export interface EngineOptions {
   timedSets?: number;
   /** Called as each test ends (progress). */
   onTest?(result: TestResult): void;
+  /** Runs a performance test alone on its GPU (other submissions' processes share it for correctness tests). */
+  exclusive?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 function deviceList(ex: KernelExercise, kind: "cpu" | "gpu"): { devices: TestDevice[]; index(t: KernelTest): number } {
@@ -291,14 +319,14 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         finish({ ...base(test), points: 0, verdict: ready.verdict, message: ready.message, hint: hintOf(test), ms: Date.now() - started });
         continue;
       }
-      const c = test.make(combineSeed(options.secret, ex.id, test.name), false);
+      const seed = combineSeed(options.secret, ex.id, test.name);
+      const { c, prepared } = madeCase(`${ex.id}\0${test.name}\0${seed}`, () => test.make(seed, false));
       const hung = c.launches.find((l) => hungKernels.has(l.kernel));
       if (hung) {
         // Running it again would only wait out the limit again.
         finish({ ...base(test), points: 0, verdict: "time_limit", message: `${c.label}: not run: kernel ${hung.kernel} already ran past the time limit`, hint: hintOf(test), ms: 0 });
         continue;
       }
-      const prepared = prepareCase(c);
       let cmp: Comparison;
       try {
         const out = await ready.run(index(test), prepared.buffers, prepared.payloads, prepared.launches, prepared.read);
@@ -341,7 +369,7 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         finish({ ...base(test), points: 0, verdict: ready.verdict, message: ready.message, hint: hintOf(test), ms: Date.now() - started });
         continue;
       }
-      finish(await timeTest(ex, test, ready, options));
+      finish(await (options.exclusive ? options.exclusive(() => timeTest(ex, test, ready, options)) : timeTest(ex, test, ready, options)));
     }
   } finally {
     await executor?.close();
@@ -353,8 +381,12 @@ async function timeTest(ex: KernelExercise, test: PerformanceTest, executor: Exe
   const started = Date.now();
   const base = { name: test.name, description: test.description, visibility: test.visibility, maxPoints: test.points };
   const sets = options.timedSets ?? 8;
-  const cases = Array.from({ length: sets }, (_, i) => test.make(combineSeed(options.secret, ex.id, test.name, i)));
-  const prepared = cases.map(prepareCase);
+  const made = Array.from({ length: sets }, (_, i) => {
+    const seed = combineSeed(options.secret, ex.id, test.name, i);
+    return madeCase(`${ex.id}\0${test.name}\0${seed}\0${i}`, () => test.make(seed));
+  });
+  const cases = made.map((m) => m.c);
+  const prepared = made.map((m) => m.prepared);
   const fail = (verdict: Verdict, message: string): TestResult => ({ ...base, points: 0, verdict, message, ms: Date.now() - started,
     hint: test.hint !== undefined ? ex.hints[test.hint] : undefined });
   let times: number[];

@@ -18,7 +18,7 @@ export interface GradeOptions {
   device: "cpu" | "gpu";
   /** GPU indices, one worker each (GPU only); the default: GPU 0. */
   gpus?: number[];
-  /** Submissions graded at once (CPU); on GPUs, one per GPU. */
+  /** Submissions graded at once: on the CPU in all, on GPUs a GPU (their timed tests take turns). */
   jobs?: number;
   /** The secret the tests' seeds are combined with; fresh for each run when left out. */
   secret?: string;
@@ -50,7 +50,8 @@ function allTests(ex: Exercise): { name: string; description: string; visibility
 }
 
 /** Grades one submission file, on the given GPU (or the CPU). Never throws for anything the submission does. */
-export async function gradeSubmission(ex: Exercise, file: string, options: GradeOptions & { gpu?: number; student?: string }): Promise<SubmissionResult> {
+export async function gradeSubmission(ex: Exercise, file: string,
+  options: GradeOptions & { gpu?: number; student?: string; exclusive?<T>(fn: () => Promise<T>): Promise<T> }): Promise<SubmissionResult> {
   const started = new Date();
   const result: SubmissionResult = {
     schema: RESULT_SCHEMA, exercise: ex.id, submission: path.basename(file), student: options.student ?? studentOf(file),
@@ -66,7 +67,7 @@ export async function gradeSubmission(ex: Exercise, file: string, options: Grade
     } else {
       const engine: EngineOptions = {
         secret: options.secret ?? freshSecret(), deviceKind: options.device, copyCeilingGBs: options.copyCeilingGBs,
-        include: () => true, timedSets: options.timedSets,
+        include: () => true, timedSets: options.timedSets, exclusive: options.exclusive,
         executor: () => {
           const e = new ChildExecutor({ device: options.device, gpu: options.gpu, jobs: options.jobs ?? 1 }, options.limits ?? DEFAULT_LIMITS);
           executors.push(e);
@@ -101,14 +102,26 @@ export async function gradeSubmission(ex: Exercise, file: string, options: Grade
 export async function gradeClass(exerciseId: string, files: readonly string[], options: GradeOptions): Promise<SubmissionResult[]> {
   const ex = loadExercise(exerciseId);
   const secret = options.secret ?? freshSecret();
-  const workers = options.device === "gpu" ? (options.gpus ?? [0]).map((gpu) => ({ gpu })) : Array.from({ length: Math.max(1, options.jobs ?? 1) }, () => ({ gpu: undefined }));
+  const jobs = Math.max(1, options.jobs ?? 1);
+  const workers = options.device === "gpu"
+    ? (options.gpus ?? [0]).flatMap((gpu) => Array.from({ length: jobs }, () => ({ gpu })))
+    : Array.from({ length: jobs }, () => ({ gpu: undefined }));
+  // One timed test at a time on each GPU: bandwidth measured while another process shares the GPU would be wrong.
+  const gpuLocks = new Map<number, Promise<unknown>>();
+  const exclusive = (gpu: number | undefined) => <T>(fn: () => Promise<T>): Promise<T> => {
+    const key = gpu ?? -1;
+    const previous = gpuLocks.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    gpuLocks.set(key, run.catch(() => undefined));
+    return run;
+  };
   const results: SubmissionResult[] = new Array(files.length);
   let next = 0;
   await Promise.all(workers.map(async (worker) => {
     for (;;) {
       const index = next++;
       if (index >= files.length) return;
-      const r = await gradeSubmission(ex, files[index], { ...options, secret, gpu: worker.gpu, jobs: workers.length, student: options.students?.[index] });
+      const r = await gradeSubmission(ex, files[index], { ...options, secret, gpu: worker.gpu, jobs: workers.length, student: options.students?.[index], exclusive: exclusive(worker.gpu) });
       results[index] = r;
       options.onResult?.(r, index);
     }

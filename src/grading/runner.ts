@@ -7,10 +7,10 @@
 //
 //   node runner.js --device cpu|gpu [--own-pid-namespace]
 //   node runner.js --compile-only      (source on stdin; fills the module cache)
-import { spawnSync } from "child_process";
+import { spawn } from "child_process";
 import * as fs from "fs";
 import { Device, DeviceOptions, device } from "../device";
-import { compile } from "../compile";
+import { compile, compileAsync } from "../compile";
 import { native } from "../native";
 import { BufferSpec, LaunchSpec, encodeFrame } from "./protocol";
 import { RunOutput, Workbench } from "./workbench";
@@ -64,8 +64,21 @@ function outputReply(out: RunOutput): void {
  * the compiler: the module lands in the cache, and this process, once locked,
  * loads it from there without starting anything. Returns an error message, or "".
  */
-function compileForCpu(source: string, ownPidNamespace: boolean): string {
-  const result = spawnSync(process.execPath, [__filename, "--compile-only"], { input: source, encoding: "utf8", maxBuffer: 1 << 22 });
+async function compileForCpu(source: string, ownPidNamespace: boolean): Promise<string> {
+  // The compiler is asked what it is (part of every module's cache key) once a
+  // process, by starting it: that happens here, before the lock, by compiling a
+  // kernel of the grader's own, at the same time as the submission's compile.
+  const warmup = compileAsync("__global__ void fuselab_warmup(int* x) { x[0] = 0; }", { device: device("cpu"), name: "warmup" });
+  const result = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [__filename, "--compile-only"], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => { if (stdout.length < 1 << 22) stdout += d.toString("utf8"); });
+    child.stderr.on("data", (d: Buffer) => { if (stderr.length < 1 << 22) stderr += d.toString("utf8"); });
+    child.on("close", (status, signal) => resolve({ status, signal, stdout, stderr }));
+    child.stdin.end(source);
+  });
+  await warmup;
   // Whatever the submission's code started there does not outlive the compile:
   // in a process namespace of its own, every process but this one and its
   // parent (the namespace's first) is ended.
@@ -106,7 +119,7 @@ async function serve(kind: "cpu" | "gpu", ownPidNamespace: boolean): Promise<voi
         case "compile": {
           const source = header.source as string;
           if (kind === "cpu" && !locked) {
-            const failure = compileForCpu(source, ownPidNamespace);
+            const failure = await compileForCpu(source, ownPidNamespace);
             if (failure) {
               reply({ ok: false, stage: "compile", error: failure });
               break;

@@ -40,7 +40,8 @@ export function limits(options: SandboxOptions): Record<string, string> {
   const result: Record<string, string> = {
     // Writable private memory: the GPU driver reserves address space it does not write, which this does not count.
     data: String((options.device === "gpu" ? 64 : 4) * gib),
-    fsize: String(256 * 2 ** 20),
+    // soft:hard. The compiler's own guard sets 1 GiB for its output, which a lower hard limit would refuse.
+    fsize: `${256 * 2 ** 20}:${2 ** 30}`,
     nofile: "1024",
     cpu: "600",
     core: "0",
@@ -50,7 +51,6 @@ export function limits(options: SandboxOptions): Record<string, string> {
 }
 
 let detected: SandboxKind | undefined;
-let detectionError = "";
 
 function works(command: string, args: string[]): string {
   const r = spawnSync(command, args, { encoding: "utf8", timeout: 20000 });
@@ -59,16 +59,21 @@ function works(command: string, args: string[]): string {
   return "";
 }
 
+/** Why a sandbox kind does not work here ("" when it does). */
+export function sandboxProblem(kind: SandboxKind): string {
+  if (kind === "bwrap") return works("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "true"]);
+  const unshareArgs = process.getuid?.() === 0 ? [] : ["--map-root-user"];
+  return works("unshare", [...unshareArgs, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "true"]);
+}
+
 /** Which sandbox works here: bubblewrap, else unshare; throws saying why neither does. */
 export function sandboxKind(): SandboxKind {
   if (detected) return detected;
-  const bwrap = works("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "true"]);
+  const bwrap = sandboxProblem("bwrap");
   if (!bwrap) return (detected = "bwrap");
-  const unshareArgs = process.getuid?.() === 0 ? [] : ["--map-root-user"];
-  const unshare = works("unshare", [...unshareArgs, "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "true"]);
+  const unshare = sandboxProblem("unshare");
   if (!unshare) return (detected = "unshare");
-  detectionError = `no sandbox can be made here: ${bwrap}; ${unshare}`;
-  throw new Error(detectionError);
+  throw new Error(`no sandbox can be made here: ${bwrap}; ${unshare}`);
 }
 
 /** Forces a sandbox kind (tests of the fallback), or undefined to detect again. */

@@ -3,7 +3,7 @@
 export const GRADE_USAGE = `  grade --exercise NN SUBMISSIONS...   grade files, or folders of them (.hip, .json), each in a sandbox
         [--device cpu|gpu]            where the kernels run (default: cpu, the emulator; correctness only)
         [--gpus 0,1,...]              one worker a GPU (default: GPU 0)
-        [--jobs N]                    submissions at once on the CPU (default 1)
+        [--jobs N]                    submissions at once (on GPUs: a GPU; timed tests take turns) (default 1)
         [--out DIR]                   reports (default: grades/)
         [--secret TEXT]               combined with every test's seed (default: fresh each run)
         [--slurm] [--chunk N]         write a Slurm job array of chunks of N submissions instead

@@ -110,6 +110,7 @@ struct gpu_thread {
   block_state* block;
   fl_emu_dim3 idx;
   uint32_t linear;
+  uint32_t warp, lane;       // linear / warpSize, linear % warpSize
   thread_status status;
   // What it waits at (deadlock reports), and its part in a warp operation.
   warp_op op;
@@ -187,7 +188,7 @@ inline uint64_t next_random(uint64_t& state) {  // splitmix64
 
 inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
   for (uint32_t i = n; i > 1; i--) {
-    uint32_t j = static_cast<uint32_t>(next_random(rng) % i);
+    uint32_t j = static_cast<uint32_t>((static_cast<unsigned __int128>(next_random(rng)) * i) >> 64);  // in [0, i)
     uint32_t t = items[i - 1];
     items[i - 1] = items[j];
     items[j] = t;
@@ -325,6 +326,12 @@ inline gpu_thread* pop_ready(block_state& b) {
   }
   uint32_t linear = b.ready[b.ready_head];
   b.ready_head = b.ready_head + 1 == b.size ? 0 : b.ready_head + 1;
+  // The stack top of the thread after it: the next switch loads its registers
+  // from there, and its frames lie just above.
+  if (b.ready_count) {
+    const char* top = static_cast<const char*>(context_memory(b.threads[b.ready[b.ready_head]].registers));
+    for (int line = 0; line < 4; line++) __builtin_prefetch(top + 64 * line);
+  }
   return &b.threads[linear];
 }
 
@@ -386,24 +393,25 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   const uint32_t base = warp * b.warp_size;
   gpu_thread* lanes = b.threads + base;
   const gpu_thread& first = lanes[lowest_lane(group)];
+  const warp_op op = first.op;
   lane_mask yes = 0;
-  for (lane_mask m = group; m; m &= m - 1) {
-    const gpu_thread& t = lanes[lowest_lane(m)];
-    if (t.op != first.op || t.mask != first.mask || (t.line != first.line && t.op != warp_op::syncwarp)) {
-      describe_mismatch(b, warp, first, t);
-      return;
-    }
-    if (t.value) yes |= lane_mask(1) << lowest_lane(m);
-  }
+  if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
+    for (lane_mask m = group; m; m &= m - 1)
+      if (lanes[lowest_lane(m)].value) yes |= lane_mask(1) << lowest_lane(m);
   // Lanes outside the group take no part: reading one gives a lane its own value.
   auto lane_value = [&](uint32_t self, uint32_t source) {
     return source < 64 && (group >> source & 1) ? lanes[source].value : lanes[self].value;
   };
+  // One pass: results written before a mismatch shows are never read (the block fails).
   for (lane_mask m = group; m; m &= m - 1) {
-    uint32_t lane = lowest_lane(m);
+    const uint32_t lane = lowest_lane(m);
     gpu_thread& t = lanes[lane];
-    uint32_t width = t.width, segment = lane & ~(width - 1);
-    switch (t.op) {
+    if (t.op != op || t.mask != first.mask || (t.line != first.line && op != warp_op::syncwarp)) {
+      describe_mismatch(b, warp, first, t);
+      return;
+    }
+    const uint32_t width = t.width, segment = lane & ~(width - 1);
+    switch (op) {
       case warp_op::shfl: t.result = lane_value(lane, segment + (t.param & (width - 1))); break;
       case warp_op::shfl_xor: {
         uint32_t source = lane ^ t.param;
@@ -455,7 +463,7 @@ inline void settle_activemask(block_state& b, uint32_t warp) {
 inline void mark_exited(block_state& b, gpu_thread& t) {
   t.status = thread_status::exited;
   b.exited++;
-  const uint32_t warp = t.linear / b.warp_size, lane = t.linear % b.warp_size;
+  const uint32_t warp = t.warp, lane = t.lane;
   warp_state& w = b.warps[warp];
   const lane_mask bit = lane_mask(1) << lane;
   w.live &= ~bit;
@@ -516,15 +524,22 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.exited = 0;
   for (uint32_t w = 0; w < warps; w++) b.warps[w] = warp_state{0, 0, 0};
   const fl_emu_dim3& dim = b.state->block_dim;
+  fl_emu_dim3 idx{0, 0, 0};
   for (uint32_t i = 0; i < b.size; i++) {
     gpu_thread& t = b.threads[i];
     t.home = &t.registers;
     t.block = &b;
-    t.idx = thread_index(i, dim);
+    t.idx = idx;
     t.linear = i;
+    t.warp = i / b.warp_size;
+    t.lane = i % b.warp_size;
     t.status = thread_status::exited;
     t.line = 0;
     t.mask = kLiveLanes;
+    if (++idx.x == dim.x) {  // the next index, without dividing
+      idx.x = 0;
+      if (++idx.y == dim.y) idx.y = 0, idx.z++;
+    }
   }
   for (uint32_t k = 0; k < b.size; k++) {
     uint32_t i = b.order ? b.order[k] : k;
@@ -533,7 +548,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
       b.exited++;
       continue;
     }
-    b.warps[i / b.warp_size].live |= lane_mask(1) << (i % b.warp_size);
+    b.warps[t.warp].live |= lane_mask(1) << t.lane;
     if (k == running) {  // keeps the OS stack
       t.home = &b.main;
       t.status = thread_status::running;
@@ -587,7 +602,7 @@ inline void syncthreads(int line) {
       for (uint32_t i = 0; i < b.size; i++) push_ready(b, i);
     }
   } else {
-    settle_activemask(b, self.linear / b.warp_size);
+    settle_activemask(b, self.warp);
   }
   yield(b, self);
 }
@@ -600,12 +615,12 @@ inline void syncthreads(int line) {
 }
 
 inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
-  const uint32_t warp = self.linear / b.warp_size;
+  const uint32_t warp = self.warp;
   self.status = thread_status::at_warp_op;
   self.op = warp_op::activemask;
   self.line = line;
   self.mask = kLiveLanes;
-  b.warps[warp].at_activemask |= lane_mask(1) << (self.linear % b.warp_size);
+  b.warps[warp].at_activemask |= lane_mask(1) << self.lane;
   settle_activemask(b, warp);
   yield(b, self);
   return self.result;
@@ -627,7 +642,7 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
     refuse_warp_op(b, op, masked, line, why);
   }
   gpu_thread& self = fiber_self(b);
-  const uint32_t warp = self.linear / lanes, lane = self.linear % lanes;
+  const uint32_t warp = self.warp, lane = self.lane;
   if (op == warp_op::activemask) return wait_at_activemask(b, self, line);
   if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
   if (masked && !(mask >> lane & 1)) {

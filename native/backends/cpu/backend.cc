@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "compiler.h"
-#include "compiler_process.h"
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/emulator/types.h"
@@ -559,10 +558,10 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   auto* d = static_cast<device*>(handle);
   const uint64_t stops = d->compile_stops.load();
   d->compiles_running++;
-  interrupt_watch interrupts;
+  // cancel() stops it: from device.cancel(), or from the addon when a notebook's cell is interrupted.
   process_limits limits;
   limits.timeout_ms = timeout_ms;
-  limits.should_stop = [d, stops, &interrupts] { return d->compile_stops.load() != stops || interrupts.seen(); };
+  limits.should_stop = [d, stops] { return d->compile_stops.load() != stops; };
   compile_result built =
       compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", limits);
   d->compiles_running--;
