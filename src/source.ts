@@ -101,7 +101,7 @@ export function resultsFiles(): string[] {
 
 /**
  * The newest committed results file whose name starts with `prefix` (e.g.
- * "nvidia-h100", "torch-nvidia-h100"), parsed; undefined when there is none.
+ * "nvidia-h100", "kernel-stats-nvidia-h100"), parsed; undefined when there is none.
  * Files are named <what>-<YYYY-MM-DD>.json, so the newest sorts last.
  */
 export function committedResults(prefix: string): CommittedResults | undefined {
@@ -130,6 +130,9 @@ export interface CommittedBenchRow {
   byteRatio: number;
   speedup: number;
   fusedPctOfCopy: number;
+  /** PyTorch eager and torch.compile on the same case, same GPU, same run (`npm run bench -- --vs torch`). */
+  torchEagerMs?: number;
+  torchCompileMs?: number;
 }
 
 /** The fused-op rows of a committed bench run, labelled with where they were measured. */
@@ -163,7 +166,10 @@ export class CommittedBench {
 }
 
 interface BenchCaseJson { medianMs: number; launches: number; pctOfCopy: number }
-interface BenchRowJson { op: string; dtype: string; shape: number[]; unfused: BenchCaseJson; fused: BenchCaseJson; speedup: number; byteRatio: number }
+interface BenchRowJson {
+  op: string; dtype: string; shape: number[]; unfused: BenchCaseJson; fused: BenchCaseJson; speedup: number; byteRatio: number;
+  torch?: { eagerMs: number; compileMs: number } | { error: string };
+}
 
 /**
  * The newest committed `npm run bench` run on a device whose file name starts
@@ -185,6 +191,7 @@ export function committedBench(prefix: string, ops?: readonly string[]): Committ
     unfusedLaunches: r.unfused.launches, fusedLaunches: r.fused.launches,
     unfusedMs: r.unfused.medianMs, fusedMs: r.fused.medianMs,
     byteRatio: r.byteRatio, speedup: r.speedup, fusedPctOfCopy: r.fused.pctOfCopy,
+    ...(r.torch && !("error" in r.torch) ? { torchEagerMs: r.torch.eagerMs, torchCompileMs: r.torch.compileMs } : {}),
   }));
   return new CommittedBench(run.file, run.device.props.name, run.date, run.command, ceiling.gbs, rows);
 }
