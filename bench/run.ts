@@ -14,6 +14,7 @@ import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
 import { formatMs, markdownTable } from "../src/format";
+import { slug } from "./naming";
 import { TorchCase, TorchRun, TorchTiming, runTorch, specArgument } from "./vs-torch";
 
 type FloatDType = "f32" | "bf16";
@@ -124,10 +125,6 @@ interface Row {
   byteRatio: number;
   /** PyTorch's times for the same case, with --vs torch. */
   torch?: TorchTiming;
-}
-
-function slug(text: string): string {
-  return text.toLowerCase().replace(/\(r\)|\(tm\)/g, "").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
 }
 
 const pct = (r: fl.BenchResult) => (r.pctOfCopy === undefined ? "-" : `${r.pctOfCopy.toFixed(1)}%`);

@@ -9,6 +9,8 @@ import { KERNEL_DISPLAY_NAME, KERNEL_NAME } from "./jupyter";
 import { packageRoot } from "./native";
 
 const CODE_LANGUAGES = new Set(["ts", "typescript"]);
+// A lesson is NN-name.md; other Markdown in lessons/ (README.md, the course's index) is not.
+const LESSON_FILE = /^\d{2}-[a-z0-9-]+\.md$/;
 
 interface Cell {
   cell_type: "markdown" | "code";
@@ -98,7 +100,7 @@ export function notebooksDir(root = packageRoot()): string {
 /** Every lesson of the tree at `root`, with the notebook file it produces and that notebook's text. */
 export function renderLessons(root = packageRoot()): { lesson: string; notebook: string; json: string }[] {
   return fs.readdirSync(lessonsDir(root))
-    .filter((name) => name.endsWith(".md"))
+    .filter((name) => LESSON_FILE.test(name))
     .sort()
     .map((name) => {
       const lesson = path.join(lessonsDir(root), name);

@@ -1,7 +1,7 @@
 // Modules: a set of kernels on one device, launched by name. Built-in kernels
 // (kernels/*.hip, compiled ahead of time) are a module like a compiled one:
 // `fl.builtins(device).fn(name)` as `fl.compile(source).fn(name)`.
-import { ArgumentError, FuselabError, describe } from "./errors";
+import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam } from "./kernel";
 import { ModuleHandle, native, nativeCall } from "./native";
@@ -11,6 +11,37 @@ import { paramsFromSignature } from "./signature";
 export interface KernelEntry {
   name: string;
   params: readonly KernelParam[];
+}
+
+/** What the compiler decided for a kernel, and the occupancy that allows (`module.stats`). */
+export interface KernelStats {
+  kernel: string;
+  /** The device, as `device.describe()` names it. */
+  device: string;
+  /** Registers a thread. */
+  registers: number;
+  /** Local memory a thread, in bytes: register spills and arrays the compiler could not keep in registers. */
+  spillBytes: number;
+  /** Static shared memory a block, in bytes (`__shared__` arrays of fixed size). */
+  staticSharedBytes: number;
+  constBytes: number;
+  /** The most threads a block of this kernel may have (its registers can make it less than the device's). */
+  maxThreadsPerBlock: number;
+  /** The block size and dynamic shared memory the occupancy is for. */
+  blockThreads: number;
+  sharedBytes: number;
+  /** Blocks resident on one multiprocessor at once. */
+  blocksPerMultiprocessor: number;
+  /** Resident threads / the most a multiprocessor can hold: 0 to 1. */
+  occupancy: number;
+}
+
+/** Options of `module.stats()`. */
+export interface KernelStatsOptions {
+  /** Threads a block (256 when left out). */
+  block?: number;
+  /** Dynamic shared memory a block, in bytes (0 when left out). */
+  sharedBytes?: number;
 }
 
 /** Kernels on one device, launched through `fn(name)`. */
@@ -45,6 +76,40 @@ export class Module {
     const kernel = new Kernel(name, this.device, nativeCall(() => native().kernel(handle, name)), entry.params, this);
     this.functions.set(name, kernel);
     return kernel;
+  }
+
+  /**
+   * What the compiler decided for kernel `name` (registers a thread, spills,
+   * static shared memory) and the occupancy that allows at `options.block`
+   * threads a block: from NVRTC/hiprtc for compiled modules and the runtime for
+   * built-in kernels. On the CPU emulator there is nothing to report (kernels run
+   * as host code) and it throws saying so.
+   */
+  stats(name: string, options?: KernelStatsOptions): KernelStats {
+    const where = "module.stats";
+    const o = checkOptionsObject(where, options, ["block", "sharedBytes"]);
+    const block = o.block ?? 256, sharedBytes = o.sharedBytes ?? 0;
+    const maxThreads = this.device.props.maxThreadsPerBlock;
+    if (typeof block !== "number" || !Number.isInteger(block) || block < 1 || block > maxThreads) {
+      throw new ArgumentError(where, "options.block", `an integer from 1 to ${maxThreads} (threads a block on ${this.device.describe()})`, describe(block));
+    }
+    if (typeof sharedBytes !== "number" || !Number.isSafeInteger(sharedBytes) || sharedBytes < 0) {
+      throw new ArgumentError(where, "options.sharedBytes", "an integer >= 0 (bytes)", describe(sharedBytes));
+    }
+    const kernel = this.fn(name);
+    const raw = nativeCall(() => native().kernelStats(kernel.handle, block, sharedBytes));
+    if (raw === null) {
+      throw new DeviceError(`${where}: ${this.device.describe()} is the CPU emulator, which runs kernels as host code: ` +
+        "it has no registers, spills or occupancy to report. Ask a GPU device, or read a GPU's from a committed run " +
+        "(fl.committedResults(\"kernel-stats-nvidia-h100\"), written by 'npm run bench:stats' on that GPU).");
+    }
+    return {
+      kernel: name, device: this.device.describe(),
+      registers: raw.registers, spillBytes: raw.localBytes, staticSharedBytes: raw.staticSharedBytes, constBytes: raw.constBytes,
+      maxThreadsPerBlock: raw.maxThreadsPerBlock, blockThreads: block, sharedBytes,
+      blocksPerMultiprocessor: raw.blocksPerMultiprocessor,
+      occupancy: raw.maxThreadsPerMultiprocessor > 0 ? (raw.blocksPerMultiprocessor * block) / raw.maxThreadsPerMultiprocessor : 0,
+    };
   }
 
   /** Unloads a compiled module; its kernels refuse to launch afterwards. A second call does nothing. */

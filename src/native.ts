@@ -38,6 +38,16 @@ export type NativeArg =
   | BufferHandle
   | { type: (typeof SCALAR_TYPES)[number]; value: number | bigint };
 
+export interface NativeKernelStats {
+  registers: number;
+  localBytes: number;
+  staticSharedBytes: number;
+  constBytes: number;
+  maxThreadsPerBlock: number;
+  blocksPerMultiprocessor: number;
+  maxThreadsPerMultiprocessor: number;
+}
+
 export interface Native {
   backends(): BackendStatus[];
   open(backend: string, index: number, options: OpenOptions): DeviceHandle;
@@ -70,6 +80,8 @@ export interface Native {
    */
   kernels(mod: ModuleHandle): { name: string; signature: string | null; params: string | null }[];
   kernel(mod: ModuleHandle, name: string): KernelHandle;
+  /** The compiler's facts about a kernel and its occupancy at blockThreads; null where the backend has no compiler (cpu). */
+  kernelStats(k: KernelHandle, blockThreads: number, dynamicSharedBytes: number): NativeKernelStats | null;
 
   /**
    * Launch now. The addon checks each arg's kind against the signature where

@@ -15,7 +15,7 @@ const LAYERS: string[][] = [
   ["device"],
   ["tensor"],
   ["kernel"],
-  ["module"],
+  ["module", "source"],
   ["compile"],
   ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/reduce", "ops/rope", "ops/index"],
   ["traffic", "compare"],
@@ -26,7 +26,7 @@ const LAYERS: string[][] = [
     "grading/ceiling", "grading/grade", "grading/check", "grading/runner"],
   ["display", "progress", "sweep", "plot"],
   ["index"],
-  ["jupyter", "lessons", "workspace", "cli", "grading/authoring", "grading/cli"],
+  ["jupyter", "lessons", "workspace", "run-lessons", "cli", "grading/authoring", "grading/cli"],
 ];
 
 function sourceFiles(dir: string): string[] {

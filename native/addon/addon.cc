@@ -299,6 +299,40 @@ Napi::Value kernel(const Napi::CallbackInfo& info) {
   return wrap_handle(env, std::move(state), &kKernelTag);
 }
 
+// kernelStats(kernel, blockThreads, dynamicSharedBytes): the compiler's facts
+// and the occupancy they allow, or null where the backend has no compiler to ask.
+Napi::Value kernel_stats(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<KernelState>& k = unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel");
+  if (k->module->unloaded) throw Napi::Error::New(env, "kernel " + k->name + ": its module was unloaded");
+  const DeviceState& device = *k->module->device;
+  if (device.closed) throw Napi::Error::New(env, "kernel " + k->name + ": its device was closed");
+  if (!info[1].IsNumber() || !info[2].IsNumber()) {
+    throw Napi::TypeError::New(env, "kernelStats: blockThreads and dynamicSharedBytes must be numbers");
+  }
+  const double threads = info[1].As<Napi::Number>().DoubleValue();
+  const double shared = info[2].As<Napi::Number>().DoubleValue();
+  if (!(threads >= 1 && threads <= 4294967295.0 && std::floor(threads) == threads) ||
+      !(shared >= 0 && shared <= 9007199254740991.0 && std::floor(shared) == shared)) {
+    throw Napi::RangeError::New(env, "kernelStats: blockThreads must be a positive integer and dynamicSharedBytes an integer >= 0");
+  }
+  if (device.api->kernel_stats == nullptr) return env.Null();
+  fl_kernel_stats stats{};
+  if (device.api->kernel_stats(device.device, k->kernel, static_cast<uint32_t>(threads), static_cast<size_t>(shared),
+                               &stats) != 0) {
+    throw_failure(env, device, "kernel_stats");
+  }
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("registers", stats.registers);
+  o.Set("localBytes", static_cast<double>(stats.local_bytes));
+  o.Set("staticSharedBytes", static_cast<double>(stats.static_shared_bytes));
+  o.Set("constBytes", static_cast<double>(stats.const_bytes));
+  o.Set("maxThreadsPerBlock", stats.max_threads_per_block);
+  o.Set("blocksPerMultiprocessor", stats.blocks_per_multiprocessor);
+  o.Set("maxThreadsPerMultiprocessor", stats.max_threads_per_multiprocessor);
+  return o;
+}
+
 Napi::Value run_launch(Napi::Env env, LaunchState& packed) {
   if (packed.run() != 0) throw_failure(env, *packed.device(), ("launch " + packed.kernel->name).c_str());
   return env.Undefined();
@@ -354,6 +388,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"unload", unload},
       {"kernels", kernels},
       {"kernel", kernel},
+      {"kernelStats", kernel_stats},
       {"launch", launch},
       {"prepare", prepare},
       {"launchPrepared", launch_prepared},

@@ -791,6 +791,7 @@ fl_backend make_backend() {
   b.event_elapsed = &cpu_event_elapsed;
   b.event_destroy = &cpu_event_destroy;
   b.free_string = &cpu_free_string;
+  b.kernel_stats = nullptr;  // kernels run as host code, with no registers or occupancy to report
   return b;
 }
 

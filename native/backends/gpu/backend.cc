@@ -673,6 +673,48 @@ void event_destroy(void* dv, void* ev) {
 
 void free_string(char* s) { std::free(s); }
 
+// What the compiler decided (registers, spills, shared and constant memory) and
+// the occupancy it allows: attributes of the loaded kernel, and the runtime's
+// occupancy calculator for the block size asked.
+int kernel_stats(void* dv, void* kv, uint32_t block_threads, size_t dynamic_shared, fl_kernel_stats* out) {
+  auto* d = static_cast<device*>(dv);
+  auto* k = static_cast<kernel*>(kv);
+  if (!d || !k || !out) return fail("kernel_stats: device, kernel and stats must be pointers, got null");
+  if (int r = enter(d)) return r;
+  if (block_threads < 1 || block_threads > static_cast<uint32_t>(d->props.max_threads_per_block))
+    return fail("kernel_stats of " + k->name + ": block must have 1 to " + std::to_string(d->props.max_threads_per_block) +
+                " threads on " + d->label + ", got " + std::to_string(block_threads));
+  *out = fl_kernel_stats{};
+  int blocks = 0;
+#if defined(FL_GPU_HIP)
+  if (k->function) {
+    int registers = 0, local = 0, shared = 0, constant = 0, threads = 0;
+    const std::pair<hipFunction_attribute, int*> attributes[] = {
+        {HIP_FUNC_ATTRIBUTE_NUM_REGS, &registers}, {HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &local},
+        {HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &shared}, {HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, &constant},
+        {HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &threads}};
+    for (const auto& [attribute, value] : attributes) {
+      if (int r = check(d->ordinal, "hipFuncGetAttribute", hipFuncGetAttribute(value, attribute, k->function))) return r;
+    }
+    if (int r = check(d->ordinal, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor",
+                      hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->function,
+                                                                         static_cast<int>(block_threads), dynamic_shared)))
+      return r;
+    *out = {registers, static_cast<size_t>(local), static_cast<size_t>(shared), static_cast<size_t>(constant), threads,
+            blocks, d->prop.maxThreadsPerMultiProcessor};
+    return 0;
+  }
+#endif
+  gpuFuncAttributes attributes{};
+  if (int r = GPU_CHECK(d->ordinal, FuncGetAttributes, &attributes, k->symbol)) return r;
+  if (int r = GPU_CHECK(d->ordinal, OccupancyMaxActiveBlocksPerMultiprocessor, &blocks, k->symbol,
+                        static_cast<int>(block_threads), dynamic_shared))
+    return r;
+  *out = {attributes.numRegs, attributes.localSizeBytes, attributes.sharedSizeBytes, attributes.constSizeBytes,
+          attributes.maxThreadsPerBlock, blocks, d->prop.maxThreadsPerMultiProcessor};
+  return 0;
+}
+
 // Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
 fl_backend make_backend() {
   fl_backend b{};
@@ -705,6 +747,7 @@ fl_backend make_backend() {
   b.event_elapsed = event_elapsed;
   b.event_destroy = event_destroy;
   b.free_string = free_string;
+  b.kernel_stats = kernel_stats;
   return b;
 }
 

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define FL_BACKEND_ABI 2
+#define FL_BACKEND_ABI 3
 
 typedef struct fl_dim3 { uint32_t x, y, z; } fl_dim3;
 
@@ -71,6 +71,17 @@ typedef struct fl_kernel_info {
      addon refuses a launch whose buffer holds fewer bytes than an extent says. */
   const char* params;
 } fl_kernel_info;
+
+/* What the compiler decided for a kernel, and the occupancy that allows. */
+typedef struct fl_kernel_stats {
+  int registers;                 /* per thread */
+  size_t local_bytes;            /* per thread: register spills and local arrays */
+  size_t static_shared_bytes;    /* per block */
+  size_t const_bytes;
+  int max_threads_per_block;     /* the kernel's own limit (its registers can lower it) */
+  int blocks_per_multiprocessor; /* resident at once, for the block size and dynamic shared memory asked */
+  int max_threads_per_multiprocessor;  /* the device's: occupancy = blocks * threads / this */
+} fl_kernel_stats;
 
 typedef struct fl_backend {
   uint32_t abi;                /* FL_BACKEND_ABI */
@@ -126,6 +137,12 @@ typedef struct fl_backend {
   void (*event_destroy)(void* device, void* event);
 
   void (*free_string)(char* s);
+
+  /* The compiler's facts about a kernel and its occupancy at block_threads
+     threads and dynamic_shared bytes. NULL where there is no compiler to ask
+     (the CPU emulator runs kernels as host code: no registers, no occupancy). */
+  int (*kernel_stats)(void* device, void* kernel, uint32_t block_threads, size_t dynamic_shared,
+                      fl_kernel_stats* out);
 } fl_backend;
 
 typedef const fl_backend* (*fl_backend_entry_fn)(void);
