@@ -228,7 +228,7 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   std::shared_ptr<DeviceState> device = live_device(info[0]);
   if (!info[1].IsString()) throw Napi::TypeError::New(env, "compile: source must be a string");
   const std::string source = info[1].As<Napi::String>().Utf8Value();
-  const std::string names = join_strings(info[2], "compile: kernelNames", ',');
+  const std::string names = join_strings(info[2], "compile: kernelNames", '\n');
   const std::string options = join_strings(info[3], "compile: options", ' ');
   void* module = nullptr;
   char* log = nullptr;

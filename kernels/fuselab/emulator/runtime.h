@@ -65,7 +65,7 @@ inline thread_state& tls() {
 
 enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exited };
 
-enum class warp_op : uint8_t { shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp };
+enum class warp_op : uint8_t { shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp, activemask };
 
 inline const char* warp_op_name(warp_op op) {
   switch (op) {
@@ -77,6 +77,7 @@ inline const char* warp_op_name(warp_op op) {
     case warp_op::all: return "__all";
     case warp_op::ballot: return "__ballot";
     case warp_op::syncwarp: return "__syncwarp";
+    case warp_op::activemask: return "__activemask";
   }
   return "?";
 }
@@ -94,16 +95,17 @@ struct gpu_thread {
   warp_op op;
   uint32_t param;            // source lane, lane mask or delta
   uint32_t width;
+  uint64_t mask;             // the lanes taking part, as the _sync forms name them
   uint64_t value;
   uint64_t result;
 };
 
 struct warp_state {
   uint32_t live;             // lanes not exited
-  uint32_t arrived;          // lanes waiting at a warp operation
-  int line;
-  warp_op op;
-  bool mismatch;             // lanes wait at different warp operations
+  uint64_t present;          // lanes inside the block
+  uint64_t gone;             // lanes exited
+  uint64_t waiting;          // lanes waiting at a warp operation other than __activemask()
+  uint64_t at_activemask;    // lanes waiting at __activemask()
 };
 
 struct launch_state {
@@ -285,74 +287,114 @@ inline void yield(block_state& b, gpu_thread& self) {
   if (b.failed) throw block_abort{};
 }
 
-inline void complete_warp(block_state& b, uint32_t warp) {
+inline uint32_t lowest_lane(uint64_t lanes) { return static_cast<uint32_t>(__builtin_ctzll(lanes)); }
+
+// The lanes of `mask` that must arrive before a warp operation completes: those
+// inside the block and not exited. The others take no part, as on the GPU.
+inline uint64_t lanes_needed(const warp_state& w, uint64_t mask) { return mask & w.present & ~w.gone; }
+
+// Completes the warp operation of the lanes named by `mask` once each of them
+// waits at it; false while some have not arrived.
+inline bool try_complete(block_state& b, uint32_t warp, uint64_t mask) {
   warp_state& w = b.warps[warp];
+  uint64_t group = lanes_needed(w, mask);
+  if (group == 0 || (w.waiting & group) != group) return false;
   uint32_t base = warp * b.warp_size;
-  uint32_t end = base + b.warp_size < b.size ? base + b.warp_size : b.size;
-  if (w.mismatch) {
-    uint32_t a = base, c = base;
-    while (b.threads[a].status != thread_status::at_warp_op) a++;
-    for (c = a + 1; c < end; c++) {
-      gpu_thread& t = b.threads[c];
-      if (t.status == thread_status::at_warp_op && (t.line != b.threads[a].line || t.op != b.threads[a].op)) break;
-    }
-    gpu_thread& x = b.threads[a];
-    gpu_thread& y = b.threads[c];
+  gpu_thread& first = b.threads[base + lowest_lane(group)];
+  for (uint64_t rest = group; rest; rest &= rest - 1) {
+    gpu_thread& t = b.threads[base + lowest_lane(rest)];
+    if (t.line == first.line && t.op == first.op && t.mask == first.mask) continue;
     fail(b, "kernel '%s': the lanes of warp %u in block (%u,%u,%u) wait at different warp operations: "
-            "thread (%u,%u,%u) at %s on line %d, thread (%u,%u,%u) at %s on line %d",
-         b.launch->desc->kernel, warp, tls().where.block.x, tls().where.block.y, tls().where.block.z,
-         x.idx.x, x.idx.y, x.idx.z, warp_op_name(x.op), x.line, y.idx.x, y.idx.y, y.idx.z, warp_op_name(y.op), y.line);
-    return;
+            "thread (%u,%u,%u) at %s on line %d (lanes 0x%llx), thread (%u,%u,%u) at %s on line %d (lanes 0x%llx)",
+         b.launch->desc->kernel, warp, tls().where.block.x, tls().where.block.y, tls().where.block.z, first.idx.x,
+         first.idx.y, first.idx.z, warp_op_name(first.op), first.line, static_cast<unsigned long long>(first.mask),
+         t.idx.x, t.idx.y, t.idx.z, warp_op_name(t.op), t.line, static_cast<unsigned long long>(t.mask));
+    return true;
   }
-  // Lanes beyond the block or exited take no part: reading one gives a lane its own value.
-  auto lane_value = [&](uint32_t self, uint32_t source) {
-    return source < end && b.threads[source].status == thread_status::at_warp_op ? b.threads[source].value
-                                                                                 : b.threads[self].value;
+  // A lane outside the group gives a lane its own value (the GPU's is undefined).
+  auto lane_value = [&](uint32_t self, uint32_t source_lane) {
+    return source_lane < 64 && ((group >> source_lane) & 1) ? b.threads[base + source_lane].value : b.threads[self].value;
   };
   uint64_t ballot = 0;
-  uint32_t voters = 0, yes = 0;
-  for (uint32_t i = base; i < end; i++) {
-    if (b.threads[i].status != thread_status::at_warp_op) continue;
-    voters++;
-    if (b.threads[i].value) {
-      yes++;
-      ballot |= 1ull << (i - base);
-    }
-  }
+  for (uint64_t rest = group; rest; rest &= rest - 1)
+    if (b.threads[base + lowest_lane(rest)].value) ballot |= 1ull << lowest_lane(rest);
   uint32_t n = 0;
-  for (uint32_t i = base; i < end; i++) {
+  for (uint64_t rest = group; rest; rest &= rest - 1) {
+    uint32_t lane = lowest_lane(rest), i = base + lane;
     gpu_thread& t = b.threads[i];
-    if (t.status != thread_status::at_warp_op) continue;
-    uint32_t lane = i - base, width = t.width, segment = lane & ~(width - 1);
+    uint32_t width = t.width, segment = lane & ~(width - 1);
     switch (t.op) {
-      case warp_op::shfl: t.result = lane_value(i, base + segment + (t.param & (width - 1))); break;
+      case warp_op::shfl: t.result = lane_value(i, segment + (t.param & (width - 1))); break;
       case warp_op::shfl_xor: {
         uint32_t source = lane ^ t.param;
-        t.result = source < segment + width ? lane_value(i, base + source) : t.value;  // later groups: own value
+        t.result = source < segment + width ? lane_value(i, source) : t.value;  // later groups: own value
         break;
       }
       case warp_op::shfl_down:
-        t.result = (lane & (width - 1)) + t.param < width ? lane_value(i, i + t.param) : t.value;
+        t.result = (lane & (width - 1)) + t.param < width ? lane_value(i, lane + t.param) : t.value;
         break;
-      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(i, i - t.param) : t.value; break;
-      case warp_op::any: t.result = yes > 0; break;
-      case warp_op::all: t.result = yes == voters; break;
+      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(i, lane - t.param) : t.value; break;
+      case warp_op::any: t.result = ballot != 0; break;
+      case warp_op::all: t.result = ballot == group; break;
       case warp_op::ballot: t.result = ballot; break;
       case warp_op::syncwarp: t.result = 0; break;
+      case warp_op::activemask: t.result = group; break;
     }
     b.released[n++] = i;
   }
-  w.arrived = 0;
-  w.mismatch = false;
+  w.waiting &= ~group;
   release(b, n);
+  return true;
+}
+
+// __activemask(): the lanes that reach it together. Its callers wait until no
+// lane of the warp can run on (each waits somewhere or has exited); then the
+// callers at one line get the mask of those callers.
+inline void settle_activemask(block_state& b, uint32_t warp) {
+  warp_state& w = b.warps[warp];
+  if (w.at_activemask == 0) return;
+  uint32_t base = warp * b.warp_size;
+  for (uint64_t rest = w.present & ~w.gone; rest; rest &= rest - 1) {
+    gpu_thread& t = b.threads[base + lowest_lane(rest)];
+    if (t.status != thread_status::at_barrier && t.status != thread_status::at_warp_op) return;  // still running
+  }
+  uint64_t callers = w.at_activemask;
+  w.at_activemask = 0;
+  while (callers) {
+    int line = b.threads[base + lowest_lane(callers)].line;
+    uint64_t same = 0;
+    for (uint64_t rest = callers; rest; rest &= rest - 1)
+      if (b.threads[base + lowest_lane(rest)].line == line) same |= 1ull << lowest_lane(rest);
+    for (uint64_t rest = same; rest; rest &= rest - 1) b.threads[base + lowest_lane(rest)].mask = same;
+    w.waiting |= same;
+    try_complete(b, warp, same);
+    callers &= ~same;
+  }
+}
+
+// Re-examines the warp's waiting groups after a lane left (exited): a group may
+// now have every lane it needs.
+inline void recheck_warp(block_state& b, uint32_t warp) {
+  warp_state& w = b.warps[warp];
+  uint32_t base = warp * b.warp_size;
+  uint64_t pending = w.waiting;
+  while (pending && !b.failed) {
+    gpu_thread& t = b.threads[base + lowest_lane(pending)];
+    uint64_t mask = t.mask;
+    try_complete(b, warp, mask);
+    pending &= ~(lanes_needed(w, mask) | (1ull << lowest_lane(pending)));
+  }
+  settle_activemask(b, warp);
 }
 
 inline void mark_exited(block_state& b, gpu_thread& t) {
   t.status = thread_status::exited;
   b.exited++;
-  warp_state& w = b.warps[t.linear / b.warp_size];
+  uint32_t warp = t.linear / b.warp_size;
+  warp_state& w = b.warps[warp];
   w.live--;
-  if (w.arrived > 0 && w.arrived == w.live) complete_warp(b, t.linear / b.warp_size);
+  w.gone |= 1ull << (t.linear % b.warp_size);
+  if (w.waiting || w.at_activemask) recheck_warp(b, warp);
 }
 
 inline void fiber_main(void* arg) {
@@ -390,7 +432,10 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.at_barrier = 0;
   b.barrier_mismatch = false;
   b.exited = 0;
-  for (uint32_t w = 0; w < warps; w++) b.warps[w] = warp_state{0, 0, 0, warp_op::syncwarp, false};
+  for (uint32_t w = 0; w < warps; w++) {
+    uint32_t lanes = b.size - w * b.warp_size < uint32_t(b.warp_size) ? b.size - w * b.warp_size : b.warp_size;
+    b.warps[w] = warp_state{0, lanes == 64 ? ~0ull : (1ull << lanes) - 1, 0, 0, 0};
+  }
   const fl_emu_dim3& dim = tls().block_dim;
   for (uint32_t i = 0; i < b.size; i++) {
     gpu_thread& t = b.threads[i];
@@ -407,6 +452,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
     gpu_thread& t = b.threads[i];
     if (k < running && running != b.size) {
       b.exited++;
+      b.warps[i / b.warp_size].gone |= 1ull << (i % b.warp_size);
       continue;
     }
     b.warps[i / b.warp_size].live++;
@@ -453,6 +499,7 @@ inline void syncthreads(int line) {
   } else if (line != b.barrier_line) {
     b.barrier_mismatch = true;
   }
+  if (b.warps[self.linear / b.warp_size].at_activemask) settle_activemask(b, self.linear / b.warp_size);
   if (++b.at_barrier == b.size) {
     if (b.barrier_mismatch) {
       describe_deadlock(b);
@@ -465,33 +512,44 @@ inline void syncthreads(int line) {
   yield(b, self);
 }
 
-inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width) {
+// One lane's part in a warp operation over the lanes of `mask` (all of the warp
+// for the forms without _sync); returns once every lane of the mask has come.
+inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width, uint64_t mask = ~0ull) {
   block_state& b = current_block();
   int lanes = b.warp_size;
+  const fl_emu_where& where = tls().where;
   if (width <= 0 || width > lanes || (width & (width - 1)) != 0) {
-    const fl_emu_where& w = tls().where;
     fail(b, "kernel '%s': %s on line %d: width must be a power of two from 1 to warpSize (%d), got %d "
             "(block (%u,%u,%u), thread (%u,%u,%u))",
-         b.launch->desc->kernel, warp_op_name(op), line, lanes, width, w.block.x, w.block.y, w.block.z, w.thread.x,
-         w.thread.y, w.thread.z);
+         b.launch->desc->kernel, warp_op_name(op), line, lanes, width, where.block.x, where.block.y, where.block.z,
+         where.thread.x, where.thread.y, where.thread.z);
     throw block_abort{};
   }
   gpu_thread& self = fiber_self(b);
+  uint32_t warp = self.linear / lanes, lane = self.linear % lanes;
+  if (lanes < 64) mask &= (1ull << lanes) - 1;
+  if (!((mask >> lane) & 1)) {
+    fail(b, "kernel '%s': %s on line %d: the mask 0x%llx must include the calling lane %u "
+            "(block (%u,%u,%u), thread (%u,%u,%u))",
+         b.launch->desc->kernel, warp_op_name(op), line, static_cast<unsigned long long>(mask), lane, where.block.x,
+         where.block.y, where.block.z, where.thread.x, where.thread.y, where.thread.z);
+    throw block_abort{};
+  }
   self.status = thread_status::at_warp_op;
   self.op = op;
   self.line = line;
   self.param = param;
   self.width = static_cast<uint32_t>(width);
   self.value = value;
-  uint32_t warp = self.linear / lanes;
+  self.mask = mask;
   warp_state& w = b.warps[warp];
-  if (w.arrived == 0) {
-    w.line = line;
-    w.op = op;
-  } else if (w.line != line || w.op != op) {
-    w.mismatch = true;
+  if (op == warp_op::activemask) {
+    w.at_activemask |= 1ull << lane;
+    settle_activemask(b, warp);
+  } else {
+    w.waiting |= 1ull << lane;
+    if (!try_complete(b, warp, mask) && w.at_activemask) settle_activemask(b, warp);
   }
-  if (++w.arrived == w.live) complete_warp(b, warp);
   yield(b, self);
   return self.result;
 }
@@ -511,9 +569,9 @@ inline T from_lane_bits(uint64_t bits) {
 }
 
 template <typename T>
-inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width) {
+inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, uint64_t mask = ~0ull) {
   if (width < 0) width = tls().warp_size;
-  return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width));
+  return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
 }
 
 inline void* dynamic_shared() { return current_block().dynamic_shared; }

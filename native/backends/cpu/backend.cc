@@ -33,7 +33,7 @@
 #include "compiler.h"
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
-#include "fuselab/emulator/types.h"
+#include "fuselab/emulator/half.h"
 #include "fuselab/registry.h"
 #include "pool.h"
 

@@ -362,16 +362,22 @@ int module_builtin(void* dv, void** out) {
   return 0;
 }
 
-// The include folder holding cuda_fp16.h and cuda_bf16.h, which the kernels'
-// portability header includes; empty when there is none (HIP: hiprtc has its own).
-std::string rtc_include_dir() {
+// The include folders run-time compiled kernels need: the toolkit's (cuda_fp16.h,
+// cuda_bf16.h, cooperative_groups.h) and its C++ library (CCCL: cuda/std, cub),
+// which CUDA 13 keeps in include/cccl. None for HIP (hiprtc has its own).
+std::vector<std::string> rtc_include_dirs() {
 #if defined(FL_GPU_HIP)
-  return "";
+  return {};
 #else
+  std::string include;
   if (const char* home = std::getenv("CUDA_HOME"); home && *home && is_directory(std::string(home) + "/include"))
-    return std::string(home) + "/include";
-  if (is_directory("/usr/local/cuda/include")) return "/usr/local/cuda/include";
-  return "";
+    include = std::string(home) + "/include";
+  else if (is_directory("/usr/local/cuda/include"))
+    include = "/usr/local/cuda/include";
+  if (include.empty()) return {};
+  std::vector<std::string> dirs = {include};
+  if (is_directory(include + "/cccl")) dirs.push_back(include + "/cccl");
+  return dirs;
 #endif
 }
 
@@ -423,14 +429,12 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (!d || !out) return fail("module_compile: device and module must be pointers, got null");
   *out = nullptr;
   if (!source) return fail("module_compile: source must be a string, got null");
-  std::vector<std::string> names = split(kernel_names ? kernel_names : "", ",");
-  if (names.empty())
-    return fail(std::string("module_compile: kernel_names must name at least one __global__ function, got '") +
-                (kernel_names ? kernel_names : "") + "'");
+  // None is allowed: a source of kernel templates only, instantiated by later compiles.
+  std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
   if (int r = enter(d)) return r;
 
   std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
-  if (std::string include = rtc_include_dir(); !include.empty()) argv.push_back("-I" + include);
+  for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
   for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
 
   rtc_result compiled;

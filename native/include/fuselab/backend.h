@@ -91,8 +91,9 @@ typedef struct fl_backend {
 
   /* The kernels built into the plugin ahead of time (kernels/<family>.hip). */
   int (*module_builtin)(void* device, void** module);
-  /* Run-time compilation. kernel_names: comma separated __global__ names found in
-     the source. options: extra compiler flags, space separated (include paths).
+  /* Run-time compilation. kernel_names: one a line, the __global__ functions to
+     export, each a name expression ("k", "ns::k", "k<float, 256>"). options:
+     extra compiler flags, space separated (include paths).
      On a compile error, *log (malloc'd; free with free_string) holds the log. */
   int (*module_compile)(void* device, const char* source, const char* kernel_names,
                         const char* options, void** module, char** log);
