@@ -9,9 +9,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
-import { formatMs } from "../src/bench";
-import { LaunchConfig, observeLaunches } from "../src/kernel";
-import { markdownTable, textTable } from "../src/traffic";
+import { formatMs, markdownTable, textTable } from "../src/format";
 
 const USAGE = "usage: npm run bench:emulator [-- --out DIR]";
 const RUNS = 10;
@@ -31,35 +29,27 @@ function parseOut(argv: string[]): string {
   throw new Error(`unexpected arguments ${JSON.stringify(argv.join(" "))}\n${USAGE}`);
 }
 
-function threads(dim: LaunchConfig["block"]): number {
-  return typeof dim === "number" ? dim : dim.reduce((a, b) => a * b, 1);
+function dims(dim: readonly number[]): string {
+  return dim.join("x");
 }
 
-function dims(dim: LaunchConfig["grid"]): string {
-  return typeof dim === "number" ? String(dim) : dim.join("x");
-}
-
-// Runs `fn` once and returns the kernel and launch shape of its single launch.
-function soleLaunch(fn: () => unknown): { kernel: string; config: LaunchConfig } {
-  const seen: { kernel: string; config: LaunchConfig }[] = [];
-  const previous = observeLaunches((kernel, config) => seen.push({ kernel: kernel.name, config }));
-  try {
-    const output = fn();
-    if (output instanceof fl.Tensor) output.dispose();
-  } finally {
-    observeLaunches(previous);
-  }
-  if (seen.length !== 1) throw new Error(`expected one launch, saw ${seen.length}`);
-  return seen[0];
+// Runs `fn` once and returns the record of its single launch.
+function soleLaunch(fn: () => unknown): fl.LaunchRecord {
+  let output: unknown;
+  const ledger = fl.traffic(() => (output = fn()));
+  if (fl.Tensor.isTensor(output)) output.dispose();
+  if (ledger.records.length !== 1) throw new Error(`expected one launch, saw ${ledger.records.length}`);
+  return ledger.records[0];
 }
 
 async function measure(what: string, targetMs: number, fn: () => unknown): Promise<Measurement> {
-  const { kernel, config } = soleLaunch(fn);
-  if (threads(config.block) !== REQUIRED_BLOCK_THREADS) {
-    throw new Error(`${what}: the op launched ${kernel} with ${threads(config.block)}-thread blocks; this benchmark needs ${REQUIRED_BLOCK_THREADS}`);
+  const { kernel, grid, block } = soleLaunch(fn);
+  const threads = block[0] * block[1] * block[2];
+  if (threads !== REQUIRED_BLOCK_THREADS) {
+    throw new Error(`${what}: the op launched ${kernel.name} with ${threads}-thread blocks; this benchmark needs ${REQUIRED_BLOCK_THREADS}`);
   }
   const [result] = await fl.bench({ [what]: fn }, { warmup: 2, iters: RUNS });
-  return { what, kernel, launch: `grid ${dims(config.grid)}, block ${dims(config.block)}`, result, targetMs };
+  return { what, kernel: kernel.name, launch: `grid ${dims(grid)}, block ${dims(block)}`, result, targetMs };
 }
 
 async function main(): Promise<void> {

@@ -9,8 +9,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
-import { formatMs } from "../src/bench";
-import { markdownTable } from "../src/traffic";
+import { formatMs, markdownTable } from "../src/format";
 
 type FloatDType = "f32" | "bf16";
 const DTYPES: FloatDType[] = ["f32", "bf16"];
@@ -48,77 +47,46 @@ function parseArguments(argv: string[]): Arguments {
   return parsed;
 }
 
-/**
- * The inputs of every pair, made once per dtype (random numbers are made on the
- * host, which takes seconds at 32768x4096): two matrices (also the gate and up of
- * the act-and-mul chains), a [rows, 2, cols] input for the fused act-and-mul ops,
- * and a row vector (bias, weight).
- */
-interface Inputs {
-  a: fl.Tensor;
-  b: fl.Tensor;
-  stacked: fl.Tensor;
-  row: fl.Tensor;
-}
-
-/** One fused op and its unfused chain over the shared inputs. */
+/** One fused op's example, timed against its unfused chain. */
 interface Pair {
   op: string;
-  /** The chain as code, for the results. */
-  unfusedChain: string;
-  unfused(inputs: Inputs): unknown;
-  fused(inputs: Inputs): unknown;
+  example: fl.OpExample;
+  declaration: fl.FusedOpDeclaration;
 }
 
-const { ops, fused } = fl;
-const S = 0.5;
+// Every example of every fused op, from the ops' declarations.
+const PAIRS: Pair[] = Object.values(fl.declarations).flatMap((family) =>
+  family.fused.flatMap((declaration: fl.FusedOpDeclaration) => declaration.examples.map((example) => ({
+    op: example.label ? `${declaration.name} (${example.label})` : declaration.name, example, declaration,
+  }))));
 
-const PAIRS: Pair[] = [
-  {
-    op: "addRelu", unfusedChain: "ops.relu(ops.add(a, b))",
-    unfused: ({ a, b }) => ops.relu(ops.add(a, b)),
-    fused: ({ a, b }) => fused.addRelu(a, b),
-  },
-  {
-    op: "reluScaleBias", unfusedChain: "ops.biasAdd(ops.scale(ops.relu(x), s), bias)",
-    unfused: ({ a, row }) => ops.biasAdd(ops.scale(ops.relu(a), S), row),
-    fused: ({ a, row }) => fused.reluScaleBias(a, S, row),
-  },
-  {
-    op: "addReluScale", unfusedChain: "ops.scale(ops.relu(ops.add(a, b)), s)",
-    unfused: ({ a, b }) => ops.scale(ops.relu(ops.add(a, b)), S),
-    fused: ({ a, b }) => fused.addReluScale(a, b, S),
-  },
-  {
-    op: "biasGelu", unfusedChain: "ops.gelu(ops.biasAdd(x, bias))",
-    unfused: ({ a, row }) => ops.gelu(ops.biasAdd(a, row)),
-    fused: ({ a, row }) => fused.biasGelu(a, row),
-  },
-  {
-    op: "siluAndMul", unfusedChain: "ops.mul(ops.silu(gate), up)",
-    unfused: ({ a, b }) => ops.mul(ops.silu(a), b),
-    fused: ({ stacked }) => fused.siluAndMul(stacked),
-  },
-  {
-    op: "geluAndMul", unfusedChain: "ops.mul(ops.gelu(gate), up)",
-    unfused: ({ a, b }) => ops.mul(ops.gelu(a), b),
-    fused: ({ stacked }) => fused.geluAndMul(stacked),
-  },
-  {
-    // addRmsNorm updates b (the residual) in place; bench() puts it back after timing.
-    op: "addRmsNorm", unfusedChain: "ops.rmsNorm(ops.add(x, residual), weight)",
-    unfused: ({ a, b, row }) => ops.rmsNorm(ops.add(a, b), row),
-    fused: ({ a, b, row }) => fused.addRmsNorm(a, b, row),
-  },
-];
+/**
+ * Random inputs, made once per dtype and shared by the pairs (random numbers are
+ * made on the host, which takes seconds at 32768x4096): the i-th tensor of a
+ * shape that an example asks for is the same tensor for every example.
+ */
+class Inputs {
+  private readonly made = new Map<string, fl.Tensor[]>();
+  private seed = 1;
+  constructor(private readonly options: fl.TensorOptions) {}
 
-function makeInputs(rows: number, cols: number, options: fl.TensorOptions): Inputs {
-  return {
-    a: fl.randn([rows, cols], { ...options, seed: 1 }),
-    b: fl.randn([rows, cols], { ...options, seed: 2 }),
-    stacked: fl.randn([rows, 2, cols], { ...options, seed: 3 }),
-    row: fl.randn([cols], { ...options, seed: 4 }),
-  };
+  /** The `make` of one example's arguments. */
+  maker(): fl.MakeTensor {
+    const used = new Map<string, number>();
+    return (shape) => {
+      const key = shape.join("x");
+      const index = used.get(key) ?? 0;
+      used.set(key, index + 1);
+      const list = this.made.get(key) ?? [];
+      this.made.set(key, list);
+      list[index] ??= fl.randn(shape, { ...this.options, seed: this.seed++ });
+      return list[index];
+    };
+  }
+
+  dispose(): void {
+    for (const list of this.made.values()) list.forEach((t) => t.dispose());
+  }
 }
 
 interface Row {
@@ -174,16 +142,18 @@ async function main(): Promise<void> {
 
   const results: Row[] = [];
   for (const dtype of DTYPES) {
-    const inputs = makeInputs(rows, cols, { dtype, device: dev });
+    const inputs = new Inputs({ dtype, device: dev });
     try {
       for (const pair of PAIRS) {
+        // Mutated arguments (addRmsNorm's residual) are put back by bench() after timing.
+        const args = pair.example.args(inputs.maker(), rows, cols);
         const timed = await fl.bench({
-          unfused: () => pair.unfused(inputs),
-          fused: () => pair.fused(inputs),
+          unfused: () => (pair.declaration.unfused as (...a: unknown[]) => unknown)(...args),
+          fused: () => (pair.declaration.fused as (...a: unknown[]) => unknown)(...args),
         }, { copyCeilingGBs: ceiling.gbs });
         const [unfused, fusedResult] = timed;
         const row: Row = {
-          op: pair.op, dtype, shape: [rows, cols], unfusedChain: pair.unfusedChain, unfused, fused: fusedResult,
+          op: pair.op, dtype, shape: [rows, cols], unfusedChain: pair.declaration.chain, unfused, fused: fusedResult,
           speedup: timed.speedupVs("unfused").fused,
           byteRatio: (unfused.bytesRead + unfused.bytesWritten) / (fusedResult.bytesRead + fusedResult.bytesWritten),
         };
@@ -192,7 +162,7 @@ async function main(): Promise<void> {
           `(${pct(fusedResult)} of copy), speedup ${row.speedup.toFixed(2)}x, byte ratio ${row.byteRatio.toFixed(2)}x`);
       }
     } finally {
-      Object.values(inputs).forEach((t) => t.dispose());
+      inputs.dispose();
     }
   }
 

@@ -183,6 +183,40 @@ __device__ __forceinline__ void map_rows_halves(T* __restrict__ out, const T* __
   }
 }
 
+// The steps of the unfused act_and_mul chain, which read one half of x: [rows, 2, d]
+// as a framework reads a strided view, x[..., HALF, :], without copying it out.
+// out[r, c] = f(x[r, HALF, c], y[r, c]) (y unused, and may be null, for a unary f).
+template <int V, int HALF, typename T, typename F>
+__device__ __forceinline__ void map_rows_half(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
+                                              long long rows, long long d, F f) {
+  using VT = fl::vec<T, V>;
+  const long long chunks = d / V;
+  const VT* xv = reinterpret_cast<const VT*>(x);
+  const VT* yv = reinterpret_cast<const VT*>(y);
+  VT* ov = reinterpret_cast<VT*>(out);
+  for (long long c = global_thread_x(); c < chunks; c += grid_threads_x()) {
+    for (long long r = global_thread_y(); r < rows; r += grid_threads_y()) {
+      const VT a = xv[(2 * r + HALF) * chunks + c];
+      VT b;
+      if (y != nullptr) b = yv[r * chunks + c];
+      VT o;
+      for (int k = 0; k < V; ++k) o.v[k] = fl::from_float<T>(f(fl::to_float(a.v[k]), y != nullptr ? fl::to_float(b.v[k]) : 0.0f));
+      ov[r * chunks + c] = o;
+    }
+  }
+}
+
+template <int HALF, typename T, typename F>
+__device__ __forceinline__ void half_rows(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
+                                          int rows, int d, int vectorized, F f) {
+  if (vectorized) map_rows_half<kVec<T>, HALF>(out, x, y, rows, d, f);
+  else map_rows_half<1, HALF>(out, x, y, rows, d, f);
+}
+
+// Unary functors taking (x, unused) for half_rows.
+struct SiluOfFirst { __device__ float operator()(float x, float) const { return silu(x); } };
+template <typename T, bool TANH> struct GeluOfFirst { __device__ float operator()(float x, float) const { return gelu<T, TANH>(x); } };
+
 }  // namespace
 
 // ---- kernels ---------------------------------------------------------------------
@@ -265,6 +299,23 @@ __global__ void gelu_and_mul_kernel(T* __restrict__ out, const T* __restrict__ x
   act_and_mul(out, x, rows, d, vectorized, GeluMulFn<T, TANH>{});
 }
 
+// The unfused act_and_mul chain: act(gate) from x's first half, then * up from its second.
+template <typename T>
+__global__ void silu_gate_kernel(T* __restrict__ out, const T* __restrict__ x, int rows, int d, int vectorized) {
+  half_rows<0>(out, x, static_cast<const T*>(nullptr), rows, d, vectorized, SiluOfFirst{});
+}
+
+template <typename T, bool TANH>
+__global__ void gelu_gate_kernel(T* __restrict__ out, const T* __restrict__ x, int rows, int d, int vectorized) {
+  half_rows<0>(out, x, static_cast<const T*>(nullptr), rows, d, vectorized, GeluOfFirst<T, TANH>{});
+}
+
+template <typename T>
+__global__ void mul_up_kernel(T* __restrict__ out, const T* __restrict__ act, const T* __restrict__ x, int rows, int d,
+                              int vectorized) {
+  half_rows<1>(out, x, act, rows, d, vectorized, MulFn{});
+}
+
 // ---- exports: <op>_<dtype>; gelu's tanh approximation adds _tanh to the op -------
 
 #define FL_EXPORT_ALL_DTYPES(op, kernel)            \
@@ -297,3 +348,7 @@ FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu_tanh, bias_gelu_kernel, true)
 FL_EXPORT_ALL_DTYPES(silu_and_mul, silu_and_mul_kernel)
 FL_EXPORT_ALL_DTYPES_FLAG(gelu_and_mul, gelu_and_mul_kernel, false)
 FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_and_mul, gelu_and_mul_kernel, true)
+FL_EXPORT_ALL_DTYPES(silu_gate, silu_gate_kernel)
+FL_EXPORT_ALL_DTYPES_FLAG(gelu_gate, gelu_gate_kernel, false)
+FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_gate, gelu_gate_kernel, true)
+FL_EXPORT_ALL_DTYPES(mul_up, mul_up_kernel)

@@ -3,11 +3,13 @@
 // launches on the device, timed with events off the main thread: the numbers are
 // the kernels' own, without the TypeScript that chose and checked them.
 import { ArgumentError, checkOptionsObject, describe } from "./errors";
-import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
-import { Kernel, KernelArg, PreparedLaunch, observeLaunches } from "./kernel";
-import { BufferHandle, native } from "./native";
+import { Device, checkDevice } from "./device";
+import { formatMs, markdownTable, textTable } from "./format";
+import { LaunchRecord, PreparedLaunch } from "./kernel";
+import { builtins } from "./module";
+import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
 import { Tensor, empty, tensorCount } from "./tensor";
-import { Ledger, markdownTable, recordTraffic, textTable, traffic } from "./traffic";
+import { Ledger, trafficAs } from "./traffic";
 
 /** A case: a function that launches work (ops, fused ops, compiled kernels) and returns anything. */
 export type BenchCase = () => unknown;
@@ -115,13 +117,6 @@ export class BenchResults extends Array<BenchResult> {
   }
 }
 
-/** Milliseconds with about four significant digits. */
-export function formatMs(ms: number): string {
-  if (ms >= 100) return ms.toFixed(1);
-  if (ms >= 1) return ms.toFixed(3);
-  return ms.toFixed(4);
-}
-
 const DEFAULT_WARMUP = 10;
 const DEFAULT_ITERS = 50;
 const DEFAULT_TARGET_MS = 1000;
@@ -134,10 +129,9 @@ const L2_FLUSH_BELOW = 8;
 // Assumed L2 size where a backend does not report one.
 const UNKNOWN_L2_BYTES = 64 * 2 ** 20;
 
-/** One launch seen while a case ran: the kernel, its arguments, and the launch packed for replay. */
+/** One launch seen while a case ran, and the launch packed for replay. */
 interface CapturedLaunch {
-  kernel: Kernel;
-  args: readonly KernelArg[];
+  record: LaunchRecord;
   prepared: PreparedLaunch;
 }
 
@@ -239,52 +233,38 @@ function checkBenchOptions(where: string, options: unknown): CheckedOptions {
   };
 }
 
-// Runs the case once with a launch observer and a traffic ledger open.
+// Runs the case once inside a ledger, whose launch records are then packed for replay.
 function capture(where: string, name: string, fn: BenchCase): Capture {
   const lastBefore = tensorCount();
-  const launches: CapturedLaunch[] = [];
-  const previous = observeLaunches((kernel, config, args) => {
-    launches.push({ kernel, args: [...args], prepared: kernel.prepare(config, ...args) });
-  });
-  let ledger: Ledger;
-  try {
-    ledger = traffic(() => {
-      const result = fn();
-      if (result instanceof Promise) {
-        result.catch(() => undefined);  // the error below is the one the caller sees
-        throw new ArgumentError(where, `cases.${name}`, "a synchronous function (launches are captured while it runs)", "a function that returned a Promise");
-      }
-    });
-  } finally {
-    observeLaunches(previous);
-  }
-  if (launches.length === 0) {
-    throw new ArgumentError(where, `cases.${name}`, "a function that launches at least one kernel", "a function that launched none");
-  }
-  const tensors = [...new Set(launches.flatMap((l) => l.args.filter((a): a is Tensor => a instanceof Tensor)))];
+  const ledger = trafficAs(where, `cases.${name}`, fn);
+  const records = ledger.records;
+  const tensors = [...new Set(records.flatMap((r) => r.args.filter((a): a is Tensor => Tensor.isTensor(a))))];
   const made = tensors.filter((t) => t.serial > lastBefore);
-  const captured: Capture = { device: launches[0].kernel.device, launches, ledger, tensors, made, written: [] };
-  const devices = [...new Set(launches.map((l) => l.kernel.device))];
+  const refuse = (expected: string, received: string): never => {
+    for (const t of made) t.dispose();
+    throw new ArgumentError(where, `cases.${name}`, expected, received);
+  };
+  if (records.length === 0) refuse("a function that launches at least one kernel", "a function that launched none");
+  const devices = [...new Set(records.map((r) => r.kernel.device))];
   if (devices.length > 1) {
-    release(captured);
-    throw new ArgumentError(where, `cases.${name}`, "a function whose launches all run on one device",
-      `launches on ${devices.map((d) => d.describe()).join(" and ")}`);
+    refuse("a function whose launches all run on one device", `launches on ${devices.map((d) => d.describe()).join(" and ")}`);
   }
   const disposed = tensors.find((t) => t.disposed);
   if (disposed) {
-    release(captured);
-    throw new ArgumentError(where, `cases.${name}`, "a function that keeps alive every tensor its launches use (they are replayed)",
-      `a function that disposed ${disposed.describe()}`);
+    refuse("a function that keeps alive every tensor its launches use (they are replayed)", `a function that disposed ${disposed.describe()}`);
   }
+  const launches = records.map((record) => ({
+    record, prepared: record.kernel.prepare({ grid: record.grid, block: record.block, sharedBytes: record.sharedBytes }, ...record.args),
+  }));
+  // Tensors that existed before the case and that its kernels write: restored after the replays.
   const written = new Set<Tensor>();
-  for (const l of launches) {
-    l.args.forEach((arg, i) => {
-      const param = l.kernel.params[i];
-      if (arg instanceof Tensor && arg.serial <= lastBefore && param.pointer && !param.isConst) written.add(arg);
+  for (const { kernel, args } of records) {
+    args.forEach((arg, i) => {
+      const param = kernel.params[i];
+      if (Tensor.isTensor(arg) && arg.serial <= lastBefore && param.pointer && !param.isConst) written.add(arg);
     });
   }
-  captured.written = [...written];
-  return captured;
+  return { device: devices[0], launches, ledger, tensors, made, written: [...written] };
 }
 
 // Frees what the case made; the prepared launches go with their last reference.
@@ -389,8 +369,8 @@ export interface CopyCeilingOptions {
  */
 export async function copyCeiling(options?: CopyCeilingOptions): Promise<CopyCeiling> {
   const where = "fl.copyCeiling";
-  checkOptionsObject(where, options, ["device", "bytes", "warmup", "iters"]);
-  const { device: given, bytes = 2 ** 30, warmup, iters } = options ?? {};
+  const o = checkOptionsObject(where, options, ["device", "bytes", "warmup", "iters"]);
+  const { device: given, bytes = 2 ** 30, warmup, iters } = o;
   const dev = checkDevice(where, given);
   if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 16 || bytes % 16 !== 0) {
     throw new ArgumentError(where, "options.bytes", "a positive multiple of 16 (whole float4s)", describe(bytes));
@@ -399,16 +379,16 @@ export async function copyCeiling(options?: CopyCeilingOptions): Promise<CopyCei
   if (memory > 0 && 2 * bytes > memory) {
     throw new ArgumentError(where, "options.bytes", `at most half the memory of ${dev.describe()} (${memory} bytes): a source and a destination`, String(bytes));
   }
-  const kernel = dev.builtin("copy_f32x4");
+  const kernel = builtins(dev).fn("copy_f32x4");
   const elements = bytes / 4;
   const results = await benchAs(where, {
     copy: () => {
       // Made inside the case, so that bench() frees them once timed.
       const source = empty([elements], { dtype: "f32", device: dev });
       const destination = empty([elements], { dtype: "f32", device: dev });
-      kernel.launch({ grid: Math.min(Math.ceil(elements / 4 / COPY_BLOCK_THREADS), dev.props.maxGridDim[0]), block: COPY_BLOCK_THREADS },
-        destination, source, elements);
-      recordTraffic("copyCeiling", "copy_f32x4", bytes, bytes);
+      const grid = Math.min(Math.ceil(elements / 4 / COPY_BLOCK_THREADS), dev.props.maxGridDim[0]);
+      kernel.launchAs({ op: "copyCeiling", bytesRead: bytes, bytesWritten: bytes }, { grid, block: COPY_BLOCK_THREADS },
+        [destination, source, elements]);
     },
   }, { warmup, iters });
   const r = results[0];

@@ -1,12 +1,16 @@
 // Comparing results: allclose as NumPy defines it (|a - b| <= atol + rtol * |b|,
 // b the reference), with a report of the worst elements by their indices.
-import { ArgumentError, FuselabError, describe, shapeString } from "./errors";
-import { Tensor, checkNotDisposed, elementCount, isNumberArray } from "./tensor";
+import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
+import { MAX_DIMS, Tensor, checkNotDisposed, elementCount, isNumberArray } from "./tensor";
 
 /** Tolerances: `a` is close to `b` where |a - b| <= atol + rtol * |b|. */
 export interface CloseOptions {
+  /** Relative tolerance, 1e-5 when left out. */
   rtol?: number;
+  /** Absolute tolerance, 1e-8 when left out. */
   atol?: number;
+  /** NaN is close to NaN (false when left out: a NaN is never close, so a poisoned output shows). */
+  equalNan?: boolean;
 }
 
 /** What `compare()` may compare: tensors, nested arrays of numbers or typed arrays. */
@@ -44,14 +48,17 @@ export interface CompareReport {
 const WORST_SHOWN = 8;
 
 function values(where: string, argument: string, value: unknown): { data: ArrayLike<number>; shape: number[] } {
-  if (value instanceof Tensor) {
+  if (Tensor.isTensor(value)) {
     checkNotDisposed(where, argument, value);
     return { data: value.toArray(), shape: [...value.shape] };
   }
   if (isNumberArray(value)) return { data: value, shape: [value.length] };
   if (Array.isArray(value)) {
     const shape: number[] = [];
-    for (let level: unknown = value; Array.isArray(level); level = level[0]) shape.push(level.length);
+    for (let level: unknown = value; Array.isArray(level); level = level[0]) {
+      if (shape.length === MAX_DIMS) throw new ArgumentError(where, argument, `arrays nested at most ${MAX_DIMS} deep`, "deeper arrays");
+      shape.push(level.length);
+    }
     const flat = (value as unknown[]).flat(Infinity);
     if (flat.length !== elementCount(shape) || flat.some((v) => typeof v !== "number")) {
       throw new ArgumentError(where, argument, "numbers in evenly nested arrays", describe(value));
@@ -61,8 +68,8 @@ function values(where: string, argument: string, value: unknown): { data: ArrayL
   throw new ArgumentError(where, argument, "a tensor, an array of numbers or a typed array", describe(value));
 }
 
-function tolerance(where: string, options: unknown, key: "rtol" | "atol", fallback: number): number {
-  const v = (options as Record<string, unknown> | undefined)?.[key];
+function tolerance(where: string, o: Record<string, unknown>, key: "rtol" | "atol", fallback: number): number {
+  const v = o[key];
   if (v === undefined) return fallback;
   if (typeof v !== "number" || !(v >= 0) || !Number.isFinite(v)) throw new ArgumentError(where, `options.${key}`, "a finite number >= 0", describe(v));
   return v;
@@ -78,19 +85,26 @@ function indexOf(flat: number, shape: readonly number[]): number[] {
 }
 
 function measure(where: string, a: unknown, b: unknown, options: unknown): CompareReport {
-  if (options !== undefined && (typeof options !== "object" || options === null)) throw new ArgumentError(where, "options", "an object { rtol?, atol? }", describe(options));
-  const rtol = tolerance(where, options, "rtol", 1e-5);
-  const atol = tolerance(where, options, "atol", 1e-8);
+  const o = checkOptionsObject(where, options, ["rtol", "atol", "equalNan"]);
+  const rtol = tolerance(where, o, "rtol", 1e-5);
+  const atol = tolerance(where, o, "atol", 1e-8);
+  if (o.equalNan !== undefined && typeof o.equalNan !== "boolean") throw new ArgumentError(where, "options.equalNan", "a boolean", describe(o.equalNan));
+  const equalNan = o.equalNan === true;
   const actual = values(where, "a", a);
   const expected = values(where, "b", b);
-  if (a instanceof Tensor && b instanceof Tensor && shapeString(a.shape) !== shapeString(b.shape)) {
-    throw new ArgumentError(where, "b", `of shape ${shapeString(a.shape)} (the shape of a)`, shapeString(b.shape));
+  if (Tensor.isTensor(a) && Tensor.isTensor(b)) {
+    if (shapeString(a.shape) !== shapeString(b.shape)) {
+      throw new ArgumentError(where, "b", `of shape ${shapeString(a.shape)} (the shape of a)`, shapeString(b.shape));
+    }
+    if (a.dtype !== b.dtype) {
+      throw new ArgumentError(where, "b", `of dtype ${a.dtype} (the dtype of a; compare with b.toArray() across dtypes)`, b.dtype);
+    }
   }
   if (actual.data.length !== expected.data.length) {
     throw new ArgumentError(where, "b", `${actual.data.length} elements (as many as a)`, `${expected.data.length} elements`);
   }
   // Indices follow the tensor's shape when one side is a flat array.
-  const shape = a instanceof Tensor || !(b instanceof Tensor) ? actual.shape : expected.shape;
+  const shape = Tensor.isTensor(a) || !Tensor.isTensor(b) ? actual.shape : expected.shape;
   let mismatches = 0;
   let maxAbsError = 0;
   let maxRelError = 0;
@@ -98,13 +112,15 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
   for (let i = 0; i < actual.data.length; i++) {
     const x = actual.data[i];
     const y = expected.data[i];
-    const absError = x === y ? 0 : Math.abs(x - y); // equal infinities are close
+    const bothNan = Number.isNaN(x) && Number.isNaN(y);
+    const absError = x === y || (equalNan && bothNan) ? 0 : Math.abs(x - y); // equal infinities are close
     const relError = absError === 0 ? 0 : absError / Math.abs(y);
     if (!Number.isNaN(absError)) {
       maxAbsError = Math.max(maxAbsError, absError);
       if (!Number.isNaN(relError)) maxRelError = Math.max(maxRelError, relError);
     }
-    const close = !Number.isNaN(absError) && absError <= atol + rtol * Math.abs(y);
+    // Past equality, a NaN or an infinity on either side is never close (the tolerance would be infinite too).
+    const close = absError === 0 || (Number.isFinite(absError) && Number.isFinite(y) && absError <= atol + rtol * Math.abs(y));
     if (close) continue;
     mismatches++;
     const excess = Number.isNaN(absError) || !Number.isFinite(absError) ? Infinity : absError - (atol + rtol * Math.abs(y));
@@ -128,11 +144,20 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
   return report;
 }
 
+// Values with up to 9 significant digits (an f32 in full), errors with 3.
+const value = (v: number) => String(Number(v.toPrecision(9)));
+const error = (v: number) => {
+  if (!Number.isFinite(v) || v === 0) return String(v);
+  return v >= 1e-3 && v < 1e4 ? v.toPrecision(3) : v.toExponential(2);
+};
+
 function formatReport(r: CompareReport): string {
+  const errors = `max abs error ${error(r.maxAbsError)}, max rel error ${error(r.maxRelError)}`;
   const head = r.close
-    ? `all ${r.size} elements are close (rtol ${r.rtol}, atol ${r.atol}); max abs error ${r.maxAbsError}, max rel error ${r.maxRelError}`
-    : `${r.mismatches} of ${r.size} elements differ (rtol ${r.rtol}, atol ${r.atol}); max abs error ${r.maxAbsError}, max rel error ${r.maxRelError}`;
-  const lines = r.worst.map((m) => `  at ${shapeString(m.index)}: got ${m.actual}, expected ${m.expected} (abs error ${m.absError}, rel error ${m.relError})`);
+    ? `all ${r.size} elements are close (rtol ${r.rtol}, atol ${r.atol}); ${errors}`
+    : `${r.mismatches} of ${r.size} elements differ (rtol ${r.rtol}, atol ${r.atol}); ${errors}`;
+  const lines = r.worst.map((m) => `  at ${shapeString(m.index)}: got ${value(m.actual)}, expected ${value(m.expected)} ` +
+    `(abs error ${error(m.absError)}, rel error ${error(m.relError)})`);
   const more = r.mismatches > r.worst.length ? [`  ... and ${r.mismatches - r.worst.length} more`] : [];
   return [head, ...lines, ...more].join("\n");
 }

@@ -3,11 +3,11 @@
 // device by a hash of what was compiled.
 import { createHash } from "crypto";
 import * as path from "path";
-import { ArgumentError, DeviceError, FuselabError, describe } from "./errors";
-import { Device, device as defaultDevice, nativeAsync, nativeCall } from "./device";
-import { Kernel } from "./kernel";
-import { ModuleHandle, native, packageRoot } from "./native";
-import { KernelDeclaration, KernelTemplate, canonicalName, findKernels, instantiate, parseNameExpression } from "./signature";
+import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
+import { Device, checkDevice } from "./device";
+import { KernelTemplates, Module } from "./module";
+import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
+import { KernelDeclaration, KernelTemplate, findKernels, instantiate, parseNameExpression } from "./signature";
 
 /** Options of `compile()`. */
 export interface CompileOptions {
@@ -19,72 +19,6 @@ export interface CompileOptions {
 
 /** Lines of the compiler's log a compile error's message shows (`.log` holds it all). */
 const LOG_LINES_SHOWN = 40;
-
-/** A compiled source: its `__global__` kernels, launched through `fn(name)`. */
-export class Module {
-  /** The kernels compiled: `__global__` functions and the explicit instantiations of template ones ("k<float>"). */
-  readonly kernels: readonly string[];
-  /** The template `__global__` functions ("k", "ns::k"); `fn("k<float, 256>")` makes an instance. */
-  readonly templates: readonly string[];
-  private handle: ModuleHandle | undefined;
-  private readonly functions = new Map<string, Kernel>();
-  // Template instances asked for by name, each compiled as a module of its own.
-  private readonly instances: ModuleHandle[] = [];
-
-  /** @internal Modules come from `compile()`. */
-  constructor(readonly device: Device, handle: ModuleHandle, private readonly declarations: readonly KernelDeclaration[],
-              private readonly kernelTemplates: readonly KernelTemplate[], private readonly source: Prepared,
-              private readonly onDispose: () => void) {
-    this.handle = handle;
-    this.kernels = Object.freeze(declarations.map((d) => d.name));
-    this.templates = Object.freeze(kernelTemplates.map((t) => t.name));
-  }
-
-  /** Whether `dispose()` has unloaded the module. */
-  get disposed(): boolean {
-    return this.handle === undefined;
-  }
-
-  /**
-   * The kernel `name`, with its parameters parsed from the source. A template
-   * instance is named as NVRTC's name expressions are ("norm<float, 256>"); one
-   * the source does not instantiate is compiled now.
-   */
-  fn(name: string): Kernel {
-    const known = [...this.kernels, ...this.templates.map((t) => `${t}<...>`)].join(", ");
-    if (this.handle === undefined) throw new FuselabError(`module.fn: the module of ${known} was used after dispose()`);
-    const canonical = typeof name === "string" ? canonicalName(name) : undefined;
-    const cached = canonical === undefined ? undefined : this.functions.get(canonical);
-    if (cached) return cached;
-    const wanted = `one of the module's kernels (${known})`;
-    if (canonical === undefined) throw new ArgumentError("module.fn", "name", wanted, describe(name));
-    const declaration = this.declarations.find((d) => d.name === canonical);
-    let kernel: Kernel;
-    if (declaration) {
-      const handle = this.handle;
-      kernel = new Kernel(canonical, this.device, nativeCall(() => native().kernel(handle, canonical)), declaration.params, this);
-    } else {
-      const parsed = parseNameExpression(canonical)!;
-      const template = this.kernelTemplates.find((t) => t.name === parsed.name);
-      if (!template || !canonical.includes("<")) throw new ArgumentError("module.fn", "name", wanted, describe(name));
-      const instance = instantiate(template, parsed.args);
-      const handle = compileNames("module.fn", this.source, [instance.name]);
-      this.instances.push(handle);
-      kernel = new Kernel(instance.name, this.device, nativeCall(() => native().kernel(handle, instance.name)), instance.params, this);
-    }
-    this.functions.set(canonical, kernel);
-    return kernel;
-  }
-
-  /** Unloads the module; its kernels refuse to launch afterwards. A second call does nothing. */
-  dispose(): void {
-    if (this.handle === undefined) return;
-    const handles = [this.handle, ...this.instances.splice(0)];
-    this.handle = undefined;
-    this.onDispose();
-    for (const handle of handles) nativeCall(() => native().unload(handle));
-  }
-}
 
 const cache = new Map<Device, Map<string, Module>>();
 
@@ -118,18 +52,16 @@ function includeFolders(dev: Device): string[] {
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   if (typeof source !== "string") throw new ArgumentError(where, "source", "a string of HIP source", describe(source));
-  if (options !== undefined && (typeof options !== "object" || options === null || Array.isArray(options))) {
-    throw new ArgumentError(where, "options", "an object { device?, name? }", describe(options));
+  const nul = source.indexOf("\0");
+  if (nul >= 0) {
+    const line = source.slice(0, nul).split("\n").length;
+    throw new ArgumentError(where, "source", "a string without NUL characters", `a NUL character on line ${line}`);
   }
-  const o = (options ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if (key !== "device" && key !== "name") throw new ArgumentError(where, "options", "an object { device?, name? }", `the key ${JSON.stringify(key)}`);
-  }
-  if (o.device !== undefined && !(o.device instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(o.device));
+  const o = checkOptionsObject(where, options, ["device", "name"]);
+  const dev = checkDevice(where, o.device);
   if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
   }
-  const dev = (o.device as Device | undefined) ?? defaultDevice();
   const { kernels: declarations, templates } = findKernels(source, predefinedMacros(dev));
   if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0].name;
@@ -150,6 +82,20 @@ function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle
   }
 }
 
+// The source's template kernels: an instance named by fn() is compiled then, as a module of its own.
+function templatesOf(p: Prepared): KernelTemplates {
+  return {
+    names: p.templates.map((t) => t.name),
+    instantiate(name) {
+      const parsed = parseNameExpression(name);
+      const template = parsed && name.includes("<") ? p.templates.find((t) => t.name === parsed.name) : undefined;
+      if (!parsed || !template) return undefined;
+      const instance = instantiate(template, parsed.args);
+      return { handle: compileNames("module.fn", p, [instance.name]), entry: instance };
+    },
+  };
+}
+
 // `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory,
 // cannot be expressed on the CPU emulator (its __shared__ is thread_local storage),
 // and two such arrays of different types clash on the GPU. Each becomes
@@ -157,7 +103,7 @@ function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle
 // so compiler messages keep the user's line numbers.
 const EXTERN_SHARED = /extern\s+__shared__\s+(?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*|__attribute__\s*\(\([^)]*\)\)\s*)*([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
 
-export function withPortableDynamicShared(source: string): string {
+function withPortableDynamicShared(source: string): string {
   return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
 }
 
@@ -178,7 +124,9 @@ function remember(p: Prepared, handle: ModuleHandle): Module {
     nativeCall(() => native().unload(handle));
     return existing;
   }
-  const module = new Module(p.dev, handle, p.declarations, p.templates, p, () => perDevice!.delete(p.key));
+  const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
+  const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
+    () => perDevice!.delete(p.key), templatesOf(p));
   perDevice.set(p.key, module);
   return module;
 }

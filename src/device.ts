@@ -1,9 +1,7 @@
 // Devices: what the backends offer, the default device, and one Device object
 // per (backend, index, options), shared by everything that runs there.
-import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
-import { BackendStatus, DeviceHandle, DeviceProps, ModuleHandle, OpenOptions, native } from "./native";
-import { Kernel } from "./kernel";
-import { paramsFromSignature } from "./signature";
+import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
+import { BackendStatus, DeviceHandle, DeviceProps, OpenOptions, native, nativeAsync, nativeCall } from "./native";
 
 /** Where a device computes: the CPU emulator or a GPU. */
 export type DeviceKind = "cpu" | "gpu";
@@ -37,31 +35,7 @@ function kindOf(backend: string): DeviceKind {
   return GPU_BACKENDS.includes(backend) ? "gpu" : "cpu";
 }
 
-/** Runs a native call, turning its failure into a DeviceError (with the compiler log, if any). */
-export function nativeCall<T>(call: () => T): T {
-  try {
-    return call();
-  } catch (e) {
-    throw asDeviceError(e);
-  }
-}
-
-/** As nativeCall, for the addon's promises. */
-export async function nativeAsync<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (e) {
-    throw asDeviceError(e);
-  }
-}
-
-function asDeviceError(e: unknown): Error {
-  if (e instanceof FuselabError) return e;
-  const error = e as Error & { log?: string };
-  return new DeviceError(error?.message ?? String(e), error?.log);
-}
-
-/** A device: memory, built-in kernels and a stream of work, on one backend. */
+/** A device: memory and a stream of work, on one backend (its built-in kernels: `fl.builtins(device)`). */
 export class Device {
   /** The backend's name: "cpu", "cuda" or "hip". */
   readonly backend: string;
@@ -79,9 +53,6 @@ export class Device {
   readonly handle: DeviceHandle;
 
   private readonly label: string;
-  private builtinModule?: ModuleHandle;
-  private builtinNames?: string[];
-  private readonly builtinKernels = new Map<string, Kernel>();
 
   /** @internal Use `device()`: it returns one shared Device per backend, index and options. */
   constructor(backend: string, index: number, options: DeviceOptions) {
@@ -96,34 +67,6 @@ export class Device {
     const base = onlyDevice ? backend : `${backend}:${index}`;
     const flags = Object.entries(this.options).map(([k, v]) => (v === true ? k : `${k} ${v}`));
     this.label = flags.length > 0 ? `${base} (${flags.join(", ")})` : base;
-  }
-
-  /** The names of the kernels built into the backend ahead of time. */
-  builtinKernelNames(): readonly string[] {
-    if (!this.builtinNames) {
-      const module = this.builtins();
-      this.builtinNames = nativeCall(() => native().kernels(module)).map((k) => k.name);
-    }
-    return this.builtinNames;
-  }
-
-  /** The built-in kernel `name` (from kernels/*.hip); an error lists close names when there is none. */
-  builtin(name: string): Kernel {
-    const cached = this.builtinKernels.get(name);
-    if (cached) return cached;
-    if (typeof name !== "string") throw new ArgumentError("device.builtin", "name", "a kernel name (a string)", describe(name));
-    const names = this.builtinKernelNames();
-    if (!names.includes(name)) {
-      const close = closeNames(name, names);
-      const hint = close.length > 0 ? `a built-in kernel (close names: ${close.join(", ")})` : `a built-in kernel (${names.length} on ${this.describe()})`;
-      throw new ArgumentError("device.builtin", "name", hint, describe(name));
-    }
-    const module = this.builtins();
-    const handle = nativeCall(() => native().kernel(module, name));
-    const signature = nativeCall(() => native().kernelSignature(handle));
-    const kernel = new Kernel(name, this, handle, paramsFromSignature(signature ?? ""));
-    this.builtinKernels.set(name, kernel);
-    return kernel;
   }
 
   /** Resolves once all work queued on the device so far is done (off the main thread). */
@@ -148,33 +91,6 @@ export class Device {
   toString(): string {
     return this.describe();
   }
-
-  private builtins(): ModuleHandle {
-    if (!this.builtinModule) this.builtinModule = nativeCall(() => native().builtin(this.handle));
-    return this.builtinModule;
-  }
-}
-
-// Up to five names a typo might have meant: same prefix or small edit distance.
-function closeNames(name: string, names: readonly string[]): string[] {
-  const scored = names
-    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
-    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.floor(name.length / 3)) ||
-      candidate.startsWith(name) || name.startsWith(candidate.split("_")[0] + "_"))
-    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
-  return scored.slice(0, 5).map((s) => s.candidate);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }
 
 /** Every backend plugin the addon looked for: built, loaded, devices, and why not. */
@@ -303,9 +219,9 @@ export function device(kind?: DeviceRequest, options?: DeviceOptions): Device {
   return openDevice(backend, 0, checkOptions(options, backend));
 }
 
-/** `options.device` of a function that makes something on a device: a Device, or left out for `device()`. */
-export function checkDevice(where: string, value: unknown): Device {
+/** `options.device` (or the argument `argument`) of a function that works on a device: a Device, or left out for `device()`. */
+export function checkDevice(where: string, value: unknown, argument = "options.device"): Device {
   if (value === undefined) return device();
-  if (!(value instanceof Device)) throw new ArgumentError(where, "options.device", "a device from fl.device()", describe(value));
+  if (!(value instanceof Device)) throw new ArgumentError(where, argument, "a device from fl.device()", describe(value));
   return value;
 }

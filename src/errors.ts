@@ -43,21 +43,45 @@ export function describe(value: unknown): string {
   }
   if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as { length?: number }).length ?? value.byteLength})`;
   if (typeof value === "function") return "a function";
-  const described = (value as { describe?: () => string }).describe;
-  if (typeof described === "function") return described.call(value);
-  return `an object (${(value as object).constructor?.name ?? "Object"})`;
+  try {
+    const described = (value as { describe?: () => string }).describe;
+    if (typeof described === "function") return String(described.call(value));
+    return `an object (${(value as object).constructor?.name ?? "Object"})`;
+  } catch {
+    return "an object that cannot be described (a Proxy?)";
+  }
 }
 
-/** An options object (left out: {}) whose keys are all among `keys`; throws for anything else. */
+/**
+ * An options object (left out: {}) whose keys are all among `keys`, as a plain
+ * copy with each value read once (a getter cannot answer differently later);
+ * throws an ArgumentError for anything else, also when reading it throws.
+ */
 export function checkOptionsObject(where: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new ArgumentError(where, "options", "an object", describe(options));
   }
-  for (const key of Object.keys(options)) {
-    if (!keys.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${keys.join(", ")}`, `the key ${JSON.stringify(key)}`);
+  let given: string[];
+  try {
+    given = Object.keys(options);
+  } catch (e) {
+    throw new ArgumentError(where, "options", "a plain object", `an object whose keys cannot be listed (${errorText(e)})`);
   }
-  return options as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const key of given) {
+    if (!keys.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${keys.join(", ")}`, `the key ${JSON.stringify(key)}`);
+    try {
+      copy[key] = (options as Record<string, unknown>)[key];
+    } catch (e) {
+      throw new ArgumentError(where, `options.${key}`, "a value", `a getter that threw (${errorText(e)})`);
+    }
+  }
+  return copy;
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 export function shapeString(shape: readonly number[]): string {

@@ -3,13 +3,17 @@
 export { DType, DTYPES, DTYPE_BYTES, HostArray, isDType, f32ToF16Bits, f16BitsToF32, f32ToBf16Bits, bf16BitsToF32 } from "./dtype";
 export { Device, DeviceInfo, DeviceKind, DeviceOptions, DeviceRequest, backends, device, devices } from "./device";
 export {
-  MAX_ELEMENTS, NestedNumbers, RandomOptions, Tensor, TensorData, TensorDataOptions, TensorOptions,
+  MAX_DIMS, MAX_ELEMENTS, NestedNumbers, RandomOptions, Tensor, TensorData, TensorDataOptions, TensorOptions,
   debug, empty, full, ones, rand, randn, tensor, zeros,
 } from "./tensor";
-export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, PreparedLaunch } from "./kernel";
-export { CompileOptions, Module, compile, compileAsync } from "./compile";
+export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, PreparedLaunch } from "./kernel";
+export { Module, builtins } from "./module";
+export { CompileOptions, compile, compileAsync } from "./compile";
 export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClose, compare } from "./compare";
 export { ArgumentError, DeviceError, FuselabError } from "./errors";
-export { GeluApproximation, GeluOptions, ops, fused } from "./ops";
+export {
+  FusedOpDeclaration, GeluApproximation, GeluOptions, KernelsByDType, MakeTensor, NormOptions, OpDeclaration, OpExample,
+  OutOptions, declarations, fused, ops, unfused,
+} from "./ops";
 export { Ledger, TrafficEntry, traffic } from "./traffic";
 export { BenchCase, BenchOptions, BenchResult, BenchResults, CopyCeiling, CopyCeilingOptions, bench, copyCeiling } from "./bench";

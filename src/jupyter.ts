@@ -63,7 +63,7 @@ print(json.dumps({
  * Pythons to try, in order: $FUSELAB_PYTHON alone when set (an explicit choice is
  * never silently replaced), else /usr/bin/python3, then python3 and python on PATH.
  */
-export function pythonCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
+function pythonCandidates(env: NodeJS.ProcessEnv = process.env): string[] {
   if (env.FUSELAB_PYTHON) return [env.FUSELAB_PYTHON];
   return ["/usr/bin/python3", "python3", "python"];
 }
@@ -106,7 +106,7 @@ export interface KernelSpec {
 }
 
 /** The kernelspec: this very node and tslab by absolute path; FUSELAB_DEVICE passed through when set. */
-export function kernelSpec(env: NodeJS.ProcessEnv = process.env): KernelSpec {
+function kernelSpec(env: NodeJS.ProcessEnv = process.env): KernelSpec {
   const spec: KernelSpec = {
     argv: [process.execPath, tslabEntry(), "kernel", "--config-path", "{connection_file}"],
     display_name: KERNEL_DISPLAY_NAME,

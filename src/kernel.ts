@@ -1,10 +1,9 @@
 // Kernels: a launch checks every argument against the kernel's parameters
 // (count, tensor or number, integer range, element type, device) and the launch
 // shape against the device's limits before anything reaches the device.
-import { ArgumentError, FuselabError, describe, shapeString } from "./errors";
+import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
-import { nativeCall } from "./device";
-import { KernelHandle, LaunchHandle, NativeArg, native } from "./native";
+import { KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
 import { KernelParam, SCALAR_TYPES } from "./signature";
 import { Tensor, checkNotDisposed } from "./tensor";
 
@@ -34,16 +33,36 @@ const INTEGER_RANGES: Partial<Record<ScalarType, [bigint, bigint]>> = {
   i64: [-(2n ** 63n), 2n ** 63n - 1n], u64: [0n, 2n ** 64n - 1n],
 };
 
-/** Sees every launch after it is queued: `bench()` captures the launches of a case this way. */
-export type LaunchObserver = (kernel: Kernel, config: LaunchConfig, args: readonly KernelArg[]) => void;
+/** Who launched a kernel and the bytes its traffic model says the launch moves. */
+export interface LaunchAttribution {
+  /** The public op, e.g. "ops.add", "fused.addRelu", "unfused.siluAndMul". */
+  op: string;
+  bytesRead: number;
+  bytesWritten: number;
+}
 
-let launchObserver: LaunchObserver | undefined;
+/** One launch, as it was queued: what `fl.traffic()` ledgers and `fl.bench()` replays are made of. */
+export interface LaunchRecord {
+  kernel: Kernel;
+  grid: [number, number, number];
+  block: [number, number, number];
+  sharedBytes: number;
+  args: readonly KernelArg[];
+  /** The op that launched it; null for a kernel launched directly (`kernel.launch`). */
+  op: string | null;
+  /** The op's traffic model; 0 for a direct launch, which has none. */
+  bytesRead: number;
+  bytesWritten: number;
+}
 
-/** @internal Sets the launch observer (undefined: none); returns the one it replaces. */
-export function observeLaunches(observer: LaunchObserver | undefined): LaunchObserver | undefined {
-  const previous = launchObserver;
-  launchObserver = observer;
-  return previous;
+type LaunchObserver = (record: LaunchRecord) => void;
+const observers = new Set<LaunchObserver>();
+
+/** @internal Calls `observer` with the record of every launch from now on; returns the function that stops it. */
+export function observeLaunches(observer: LaunchObserver): () => void {
+  const own = (record: LaunchRecord) => observer(record);
+  observers.add(own);
+  return () => observers.delete(own);
 }
 
 /** A launch packed once: `launch()` replays it; `bench()` times it off the main thread. */
@@ -82,16 +101,26 @@ export class Kernel {
 
   /** Checks every argument and queues one launch. */
   launch(config: LaunchConfig, ...args: KernelArg[]): void {
+    this.launchAs(null, config, args);
+  }
+
+  /** @internal A launch on behalf of an op, which states its traffic. */
+  launchAs(attribution: LaunchAttribution | null, config: LaunchConfig, args: readonly KernelArg[]): void {
     const { grid, block, sharedBytes, nativeArgs } = this.checked(config, args);
     nativeCall(() => native().launch(this.handle, grid, block, sharedBytes, nativeArgs));
-    launchObserver?.(this, config, args);
+    if (observers.size === 0) return;
+    const record: LaunchRecord = {
+      kernel: this, grid, block, sharedBytes, args: Object.freeze([...args]),
+      op: attribution?.op ?? null, bytesRead: attribution?.bytesRead ?? 0, bytesWritten: attribution?.bytesWritten ?? 0,
+    };
+    for (const observer of observers) observer(record);
   }
 
   /** Checks every argument once and packs the launch, for `bench()` and repeated launches. */
   prepare(config: LaunchConfig, ...args: KernelArg[]): PreparedLaunch {
     const { grid, block, sharedBytes, nativeArgs } = this.checked(config, args);
     const handle = nativeCall(() => native().prepare(this.handle, grid, block, sharedBytes, nativeArgs));
-    return new PreparedLaunch(this, handle, args.filter((a): a is Tensor => a instanceof Tensor));
+    return new PreparedLaunch(this, handle, args.filter((a): a is Tensor => Tensor.isTensor(a)));
   }
 
   /** @internal Throws when the kernel's module was disposed. */
@@ -99,26 +128,29 @@ export class Kernel {
     if (this.owner?.disposed) throw new FuselabError(`kernel ${this.name}: its module was disposed`);
   }
 
-  private checked(config: LaunchConfig, args: KernelArg[]) {
+  private checked(config: LaunchConfig, args: readonly KernelArg[]) {
     this.checkAlive();
     const where = `kernel ${this.name}`;
+    const expected = "an object { grid, block, sharedBytes? }";
     if (typeof config !== "object" || config === null || Array.isArray(config)) {
-      throw new ArgumentError(where, "the launch configuration", "an object { grid, block, sharedBytes? }", describe(config));
+      throw new ArgumentError(where, "the launch configuration", expected, describe(config));
     }
-    for (const key of Object.keys(config)) {
-      if (!["grid", "block", "sharedBytes"].includes(key)) {
-        throw new ArgumentError(where, "the launch configuration", "an object { grid, block, sharedBytes? }", `the key ${JSON.stringify(key)}`);
-      }
+    let c: Record<string, unknown>;
+    try {
+      c = checkOptionsObject(where, config, ["grid", "block", "sharedBytes"]);
+    } catch (e) {
+      const received = e instanceof ArgumentError ? e.received : describe(config);
+      throw new ArgumentError(where, "the launch configuration", expected, received);
     }
     const p = this.device.props;
-    const grid = this.dims(where, "grid", config.grid, p.maxGridDim);
-    const block = this.dims(where, "block", config.block, p.maxBlockDim);
+    const grid = this.dims(where, "grid", c.grid, p.maxGridDim);
+    const block = this.dims(where, "block", c.block, p.maxBlockDim);
     const threads = block[0] * block[1] * block[2];
     if (threads > p.maxThreadsPerBlock) {
       throw new ArgumentError(where, "block", `at most ${p.maxThreadsPerBlock} threads in all (the device's limit)`,
         `${shapeString(block)} (${threads} threads)`);
     }
-    const sharedBytes = config.sharedBytes ?? 0;
+    const sharedBytes = c.sharedBytes ?? 0;
     const sharedLimit = Math.max(p.sharedPerBlock, p.sharedPerBlockOptin);
     if (typeof sharedBytes !== "number" || !Number.isInteger(sharedBytes) || sharedBytes < 0) {
       throw new ArgumentError(where, "sharedBytes", "a non-negative integer", describe(sharedBytes));
@@ -134,7 +166,7 @@ export class Kernel {
   }
 
   private dims(where: string, what: string, value: unknown, limits: readonly number[]): [number, number, number] {
-    const list = typeof value === "number" ? [value] : value;
+    const list = typeof value === "number" ? [value] : Array.isArray(value) ? Array.from(value) : value;
     const expected = "a positive integer or an array of 1 to 3 positive integers";
     if (!Array.isArray(list) || list.length < 1 || list.length > 3) throw new ArgumentError(where, what, expected, describe(value));
     const dims: [number, number, number] = [1, 1, 1];
@@ -152,7 +184,7 @@ export class Kernel {
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
     if (param.pointer) {
       const wanted = param.type === "void" ? "a tensor" : `a ${param.type} tensor`;
-      if (!(arg instanceof Tensor)) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, describe(arg));
+      if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, describe(arg));
       checkNotDisposed(where, label, arg);
       if (param.type !== "void" && arg.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, arg.describe());
       if (arg.device !== this.device) {

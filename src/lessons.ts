@@ -40,7 +40,7 @@ function sourceLines(text: string): string[] {
  * prose between code cells becomes markdown cells, a new one at every # or ## heading.
  * `where` names the lesson in errors.
  */
-export function lessonToNotebook(markdown: string, where: string): Notebook {
+function lessonToNotebook(markdown: string, where: string): Notebook {
   const lines = markdown.replace(/\r\n/g, "\n").split("\n");
   const tokens = new MarkdownIt().parse(markdown, {});
   const cells: Cell[] = [];
@@ -83,11 +83,11 @@ export function lessonToNotebook(markdown: string, where: string): Notebook {
 }
 
 /** The notebook as written to disk: Jupyter's own indentation, keys in a fixed order, a final newline. */
-export function notebookJson(notebook: Notebook): string {
+function notebookJson(notebook: Notebook): string {
   return JSON.stringify(notebook, null, 1) + "\n";
 }
 
-export function lessonsDir(): string {
+function lessonsDir(): string {
   return path.join(packageRoot(), "lessons");
 }
 

@@ -3,6 +3,7 @@
 // it re-checks handles, sizes and argument kinds, and turns every failure into
 // a JS Error (never a crash); but wording for users is done here in TS.
 import * as path from "path";
+import { DeviceError, FuselabError } from "./errors";
 import type { SCALAR_TYPES } from "./signature";
 
 /** Opaque handles (N-API externals). */
@@ -109,4 +110,28 @@ export function native(): Native {
 export function packageRoot(): string {
   // dist/src/native.js -> two levels up
   return path.resolve(__dirname, "..", "..");
+}
+
+/** Runs a native call, turning its failure into a DeviceError (with the compiler log, if any). */
+export function nativeCall<T>(call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    throw asDeviceError(e);
+  }
+}
+
+/** As nativeCall, for the addon's promises. */
+export async function nativeAsync<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw asDeviceError(e);
+  }
+}
+
+function asDeviceError(e: unknown): Error {
+  if (e instanceof FuselabError) return e;
+  const error = e as Error & { log?: string };
+  return new DeviceError(error?.message ?? String(e), error?.log);
 }

@@ -53,7 +53,7 @@ export const SCALAR_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64
  * The source with comments, string and character literals and preprocessor
  * lines blanked out (newlines kept, so positions still give line numbers).
  */
-export function stripNonCode(source: string): string {
+function stripNonCode(source: string): string {
   const out = source.split("");
   const blank = (from: number, to: number): void => {
     for (let i = from; i < to && i < out.length; i++) if (out[i] !== "\n") out[i] = " ";

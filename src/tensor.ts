@@ -2,8 +2,9 @@
 // that make them. Every argument is checked here, worded by errors.ts.
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import { DTYPES, DTYPE_BYTES, DType, HostArray, decode, encode, isDType, isFloatDType, storageFor } from "./dtype";
-import { Device, checkDevice, nativeAsync, nativeCall } from "./device";
-import { BufferHandle, native } from "./native";
+import { Device, checkDevice } from "./device";
+import { formatBytes } from "./format";
+import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
 import { normal, seedOrNext, uniform } from "./random";
 
 /** Switches for debugging kernels. */
@@ -45,39 +46,58 @@ export function tensorCount(): number {
   return tensorsMade;
 }
 
-/** An n-dimensional array in device memory. */
+/**
+ * An n-dimensional array in device memory. Its shape, dtype, size and device are
+ * fixed when it is made and kept in private state: reassigning them, shadowing
+ * them or wrapping the tensor in a Proxy cannot make an op read or write memory
+ * the tensor does not own (ops accept only tensors that `isTensor` vouches for).
+ */
 export class Tensor {
-  /** Sizes of each dimension. */
-  readonly shape: readonly number[];
-  readonly dtype: DType;
-  readonly device: Device;
-  /** Number of elements. */
-  readonly size: number;
-  /** Bytes of device memory the elements take. */
-  readonly bytes: number;
-  /** @internal Creation order, from 1: `bench()` tells the tensors a case made from its inputs. */
-  readonly serial = ++tensorsMade;
-  private buffer: BufferHandle | undefined;
+  readonly #shape: readonly number[];
+  readonly #dtype: DType;
+  readonly #device: Device;
+  readonly #size: number;
+  readonly #serial: number;
+  #buffer: BufferHandle | undefined;
 
   /** @internal Tensors are made by `tensor`, `empty`, `zeros`, ... */
   constructor(shape: readonly number[], dtype: DType, dev: Device, buffer: BufferHandle) {
-    this.shape = Object.freeze([...shape]);
-    this.dtype = dtype;
-    this.device = dev;
-    this.size = elementCount(shape);
-    this.bytes = this.size * DTYPE_BYTES[dtype];
-    this.buffer = buffer;
+    this.#shape = Object.freeze([...shape]);
+    this.#dtype = dtype;
+    this.#device = dev;
+    this.#size = elementCount(shape);
+    this.#serial = ++tensorsMade;
+    this.#buffer = buffer;
+    Object.freeze(this);
   }
+
+  /** Whether `value` is a tensor made by fuselab (not a look-alike, not a Proxy of one). */
+  static isTensor(value: unknown): value is Tensor {
+    return typeof value === "object" && value !== null && #buffer in value;
+  }
+
+  /** Sizes of each dimension. */
+  get shape(): readonly number[] { return this.#shape; }
+  /** Element type. */
+  get dtype(): DType { return this.#dtype; }
+  /** The device that holds the elements. */
+  get device(): Device { return this.#device; }
+  /** Number of elements. */
+  get size(): number { return this.#size; }
+  /** Bytes of device memory the elements take. */
+  get bytes(): number { return this.#size * DTYPE_BYTES[this.#dtype]; }
+  /** @internal Creation order, from 1: `bench()` tells the tensors a case made from its inputs. */
+  get serial(): number { return this.#serial; }
 
   /** Whether `dispose()` has freed the tensor's memory. */
   get disposed(): boolean {
-    return this.buffer === undefined;
+    return this.#buffer === undefined;
   }
 
   /** @internal The device buffer, for launches; throws once disposed. */
   handle(where: string): BufferHandle {
-    if (this.buffer === undefined) throw new FuselabError(`${where}: ${this.describe()} was used after dispose()`);
-    return this.buffer;
+    if (this.#buffer === undefined) throw new FuselabError(`${where}: ${this.describe()} was used after dispose()`);
+    return this.#buffer;
   }
 
   /** The elements, copied to the host: a Float32Array for f32/f16/bf16, Int32Array for i32, Uint8Array for u8. */
@@ -113,15 +133,15 @@ export class Tensor {
 
   /** Frees the device memory now (it is freed when the tensor is collected otherwise). Calling it again does nothing. */
   dispose(): void {
-    if (this.buffer === undefined) return;
-    const buffer = this.buffer;
-    this.buffer = undefined;
+    if (this.#buffer === undefined) return;
+    const buffer = this.#buffer;
+    this.#buffer = undefined;
     nativeCall(() => native().release(buffer));
   }
 
   /** "a f32 tensor of shape [4, 7] on cpu". */
   describe(): string {
-    return `a ${this.dtype} tensor of shape ${shapeString(this.shape)} on ${this.device.describe()}`;
+    return `a ${this.#dtype} tensor of shape ${shapeString(this.#shape)} on ${this.#device.describe()}`;
   }
 
   toString(): string {
@@ -144,37 +164,37 @@ export function isNumberArray(value: unknown): value is ArrayLike<number> {
   return ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array || value instanceof BigUint64Array);
 }
 
-function formatBytes(bytes: number): string {
-  const units = ["bytes", "KiB", "MiB", "GiB", "TiB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(2)} ${units[unit]}`;
-}
+/** The most dimensions a tensor may have. */
+export const MAX_DIMS = 16;
 
-/** The shape as a fresh array; throws for anything but positive integer dims within the limits. */
-export function checkShape(where: string, shape: unknown, dtype: DType, dev: Device): number[] {
-  if (!Array.isArray(shape)) throw new ArgumentError(where, "shape", "an array of positive integers", describe(shape));
-  if (shape.length === 0) throw new ArgumentError(where, "shape", "an array of at least one dimension", "[]");
+/**
+ * The shape as a fresh array, each element read once (a getter or Proxy cannot
+ * answer one thing when checked and another when used); throws for anything but
+ * 1 to MAX_DIMS positive integer dims within the limits.
+ */
+export function checkShape(where: string, given: unknown, dtype: DType, dev: Device): number[] {
+  if (!Array.isArray(given)) throw new ArgumentError(where, "shape", "an array of positive integers", describe(given));
+  const length = given.length;
+  if (length === 0) throw new ArgumentError(where, "shape", "an array of at least one dimension", "[]");
+  if (length > MAX_DIMS) throw new ArgumentError(where, "shape", `an array of at most ${MAX_DIMS} dimensions`, `${length} dimensions`);
+  const shape: unknown[] = [];
+  for (let i = 0; i < length; i++) shape.push(i in given ? given[i] : undefined);
   shape.forEach((dim, i) => {
     if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) {
       throw new ArgumentError(where, `shape[${i}]`, "a positive integer", describe(dim));
     }
   });
-  const size = elementCount(shape);
+  const size = elementCount(shape as number[]);
   if (size > MAX_ELEMENTS) {
-    throw new ArgumentError(where, "shape", `at most ${MAX_ELEMENTS} (2^31) elements`, `${shapeString(shape)} (${size} elements)`);
+    throw new ArgumentError(where, "shape", `at most ${MAX_ELEMENTS} (2^31) elements`, `${shapeString(shape as number[])} (${size} elements)`);
   }
   const bytes = size * DTYPE_BYTES[dtype];
   const memory = dev.props.totalMemory;
   if (memory > 0 && bytes > memory) {
     throw new ArgumentError(where, "shape", `a tensor that fits in the memory of ${dev.describe()} (${formatBytes(memory)})`,
-      `${shapeString(shape)} (${formatBytes(bytes)} of ${dtype})`);
+      `${shapeString(shape as number[])} (${formatBytes(bytes)} of ${dtype})`);
   }
-  return [...shape];
+  return shape as number[];
 }
 
 function checkDType(where: string, dtype: unknown, fallback: DType): DType {
@@ -209,10 +229,14 @@ function checkValues(where: string, what: string, dtype: DType, values: ArrayLik
   }
 }
 
-// The shape of nested arrays (from their first elements) and their elements in order.
+// The shape of nested arrays (from their first elements) and their elements in
+// order, each read once; at most MAX_DIMS deep, with no holes.
 function flatten(where: string, data: NestedNumbers): { shape: number[]; values: number[] } {
   const shape: number[] = [];
-  for (let level: unknown = data; Array.isArray(level); level = level[0]) shape.push(level.length);
+  for (let level: unknown = data; Array.isArray(level); level = level.length > 0 ? level[0] : undefined) {
+    if (shape.length === MAX_DIMS) throw new ArgumentError(where, "data", `arrays nested at most ${MAX_DIMS} deep`, "deeper arrays");
+    shape.push(level.length);
+  }
   const values: number[] = [];
   const walk = (node: unknown, depth: number, path: string): void => {
     if (depth === shape.length) {
@@ -223,7 +247,10 @@ function flatten(where: string, data: NestedNumbers): { shape: number[]; values:
     if (!Array.isArray(node) || node.length !== shape[depth]) {
       throw new ArgumentError(where, path, `an array of length ${shape[depth]} (as its siblings)`, describe(node));
     }
-    node.forEach((child, i) => walk(child, depth + 1, `${path}[${i}]`));
+    for (let i = 0; i < shape[depth]; i++) {
+      if (!(i in node)) throw new ArgumentError(where, `${path}[${i}]`, "a number", "an empty slot (a hole in the array)");
+      walk(node[i], depth + 1, `${path}[${i}]`);
+    }
   };
   walk(data, 0, "data");
   return { shape, values };

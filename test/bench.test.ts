@@ -141,7 +141,7 @@ describe("bench", function () {
     await rejects(fl.bench({ fused: 3 as never }), "fl.bench: cases.fused must be a function that launches work, got 3");
     await rejects(fl.bench({ idle: () => 1 }), "fl.bench: cases.idle must be a function that launches at least one kernel, got a function that launched none");
     await rejects(fl.bench({ later: async () => fl.fused.addRelu(a, b) }),
-      "fl.bench: cases.later must be a synchronous function (launches are captured while it runs), got a function that returned a Promise");
+      "fl.bench: cases.later must be a synchronous function (launches after an await are not counted), got a function that returned a Promise");
     await rejects(fl.bench({ freed: () => { const t = fl.ops.add(a, b); fl.ops.relu(t); t.dispose(); } }),
       `fl.bench: cases.freed must be a function that keeps alive every tensor its launches use (they are replayed), got a function that disposed a f32 tensor of shape [64, 256] on ${dev.describe()}`);
     await rejects(fl.bench({ fused: () => fl.fused.addRelu(a, b) }, { iters: 0 }), "fl.bench: options.iters must be an integer from 1 to 1000000, got 0");
@@ -162,7 +162,7 @@ describe("bench", function () {
     const n = 4 * 1000 + 3;
     const source = fl.randn([n], { seed: 15, device: dev });
     const destination = fl.empty([n], { device: dev });
-    dev.builtin("copy_f32x4").launch({ grid: 3, block: 64 }, destination, source, n);
+    fl.builtins(dev).fn("copy_f32x4").launch({ grid: 3, block: 64 }, destination, source, n);
     expect(Array.from(destination.toArray())).to.deep.equal(Array.from(source.toArray()));
     [source, destination].forEach((t) => t.dispose());
   });

@@ -1,11 +1,14 @@
 // Every elementwise op and fused op, in every storage dtype, against float64
-// references (test/reference/elementwise.ts), on the default device: the CPU
-// emulator in CI, the GPU with FUSELAB_DEVICE=gpu. Outputs start poisoned (NaN,
+// references (test/reference/elementwise.ts), with its traffic, from the ops'
+// declarations (test/op-tests.ts), on the default device: the CPU emulator in
+// CI, the GPU with FUSELAB_DEVICE=gpu. Outputs start poisoned (NaN,
 // test/setup.ts), so an element a kernel never writes fails the comparison.
+// Below them, what only this family has: ranks, special values, errors.
 import { expect } from "chai";
 import * as fl from "../src";
-import { FLOAT_DTYPES, FloatDType } from "../src/ops/common";
+import type { FloatDType } from "../src/ops/declare";
 import { expectThrows } from "./helpers";
+import { describeFusedOps, describeOps, uniform } from "./op-tests";
 import * as ref from "./reference/elementwise";
 
 // One rounding of the output's dtype, plus f32 arithmetic (erff, tanhf, expf are
@@ -33,149 +36,19 @@ const SHAPES: Record<FloatDType, [number, number][]> = {
 };
 
 const SCALE = -1.75;
-
-// Uniform in [-4, 4), seeded (mulberry32), so failures reproduce.
-function uniform(count: number, seed: number): number[] {
-  let state = seed >>> 0;
-  const out = new Array<number>(count);
-  for (let i = 0; i < count; i++) {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * 8 - 4;
-  }
-  return out;
-}
-
-/** A tensor of random values exactly representable in `dtype`, and those values. */
-interface Input { tensor: fl.Tensor; values: Float64Array }
+const OPTIONS = { shapes: SHAPES, tolerance: TOLERANCE, chainTolerance: CHAIN_TOLERANCE };
 
 let nextSeed = 1;
-function input(shape: number[], dtype: FloatDType): Input {
+/** A tensor of random values exactly representable in `dtype`, and those values. */
+function input(shape: number[], dtype: FloatDType): { tensor: fl.Tensor; values: Float64Array } {
   const values = ref.roundTo(dtype, uniform(shape.reduce((p, d) => p * d, 1), nextSeed++));
   return { tensor: fl.tensor(Float32Array.from(values), { shape, dtype, device: fl.device() }), values };
 }
 
-/** One op under test: its inputs for [rows, cols], how to run it, its reference. */
-interface OpCase {
-  name: string;
-  /** Shapes of the tensor inputs for a [rows, cols] case. */
-  inputs(rows: number, cols: number): number[][];
-  run(t: fl.Tensor[]): fl.Tensor;
-  reference(v: Float64Array[], cols: number): Float64Array;
-  /** The unfused chain a fused op replaces, on the same inputs. */
-  chain?(t: fl.Tensor[]): fl.Tensor;
-}
-
-const matrix = (rows: number, cols: number) => [[rows, cols]];
-const twoMatrices = (rows: number, cols: number) => [[rows, cols], [rows, cols]];
-const matrixAndBias = (rows: number, cols: number) => [[rows, cols], [cols]];
-const stackedHalves = (rows: number, cols: number) => [[rows, 2, cols]];
-
-// The gate ([..., 0, :]) and up ([..., 1, :]) halves of x: [rows, 2, d] as separate tensors.
-function splitHalves(x: fl.Tensor): [fl.Tensor, fl.Tensor] {
-  const [rows, , d] = x.shape;
-  const values = x.toArray();
-  const gate = new Float32Array(rows * d), up = new Float32Array(rows * d);
-  for (let r = 0; r < rows; r++) {
-    gate.set(values.subarray(2 * r * d, (2 * r + 1) * d), r * d);
-    up.set(values.subarray((2 * r + 1) * d, (2 * r + 2) * d), r * d);
-  }
-  const options = { shape: [rows, d], dtype: x.dtype, device: x.device };
-  return [fl.tensor(gate, options), fl.tensor(up, options)];
-}
-
-const CASES: OpCase[] = [
-  { name: "ops.add", inputs: twoMatrices, run: ([a, b]) => fl.ops.add(a, b), reference: ([a, b]) => ref.add(a, b) },
-  { name: "ops.mul", inputs: twoMatrices, run: ([a, b]) => fl.ops.mul(a, b), reference: ([a, b]) => ref.mul(a, b) },
-  { name: "ops.scale", inputs: matrix, run: ([x]) => fl.ops.scale(x, SCALE), reference: ([x]) => ref.scale(x, SCALE) },
-  {
-    name: "ops.biasAdd", inputs: matrixAndBias, run: ([x, b]) => fl.ops.biasAdd(x, b),
-    reference: ([x, b]) => ref.biasAdd(x, b),
-  },
-  { name: "ops.relu", inputs: matrix, run: ([x]) => fl.ops.relu(x), reference: ([x]) => ref.relu(x) },
-  { name: "ops.gelu (erf)", inputs: matrix, run: ([x]) => fl.ops.gelu(x), reference: ([x]) => ref.gelu(x, "none") },
-  {
-    name: "ops.gelu (tanh)", inputs: matrix, run: ([x]) => fl.ops.gelu(x, { approximate: "tanh" }),
-    reference: ([x]) => ref.gelu(x, "tanh"),
-  },
-  { name: "ops.silu", inputs: matrix, run: ([x]) => fl.ops.silu(x), reference: ([x]) => ref.silu(x) },
-  {
-    name: "fused.addRelu", inputs: twoMatrices, run: ([a, b]) => fl.fused.addRelu(a, b),
-    reference: ([a, b]) => ref.addRelu(a, b), chain: ([a, b]) => fl.ops.relu(fl.ops.add(a, b)),
-  },
-  {
-    name: "fused.addReluScale", inputs: twoMatrices, run: ([a, b]) => fl.fused.addReluScale(a, b, SCALE),
-    reference: ([a, b]) => ref.addReluScale(a, b, SCALE),
-    chain: ([a, b]) => fl.ops.scale(fl.ops.relu(fl.ops.add(a, b)), SCALE),
-  },
-  {
-    name: "fused.reluScaleBias (no bias)", inputs: matrix, run: ([x]) => fl.fused.reluScaleBias(x, SCALE),
-    reference: ([x]) => ref.reluScaleBias(x, SCALE), chain: ([x]) => fl.ops.scale(fl.ops.relu(x), SCALE),
-  },
-  {
-    name: "fused.reluScaleBias", inputs: matrixAndBias, run: ([x, b]) => fl.fused.reluScaleBias(x, SCALE, b),
-    reference: ([x, b]) => ref.reluScaleBias(x, SCALE, b),
-    chain: ([x, b]) => fl.ops.biasAdd(fl.ops.scale(fl.ops.relu(x), SCALE), b),
-  },
-  {
-    name: "fused.scaleBias", inputs: matrixAndBias, run: ([x, b]) => fl.fused.scaleBias(x, SCALE, b),
-    reference: ([x, b]) => ref.scaleBias(x, SCALE, b), chain: ([x, b]) => fl.ops.biasAdd(fl.ops.scale(x, SCALE), b),
-  },
-  {
-    name: "fused.biasGelu (erf)", inputs: matrixAndBias, run: ([x, b]) => fl.fused.biasGelu(x, b),
-    reference: ([x, b]) => ref.biasGelu(x, b, "none"), chain: ([x, b]) => fl.ops.gelu(fl.ops.biasAdd(x, b)),
-  },
-  {
-    name: "fused.biasGelu (tanh)", inputs: matrixAndBias,
-    run: ([x, b]) => fl.fused.biasGelu(x, b, { approximate: "tanh" }), reference: ([x, b]) => ref.biasGelu(x, b, "tanh"),
-    chain: ([x, b]) => fl.ops.gelu(fl.ops.biasAdd(x, b), { approximate: "tanh" }),
-  },
-  {
-    name: "fused.siluAndMul", inputs: stackedHalves, run: ([x]) => fl.fused.siluAndMul(x),
-    reference: ([x], d) => ref.actAndMul(x, d, ref.siluOf),
-    chain: ([x]) => {
-      const [gate, up] = splitHalves(x);
-      return fl.ops.mul(fl.ops.silu(gate), up);
-    },
-  },
-  {
-    name: "fused.geluAndMul (erf)", inputs: stackedHalves, run: ([x]) => fl.fused.geluAndMul(x),
-    reference: ([x], d) => ref.actAndMul(x, d, ref.geluErf),
-    chain: ([x]) => {
-      const [gate, up] = splitHalves(x);
-      return fl.ops.mul(fl.ops.gelu(gate), up);
-    },
-  },
-  {
-    name: "fused.geluAndMul (tanh)", inputs: stackedHalves, run: ([x]) => fl.fused.geluAndMul(x, { approximate: "tanh" }),
-    reference: ([x], d) => ref.actAndMul(x, d, ref.geluTanh),
-    chain: ([x]) => {
-      const [gate, up] = splitHalves(x);
-      return fl.ops.mul(fl.ops.gelu(gate, { approximate: "tanh" }), up);
-    },
-  },
-];
+describeOps(fl.declarations.elementwise.ops, ref.REFERENCES, OPTIONS);
+describeFusedOps(fl.declarations.elementwise.fused, ref.REFERENCES, OPTIONS);
 
 describe("elementwise ops", () => {
-  for (const op of CASES) {
-    describe(op.name, () => {
-      for (const dtype of FLOAT_DTYPES) {
-        for (const [rows, cols] of SHAPES[dtype]) {
-          it(`${dtype} [${rows}, ${cols}]`, () => {
-            const inputs = op.inputs(rows, cols).map((shape) => input(shape, dtype));
-            const out = op.run(inputs.map((i) => i.tensor));
-            expect(out.dtype).to.equal(dtype);
-            expect(out.shape).to.deep.equal([rows, cols]);
-            fl.assertClose(out, op.reference(inputs.map((i) => i.values), cols), TOLERANCE[dtype]);
-            if (op.chain) fl.assertClose(out, op.chain(inputs.map((i) => i.tensor)).toArray(), CHAIN_TOLERANCE[dtype]);
-          });
-        }
-      }
-    });
-  }
-
   it("takes any rank: a 3-D x with a bias over its last dim, a 1-D add", () => {
     const x = input([2, 3, 5], "f32"), bias = input([5], "f32");
     const out = fl.fused.reluScaleBias(x.tensor, SCALE, bias.tensor);

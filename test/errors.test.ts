@@ -10,7 +10,7 @@ const COPY = "copy_f32x4";
 
 describe("errors", () => {
   const dev = testDevice;
-  const copy = () => dev().builtin(COPY);
+  const copy = () => fl.builtins(dev()).fn(COPY);
   const f32 = (n: number) => fl.randn([n], { device: dev(), seed: n });
 
   it("launches a built-in kernel by name with its signature's parameters", () => {
@@ -21,12 +21,12 @@ describe("errors", () => {
     const out = fl.zeros([5], { device: dev() });
     k.launch({ grid: 1, block: 32 }, out, src, 5);
     expect(Array.from(out.toArray())).to.deep.equal(Array.from(src.toArray()));
-    expect(dev().builtin(COPY)).to.equal(k);
+    expect(fl.builtins(dev()).fn(COPY)).to.equal(k);
   });
 
   it("names close built-in kernels for an unknown name", () => {
-    expectThrows(() => dev().builtin("copy_f32"), fl.ArgumentError,
-      /^device\.builtin: name must be a built-in kernel \(close names: copy_f32x4.*\), got "copy_f32"$/);
+    expectThrows(() => fl.builtins(dev()).fn("copy_f32"), fl.ArgumentError,
+      /^module\.fn: name must be one of the built-in kernels of .+ \(close names: copy_f32x4.*\), got "copy_f32"$/);
   });
 
   it("checks the argument count and kinds of a launch", () => {

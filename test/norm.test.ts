@@ -1,9 +1,12 @@
-// rmsNorm, layerNorm and the fused addRmsNorm against float64 references, on the
-// default device (the CPU emulator in CI, the GPU with FUSELAB_DEVICE=gpu).
+// rmsNorm, layerNorm and the fused addRmsNorm against float64 references, with
+// their traffic, from the ops' declarations (test/op-tests.ts), on the default
+// device (the CPU emulator in CI, the GPU with FUSELAB_DEVICE=gpu); below them,
+// what only this family has: precision, eps, launch shapes, warps of 64, errors.
 import { expect } from "chai";
 import * as fl from "../src";
-import { FLOAT_DTYPES, FloatDType } from "../src/ops/common";
-import { addRmsNormReference, layerNormReference, rmsNormReference } from "./reference/norm";
+import { FLOAT_DTYPES, FloatDType } from "../src/ops/declare";
+import { describeFusedOps, describeOps } from "./op-tests";
+import { REFERENCES, addRmsNormReference, layerNormReference, rmsNormReference } from "./reference/norm";
 
 // About two roundings of the output's dtype (the kernels round the output once;
 // addRmsNorm also rounds the sum it normalises).
@@ -27,55 +30,15 @@ function randn(shape: number[], dtype: FloatDType, device = fl.device()): fl.Ten
   return fl.randn(shape, { dtype, device, seed: seed++ });
 }
 
+// A chain rounds the sum to the dtype before normalising, as the fused kernel does.
+const OPTIONS = { shapes: { f32: SHAPES, f16: SHAPES, bf16: SHAPES }, tolerance: TOLERANCE, chainTolerance: TOLERANCE };
+
+describeOps(fl.declarations.norm.ops, REFERENCES, OPTIONS);
+describeFusedOps(fl.declarations.norm.fused, REFERENCES, OPTIONS);
+
 describe("norm ops", () => {
   for (const dtype of FLOAT_DTYPES) {
     describe(dtype, () => {
-      for (const [rows, cols] of SHAPES) {
-        it(`rmsNorm [${rows}, ${cols}], without and with weight`, () => {
-          const x = randn([rows, cols], dtype);
-          const weight = randn([cols], dtype);
-          const eps = 1e-5;
-          const plain = fl.ops.rmsNorm(x, null, { eps });
-          const weighted = fl.ops.rmsNorm(x, weight, { eps });
-          expect(plain.shape).to.deep.equal([rows, cols]);
-          expect(plain.dtype).to.equal(dtype);
-          fl.assertClose(plain, rmsNormReference(x.toArray(), cols, null, eps), TOLERANCE[dtype]);
-          fl.assertClose(weighted, rmsNormReference(x.toArray(), cols, weight.toArray(), eps), TOLERANCE[dtype]);
-        });
-
-        it(`layerNorm [${rows}, ${cols}], with neither, gamma, beta, both`, () => {
-          const x = randn([rows, cols], dtype);
-          const gamma = randn([cols], dtype);
-          const beta = randn([cols], dtype);
-          const xs = x.toArray();
-          const g = gamma.toArray();
-          const b = beta.toArray();
-          const eps = 1e-5;
-          fl.assertClose(fl.ops.layerNorm(x), layerNormReference(xs, cols, null, null, eps), TOLERANCE[dtype]);
-          fl.assertClose(fl.ops.layerNorm(x, gamma), layerNormReference(xs, cols, g, null, eps), TOLERANCE[dtype]);
-          fl.assertClose(fl.ops.layerNorm(x, null, beta), layerNormReference(xs, cols, null, b, eps), TOLERANCE[dtype]);
-          fl.assertClose(fl.ops.layerNorm(x, gamma, beta), layerNormReference(xs, cols, g, b, eps), TOLERANCE[dtype]);
-        });
-
-        it(`addRmsNorm [${rows}, ${cols}] equals add then rmsNorm, and updates residual in place`, () => {
-          const x = randn([rows, cols], dtype);
-          const residual = randn([rows, cols], dtype);
-          const weight = randn([cols], dtype);
-          const eps = 1e-6;
-          const expected = addRmsNormReference(x.toArray(), residual.toArray(), cols, weight.toArray(), eps);
-          const sum = fl.ops.add(x, residual);
-          const unfused = fl.ops.rmsNorm(sum, weight, { eps });
-
-          const result = fl.fused.addRmsNorm(x, residual, weight, { eps });
-          expect(result.residual).to.equal(residual);
-          fl.assertClose(result.residual, expected.residual, TOLERANCE[dtype]);
-          fl.assertClose(result.out, expected.out, TOLERANCE[dtype]);
-          // The same rounded sum, normalised by the same reduction: equal to f32 rounding.
-          fl.assertClose(result.residual, sum.toArray(), { rtol: 0, atol: 0 });
-          fl.assertClose(result.out, unfused.toArray(), { rtol: 1e-6, atol: 1e-6 });
-        });
-      }
-
       it("layerNorm of rows with mean 1000 and std 1 (a one-pass variance fails this)", () => {
         const [rows, cols] = [3, 4097];
         const noise = randn([rows, cols], "f32").toArray();
@@ -133,15 +96,15 @@ describe("norm ops", () => {
         const expected = addRmsNormReference(xs, residual.toArray(), cols, w, eps);
 
         const rms = fl.empty([rows, cols], { dtype, device });
-        device.builtin(`rms_norm_weight_${dtype}`).launch(shape, rms, x, weight, rows, cols, eps);
+        fl.builtins(device).fn(`rms_norm_weight_${dtype}`).launch(shape, rms, x, weight, rows, cols, eps);
         fl.assertClose(rms, rmsNormReference(xs, cols, w, eps), TOLERANCE[dtype]);
 
         const layer = fl.empty([rows, cols], { dtype, device });
-        device.builtin(`layer_norm_gamma_beta_${dtype}`).launch(shape, layer, x, weight, weight, rows, cols, eps);
+        fl.builtins(device).fn(`layer_norm_gamma_beta_${dtype}`).launch(shape, layer, x, weight, weight, rows, cols, eps);
         fl.assertClose(layer, layerNormReference(xs, cols, w, w, eps), TOLERANCE[dtype]);
 
         const out = fl.empty([rows, cols], { dtype, device });
-        device.builtin(`add_rms_norm_${dtype}`).launch(shape, out, residual, x, weight, rows, cols, eps);
+        fl.builtins(device).fn(`add_rms_norm_${dtype}`).launch(shape, out, residual, x, weight, rows, cols, eps);
         fl.assertClose(residual, expected.residual, TOLERANCE[dtype]);
         fl.assertClose(out, expected.out, TOLERANCE[dtype]);
       }
@@ -181,10 +144,11 @@ describe("norm ops", () => {
       fl.fused.addRmsNorm(x, residual, weight);
     });
     expect(ledger.entries).to.deep.equal([
-      { op: "ops.rmsNorm", kernel: "rms_norm_bf16", bytesRead: rowsBytes, bytesWritten: rowsBytes, launches: 1 },
-      { op: "ops.rmsNorm", kernel: "rms_norm_weight_bf16", bytesRead: rowsBytes + rowBytes, bytesWritten: rowsBytes, launches: 1 },
-      { op: "ops.layerNorm", kernel: "layer_norm_gamma_beta_bf16", bytesRead: rowsBytes + 2 * rowBytes, bytesWritten: rowsBytes, launches: 1 },
-      { op: "fused.addRmsNorm", kernel: "add_rms_norm_bf16", bytesRead: 2 * rowsBytes + rowBytes, bytesWritten: 2 * rowsBytes, launches: 1 },
+      { op: "ops.rmsNorm", kernel: "rms_norm_bf16", bytesRead: rowsBytes, bytesWritten: rowsBytes, launches: 1, modelled: true },
+      { op: "ops.rmsNorm", kernel: "rms_norm_weight_bf16", bytesRead: rowsBytes + rowBytes, bytesWritten: rowsBytes, launches: 1, modelled: true },
+      // One tensor passed as gamma and beta is one read of it.
+      { op: "ops.layerNorm", kernel: "layer_norm_gamma_beta_bf16", bytesRead: rowsBytes + rowBytes, bytesWritten: rowsBytes, launches: 1, modelled: true },
+      { op: "fused.addRmsNorm", kernel: "add_rms_norm_bf16", bytesRead: 2 * rowsBytes + rowBytes, bytesWritten: 2 * rowsBytes, launches: 1, modelled: true },
     ]);
   });
 

@@ -2,13 +2,11 @@
 // allocation, launch shapes, the choice of vector width, and the launch itself.
 import { ArgumentError, checkOptionsObject, describe, shapeString } from "../errors";
 import { DTYPE_BYTES, isFloatDType } from "../dtype";
+import { builtins } from "../module";
 import { Tensor, empty } from "../tensor";
-import { recordTraffic } from "../traffic";
 import type { Device } from "../device";
+import type { FloatDType, KernelsByDType } from "./declare";
 
-/** The storage types the op kernels are built for (arithmetic is f32 inside). */
-export type FloatDType = "f32" | "f16" | "bf16";
-export const FLOAT_DTYPES: readonly FloatDType[] = ["f32", "f16", "bf16"];
 
 /** Threads in a block for the grid-stride kernels. */
 const BLOCK_THREADS = 256;
@@ -31,7 +29,7 @@ export interface LaunchShape {
 
 /** `value` as a tensor that is still alive, or an ArgumentError naming `name`. */
 function checkTensor(where: string, name: string, value: unknown): Tensor {
-  if (!(value instanceof Tensor)) throw new ArgumentError(where, name, "a tensor", describe(value));
+  if (!Tensor.isTensor(value)) throw new ArgumentError(where, name, "a tensor", describe(value));
   if (value.disposed) {
     throw new ArgumentError(where, name, "a tensor that has not been disposed",
       `a disposed ${value.dtype} tensor of shape ${shapeString(value.shape)}`);
@@ -139,6 +137,18 @@ export function rowCount(shape: readonly number[]): number {
   return shape.slice(0, -1).reduce((p, d) => p * d, 1);
 }
 
+/** Options of an op that can write into a tensor you give. */
+export interface OutOptions {
+  /** The tensor to write the result into (its dtype, shape and device must be the result's); may be an input, for in place. */
+  out?: Tensor;
+}
+
+/** `options.out` checked against `like`, or a new tensor like it. */
+export function outputFor(where: string, options: unknown, like: Tensor): Tensor {
+  const o = checkOptions<OutOptions>(where, options, ["out"]);
+  return o.out === undefined ? emptyLike(like) : checkLike(where, "options.out", o.out, "the result", like);
+}
+
 /** A new tensor of `shape` with the dtype and device of `like` (poisoned when debug.poison is set). */
 export function emptyLike(like: Tensor, shape: readonly number[] = like.shape): Tensor {
   return empty([...shape], { dtype: like.dtype, device: like.device });
@@ -164,14 +174,20 @@ export function rowChunks(dtype: FloatDType, rowLength: number): number {
 }
 
 /**
- * Launches the built-in kernel `<kernelOp>_<dtype of ref>` and records its traffic
- * under `op`.
+ * One launch of the built-in kernel for `ref`'s dtype among `kernels`, on behalf
+ * of `op`, which states the bytes the launch must move (its traffic model).
  */
-export function launchBuiltin(op: string, kernelOp: string, ref: Tensor, shape: LaunchShape, bytesRead: number,
+export function launchBuiltin(op: string, kernels: KernelsByDType, ref: Tensor, shape: LaunchShape, bytesRead: number,
                               bytesWritten: number, args: (Tensor | number)[]): void {
-  const kernel = `${kernelOp}_${ref.dtype}`;
-  ref.device.builtin(kernel).launch(shape, ...args);
-  recordTraffic(op, kernel, bytesRead, bytesWritten);
+  const kernel = builtins(ref.device).fn(kernels[ref.dtype as FloatDType]);
+  kernel.launchAs({ op, bytesRead, bytesWritten }, shape, args);
+}
+
+/** The sum of the bytes of `tensors`, each counted once (an argument passed twice is read once). */
+export function distinctBytes(tensors: readonly (Tensor | null | undefined)[]): number {
+  const seen = new Set<Tensor>();
+  for (const t of tensors) if (t) seen.add(t);
+  return [...seen].reduce((sum, t) => sum + t.bytes, 0);
 }
 
 /** Blocks in a full grid-stride launch on `device`. */

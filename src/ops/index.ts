@@ -1,8 +1,21 @@
-// fl.ops (unfused, one launch each) and fl.fused (fused), gathered from every op family.
-import { elementwiseFused, elementwiseOps } from "./elementwise";
-import { normFused, normOps } from "./norm";
+// fl.ops (unfused, one launch each), fl.fused and fl.unfused (a fused op and the
+// chain it replaces, with the same arguments), gathered from every op family's
+// declarations.
+import { fusedTable, opTable, unfusedTable } from "./declare";
+import { ELEMENTWISE_FUSED, ELEMENTWISE_OPS } from "./elementwise";
+import { NORM_FUSED, NORM_OPS } from "./norm";
 
-export const ops = { ...elementwiseOps, ...normOps };
-export const fused = { ...elementwiseFused, ...normFused };
+export const ops = { ...opTable(ELEMENTWISE_OPS), ...opTable(NORM_OPS) };
+export const fused = { ...fusedTable(ELEMENTWISE_FUSED), ...fusedTable(NORM_FUSED) };
+export const unfused = { ...unfusedTable(ELEMENTWISE_FUSED), ...unfusedTable(NORM_FUSED) };
 
+/** Every op's declaration, by family: kernels, chains, examples (tests, benchmarks and lessons read them). */
+export const declarations = Object.freeze({
+  elementwise: { ops: ELEMENTWISE_OPS, fused: ELEMENTWISE_FUSED },
+  norm: { ops: NORM_OPS, fused: NORM_FUSED },
+});
+
+export type { FusedOpDeclaration, KernelsByDType, MakeTensor, OpDeclaration, OpExample } from "./declare";
+export type { OutOptions } from "./common";
 export type { GeluApproximation, GeluOptions } from "./elementwise";
+export type { NormOptions } from "./norm";

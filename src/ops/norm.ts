@@ -3,9 +3,11 @@
 import { ArgumentError, describe } from "../errors";
 import { Tensor } from "../tensor";
 import {
-  FloatDType, LaunchShape, checkFloatTensor, checkLike, checkOptions, checkRowVector, emptyLike, lastDim,
+  LaunchShape, checkFloatTensor, checkLike, checkOptions, checkRowVector, distinctBytes, emptyLike, lastDim,
   launchBuiltin, rowChunks, rowCount,
 } from "./common";
+import { FloatDType, KernelsByDType, declareFused, declareOp, kernelsByDType } from "./declare";
+import { add } from "./elementwise";
 
 /** Options of every norm op. */
 export interface NormOptions {
@@ -39,7 +41,7 @@ function rowLaunchShape(x: Tensor): LaunchShape {
 /** An optional per-column vector (weight, gamma, beta): null when omitted. */
 function checkOptionalRowVector(where: string, name: string, value: unknown, x: Tensor): Tensor | null {
   if (value === undefined || value === null) return null;
-  if (!(value instanceof Tensor)) throw new ArgumentError(where, name, "a tensor, null or undefined", describe(value));
+  if (!Tensor.isTensor(value)) throw new ArgumentError(where, name, "a tensor, null or undefined", describe(value));
   return checkRowVector(where, name, value, "x", x);
 }
 
@@ -48,14 +50,22 @@ function checkOptionalRowVector(where: string, name: string, value: unknown, x: 
  * (out, ...inputs, rows, cols, eps). It reads `inputs` and writes out, and
  * `updated` in place.
  */
-function launchNorm(op: string, kernelOp: string, x: Tensor, inputs: Tensor[], eps: number,
+function launchNorm(op: string, kernels: KernelsByDType, x: Tensor, inputs: Tensor[], eps: number,
                     updated: Tensor | null = null): Tensor {
   const out = emptyLike(x);
-  const bytesRead = inputs.reduce((sum, t) => sum + t.bytes, 0);
-  const bytesWritten = out.bytes + (updated ? updated.bytes : 0);
-  launchBuiltin(op, kernelOp, x, rowLaunchShape(x), bytesRead, bytesWritten,
+  launchBuiltin(op, kernels, x, rowLaunchShape(x), distinctBytes(inputs), distinctBytes([out, updated]),
     [out, ...inputs, rowCount(x.shape), lastDim(x.shape), eps]);
   return out;
+}
+
+/** x, and a residual like it that is not x itself (the residual is updated in place). */
+function checkResidualPair(where: string, x: unknown, residual: unknown): [Tensor, Tensor] {
+  const input = checkFloatTensor(where, "x", x);
+  const res = checkLike(where, "residual", residual, "x", input);
+  if (res === input) {
+    throw new ArgumentError(where, "residual", "a different tensor from x (it is updated in place)", "x itself");
+  }
+  return [input, res];
 }
 
 function checkEps(where: string, options: unknown, fallback: number): number {
@@ -67,58 +77,84 @@ function checkEps(where: string, options: unknown, fallback: number): number {
   return eps;
 }
 
+const RMS_NORM = kernelsByDType("rms_norm_f32", "rms_norm_f16", "rms_norm_bf16");
+const RMS_NORM_WEIGHT = kernelsByDType("rms_norm_weight_f32", "rms_norm_weight_f16", "rms_norm_weight_bf16");
+const LAYER_NORM = kernelsByDType("layer_norm_f32", "layer_norm_f16", "layer_norm_bf16");
+const LAYER_NORM_GAMMA = kernelsByDType("layer_norm_gamma_f32", "layer_norm_gamma_f16", "layer_norm_gamma_bf16");
+const LAYER_NORM_BETA = kernelsByDType("layer_norm_beta_f32", "layer_norm_beta_f16", "layer_norm_beta_bf16");
+const LAYER_NORM_GAMMA_BETA = kernelsByDType("layer_norm_gamma_beta_f32", "layer_norm_gamma_beta_f16", "layer_norm_gamma_beta_bf16");
+const ADD_RMS_NORM = kernelsByDType("add_rms_norm_f32", "add_rms_norm_f16", "add_rms_norm_bf16");
+
 /**
  * RMSNorm over the last dim: `out = x / sqrt(mean(x²) + eps) * weight`, one
  * launch. `weight` (1-D, the length of the last dim) may be omitted or null;
  * `eps` defaults to 1e-6.
  */
-export function rmsNorm(x: Tensor, weight?: Tensor | null, options?: NormOptions): Tensor {
-  const where = "fl.ops.rmsNorm";
-  const input = checkFloatTensor(where, "x", x);
-  const w = checkOptionalRowVector(where, "weight", weight, input);
-  const eps = checkEps(where, options, RMS_NORM_EPS);
-  return launchNorm("ops.rmsNorm", w ? "rms_norm_weight" : "rms_norm", input, w ? [input, w] : [input], eps);
-}
+export const rmsNorm = declareOp({
+  name: "rmsNorm", kernels: [RMS_NORM, RMS_NORM_WEIGHT],
+  fn: (x: Tensor, weight?: Tensor | null, options?: NormOptions): Tensor => {
+    const where = "fl.ops.rmsNorm";
+    const input = checkFloatTensor(where, "x", x);
+    const w = checkOptionalRowVector(where, "weight", weight, input);
+    const eps = checkEps(where, options, RMS_NORM_EPS);
+    return launchNorm("ops.rmsNorm", w ? RMS_NORM_WEIGHT : RMS_NORM, input, w ? [input, w] : [input], eps);
+  },
+  examples: [
+    { label: "", args: (make, rows, cols) => [make([rows, cols]), make([cols])] },
+    { label: "no weight", args: (make, rows, cols) => [make([rows, cols]), null, { eps: 1e-5 }] },
+  ],
+});
 
 /**
  * LayerNorm over the last dim: `out = (x - mean) / sqrt(var + eps) * gamma + beta`
  * (biased variance, as PyTorch), one launch. `gamma` and `beta` (1-D, the length
  * of the last dim) may each be omitted or null; `eps` defaults to 1e-5.
  */
-export function layerNorm(x: Tensor, gamma?: Tensor | null, beta?: Tensor | null, options?: NormOptions): Tensor {
-  const where = "fl.ops.layerNorm";
-  const input = checkFloatTensor(where, "x", x);
-  const g = checkOptionalRowVector(where, "gamma", gamma, input);
-  const b = checkOptionalRowVector(where, "beta", beta, input);
-  const eps = checkEps(where, options, LAYER_NORM_EPS);
-  const inputs = [input, ...(g ? [g] : []), ...(b ? [b] : [])];
-  return launchNorm("ops.layerNorm", `layer_norm${g ? "_gamma" : ""}${b ? "_beta" : ""}`, input, inputs, eps);
-}
+export const layerNorm = declareOp({
+  name: "layerNorm", kernels: [LAYER_NORM, LAYER_NORM_GAMMA, LAYER_NORM_BETA, LAYER_NORM_GAMMA_BETA],
+  fn: (x: Tensor, gamma?: Tensor | null, beta?: Tensor | null, options?: NormOptions): Tensor => {
+    const where = "fl.ops.layerNorm";
+    const input = checkFloatTensor(where, "x", x);
+    const g = checkOptionalRowVector(where, "gamma", gamma, input);
+    const b = checkOptionalRowVector(where, "beta", beta, input);
+    const eps = checkEps(where, options, LAYER_NORM_EPS);
+    const kernels = g ? (b ? LAYER_NORM_GAMMA_BETA : LAYER_NORM_GAMMA) : (b ? LAYER_NORM_BETA : LAYER_NORM);
+    return launchNorm("ops.layerNorm", kernels, input, [input, ...(g ? [g] : []), ...(b ? [b] : [])], eps);
+  },
+  examples: [
+    { label: "", args: (make, rows, cols) => [make([rows, cols]), make([cols]), make([cols])] },
+    { label: "gamma only", args: (make, rows, cols) => [make([rows, cols]), make([cols])] },
+    { label: "beta only", args: (make, rows, cols) => [make([rows, cols]), null, make([cols])] },
+    { label: "neither", args: (make, rows, cols) => [make([rows, cols]), null, null, { eps: 1e-3 }] },
+  ],
+});
 
 /**
  * Fused residual add and RMSNorm, as vLLM's fused_add_rms_norm, in one launch:
  * `residual` is updated IN PLACE to `x + residual` (rounded to the dtype, as
  * `ops.add` would store it), and `out = rmsNorm(residual, weight)`. Returns
- * `{ out, residual }`, where `residual` is the very tensor passed in. Equals
- * `ops.add(x, residual)` then `ops.rmsNorm(sum, weight)`, reading x and residual
- * once and writing the sum without a second launch. `eps` defaults to 1e-6.
+ * `{ out, residual }`, where `residual` is the very tensor passed in. Reads x and
+ * residual once and writes the sum without a second launch. `eps` defaults to 1e-6.
  */
-export function addRmsNorm(x: Tensor, residual: Tensor, weight: Tensor,
-                           options?: NormOptions): { out: Tensor; residual: Tensor } {
-  const where = "fl.fused.addRmsNorm";
-  const input = checkFloatTensor(where, "x", x);
-  const res = checkLike(where, "residual", residual, "x", input);
-  if (res === input) {
-    throw new ArgumentError(where, "residual", "a different tensor from x (it is updated in place)", "x itself");
-  }
-  const w = checkRowVector(where, "weight", weight, "x", input);
-  const eps = checkEps(where, options, RMS_NORM_EPS);
-  const out = launchNorm("fused.addRmsNorm", "add_rms_norm", input, [res, input, w], eps, res);
-  return { out, residual: res };
-}
+export const addRmsNorm = declareFused({
+  name: "addRmsNorm", computes: "residual = x + residual; out = rmsNorm(residual, weight)",
+  chain: "ops.add(x, residual, { out: residual }); ops.rmsNorm(residual, weight)",
+  kernels: [ADD_RMS_NORM], chainKernels: [], mutates: ["residual"],
+  fused: (x: Tensor, residual: Tensor, weight: Tensor, options?: NormOptions): { out: Tensor; residual: Tensor } => {
+    const where = "fl.fused.addRmsNorm";
+    const [input, res] = checkResidualPair(where, x, residual);
+    const w = checkRowVector(where, "weight", weight, "x", input);
+    const eps = checkEps(where, options, RMS_NORM_EPS);
+    const out = launchNorm("fused.addRmsNorm", ADD_RMS_NORM, input, [res, input, w], eps, res);
+    return { out, residual: res };
+  },
+  unfused: (x: Tensor, residual: Tensor, weight: Tensor, options?: NormOptions): { out: Tensor; residual: Tensor } => {
+    const [input, res] = checkResidualPair("fl.unfused.addRmsNorm", x, residual);
+    add.fn(input, res, { out: res });
+    return { out: rmsNorm.fn(res, weight, options), residual: res };
+  },
+  examples: [{ label: "", args: (make, rows, cols) => [make([rows, cols]), make([rows, cols]), make([cols])] }],
+});
 
-/** Unfused norm ops, merged into `fl.ops`. */
-export const normOps = { rmsNorm, layerNorm };
-
-/** Fused norm ops, merged into `fl.fused`. */
-export const normFused = { addRmsNorm };
+export const NORM_OPS = [rmsNorm, layerNorm] as const;
+export const NORM_FUSED = [addRmsNorm] as const;

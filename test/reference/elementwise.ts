@@ -1,7 +1,7 @@
 // Plain float64 references for the elementwise ops, from their formulas. Inputs
 // are rounded to the storage dtype first (roundTo), as the kernels see them.
 
-import type { FloatDType } from "../../src/ops/common";
+import type { FloatDType } from "../../src/ops/declare";
 
 const f32Scratch = new Float32Array(1);
 const u32View = new Uint32Array(f32Scratch.buffer);
@@ -94,3 +94,27 @@ export function actAndMul(x: Float64Array, d: number, act: (v: number) => number
   }
   return out;
 }
+
+type GeluForm = { approximate?: "none" | "tanh" } | undefined;
+const form = (options: GeluForm) => options?.approximate ?? "none";
+
+/**
+ * Each op's reference by its public name: the op's arguments with every tensor
+ * replaced by its values, and the length of the last dim.
+ */
+export const REFERENCES: Record<string, (args: any[], cols: number) => Float64Array | Record<string, Float64Array>> = {
+  "ops.add": ([a, b]) => add(a, b),
+  "ops.mul": ([a, b]) => mul(a, b),
+  "ops.scale": ([x, s]) => scale(x, s),
+  "ops.biasAdd": ([x, bias]) => biasAdd(x, bias),
+  "ops.relu": ([x]) => relu(x),
+  "ops.gelu": ([x, options]) => gelu(x, form(options)),
+  "ops.silu": ([x]) => silu(x),
+  "fused.addRelu": ([a, b]) => addRelu(a, b),
+  "fused.addReluScale": ([a, b, s]) => addReluScale(a, b, s),
+  "fused.reluScaleBias": ([x, s, bias]) => reluScaleBias(x, s, bias ?? undefined),
+  "fused.scaleBias": ([x, s, bias]) => scaleBias(x, s, bias),
+  "fused.biasGelu": ([x, bias, options]) => biasGelu(x, bias, form(options)),
+  "fused.siluAndMul": ([x], d) => actAndMul(x, d, siluOf),
+  "fused.geluAndMul": ([x, options], d) => actAndMul(x, d, geluOf(form(options))),
+};

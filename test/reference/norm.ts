@@ -40,3 +40,16 @@ export function addRmsNormReference(x: ArrayLike<number>, residual: ArrayLike<nu
   for (let i = 0; i < x.length; i++) sum[i] = x[i] + residual[i];
   return { out: rmsNormReference(sum, cols, weight, eps), residual: sum };
 }
+
+// The ops' default epsilons, as documented.
+const RMS_EPS = 1e-6;
+const LAYER_EPS = 1e-5;
+
+/** Each op's reference by its public name (tensors replaced by their values). */
+export const REFERENCES: Record<string, (args: any[], cols: number) => Float64Array | Record<string, Float64Array>> = {
+  "ops.rmsNorm": ([x, weight, options], cols) => rmsNormReference(x, cols, weight ?? null, options?.eps ?? RMS_EPS),
+  "ops.layerNorm": ([x, gamma, beta, options], cols) =>
+    layerNormReference(x, cols, gamma ?? null, beta ?? null, options?.eps ?? LAYER_EPS),
+  "fused.addRmsNorm": ([x, residual, weight, options], cols) =>
+    addRmsNormReference(x, residual, cols, weight, options?.eps ?? RMS_EPS),
+};

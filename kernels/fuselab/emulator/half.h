@@ -116,36 +116,41 @@ struct __half2_raw {
   unsigned short x, y;
 };
 
+// Constructors and conversions of a 16-bit float type T, as CUDA gives them:
+// implicit from and to float, double and the integer types (integer
+// conversions truncate), and from and to its raw bits.
+#define FL_HALF_CONVERSIONS(T, RAW, FROM_FLOAT, TO_FLOAT)                                       \
+  T() = default;                                                                                \
+  constexpr T(const RAW& r) : __x(r.x) {}                                                       \
+  T(float f) : __x(FROM_FLOAT(f)) {}                                                            \
+  T(double d) : __x(FROM_FLOAT(fl::emu::round_to_odd(d))) {}                                    \
+  T(short v) : T(static_cast<float>(v)) {}                                                      \
+  T(unsigned short v) : T(static_cast<float>(v)) {}                                             \
+  T(int v) : T(static_cast<double>(v)) {}                                                       \
+  T(unsigned int v) : T(static_cast<double>(v)) {}                                              \
+  T(long v) : T(static_cast<double>(v)) {}                                                      \
+  T(unsigned long v) : T(static_cast<double>(v)) {}                                             \
+  T(long long v) : T(static_cast<double>(v)) {}                                                 \
+  T(unsigned long long v) : T(static_cast<double>(v)) {}                                        \
+  operator RAW() const { return {__x}; }                                                        \
+  operator float() const { return TO_FLOAT(__x); }                                              \
+  operator signed char() const { return static_cast<signed char>(float(*this)); }               \
+  operator unsigned char() const { return static_cast<unsigned char>(float(*this)); }           \
+  operator char() const { return static_cast<char>(float(*this)); }                             \
+  operator short() const { return static_cast<short>(float(*this)); }                           \
+  operator unsigned short() const { return static_cast<unsigned short>(float(*this)); }         \
+  operator int() const { return static_cast<int>(float(*this)); }                               \
+  operator unsigned int() const { return static_cast<unsigned int>(float(*this)); }             \
+  operator long() const { return static_cast<long>(float(*this)); }                             \
+  operator unsigned long() const { return static_cast<unsigned long>(float(*this)); }           \
+  operator long long() const { return static_cast<long long>(float(*this)); }                   \
+  operator unsigned long long() const { return static_cast<unsigned long long>(float(*this)); } \
+  constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
+
 // f16 as its 16 bits. Trivial to construct, so it can live in __shared__ arrays.
 struct alignas(2) __half {
   unsigned short __x;
-  __half() = default;
-  constexpr __half(const __half_raw& r) : __x(r.x) {}
-  __half(float f) : __x(fl::emu::float_to_half_bits(f)) {}
-  __half(double d) : __x(fl::emu::float_to_half_bits(fl::emu::round_to_odd(d))) {}
-  __half(short v) : __half(static_cast<float>(v)) {}
-  __half(unsigned short v) : __half(static_cast<float>(v)) {}
-  __half(int v) : __half(static_cast<double>(v)) {}
-  __half(unsigned int v) : __half(static_cast<double>(v)) {}
-  __half(long v) : __half(static_cast<double>(v)) {}
-  __half(unsigned long v) : __half(static_cast<double>(v)) {}
-  __half(long long v) : __half(static_cast<double>(v)) {}
-  __half(unsigned long long v) : __half(static_cast<double>(v)) {}
-  operator __half_raw() const { return {__x}; }
-  operator float() const { return fl::emu::half_bits_to_float(__x); }
-  // Integer conversions truncate, as CUDA's do.
-  operator signed char() const { return static_cast<signed char>(float(*this)); }
-  operator unsigned char() const { return static_cast<unsigned char>(float(*this)); }
-  operator char() const { return static_cast<char>(float(*this)); }
-  operator short() const { return static_cast<short>(float(*this)); }
-  operator unsigned short() const { return static_cast<unsigned short>(float(*this)); }
-  operator int() const { return static_cast<int>(float(*this)); }
-  operator unsigned int() const { return static_cast<unsigned int>(float(*this)); }
-  operator long() const { return static_cast<long>(float(*this)); }
-  operator unsigned long() const { return static_cast<unsigned long>(float(*this)); }
-  operator long long() const { return static_cast<long long>(float(*this)); }
-  operator unsigned long long() const { return static_cast<unsigned long long>(float(*this)); }
-  constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
+  FL_HALF_CONVERSIONS(__half, __half_raw, fl::emu::float_to_half_bits, fl::emu::half_bits_to_float)
 };
 
 struct alignas(2) __nv_bfloat16_raw {
@@ -158,34 +163,10 @@ struct alignas(4) __nv_bfloat162_raw {
 // bf16 as its 16 bits.
 struct alignas(2) __nv_bfloat16 {
   unsigned short __x;
-  __nv_bfloat16() = default;
-  constexpr __nv_bfloat16(const __nv_bfloat16_raw& r) : __x(r.x) {}
-  __nv_bfloat16(float f) : __x(fl::emu::float_to_bf16_bits(f)) {}
-  __nv_bfloat16(double d) : __x(fl::emu::float_to_bf16_bits(fl::emu::round_to_odd(d))) {}
-  __nv_bfloat16(short v) : __nv_bfloat16(static_cast<float>(v)) {}
-  __nv_bfloat16(unsigned short v) : __nv_bfloat16(static_cast<float>(v)) {}
-  __nv_bfloat16(int v) : __nv_bfloat16(static_cast<double>(v)) {}
-  __nv_bfloat16(unsigned int v) : __nv_bfloat16(static_cast<double>(v)) {}
-  __nv_bfloat16(long v) : __nv_bfloat16(static_cast<double>(v)) {}
-  __nv_bfloat16(unsigned long v) : __nv_bfloat16(static_cast<double>(v)) {}
-  __nv_bfloat16(long long v) : __nv_bfloat16(static_cast<double>(v)) {}
-  __nv_bfloat16(unsigned long long v) : __nv_bfloat16(static_cast<double>(v)) {}
+  FL_HALF_CONVERSIONS(__nv_bfloat16, __nv_bfloat16_raw, fl::emu::float_to_bf16_bits, fl::emu::bf16_bits_to_float)
   explicit __nv_bfloat16(__half h) : __nv_bfloat16(float(h)) {}
-  operator __nv_bfloat16_raw() const { return {__x}; }
-  operator float() const { return fl::emu::bf16_bits_to_float(__x); }
-  operator signed char() const { return static_cast<signed char>(float(*this)); }
-  operator unsigned char() const { return static_cast<unsigned char>(float(*this)); }
-  operator char() const { return static_cast<char>(float(*this)); }
-  operator short() const { return static_cast<short>(float(*this)); }
-  operator unsigned short() const { return static_cast<unsigned short>(float(*this)); }
-  operator int() const { return static_cast<int>(float(*this)); }
-  operator unsigned int() const { return static_cast<unsigned int>(float(*this)); }
-  operator long() const { return static_cast<long>(float(*this)); }
-  operator unsigned long() const { return static_cast<unsigned long>(float(*this)); }
-  operator long long() const { return static_cast<long long>(float(*this)); }
-  operator unsigned long long() const { return static_cast<unsigned long long>(float(*this)); }
-  constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
 };
+#undef FL_HALF_CONVERSIONS
 
 typedef __half half;
 typedef __nv_bfloat16 nv_bfloat16;

@@ -204,16 +204,14 @@ inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c
 inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
 
 // ---- loads and stores with cache hints: plain loads and stores here
-template <typename T> inline T __ldg(const T* p) { return *p; }
-template <typename T> inline T __ldcg(const T* p) { return *p; }
-template <typename T> inline T __ldca(const T* p) { return *p; }
-template <typename T> inline T __ldcs(const T* p) { return *p; }
-template <typename T> inline T __ldlu(const T* p) { return *p; }
-template <typename T> inline T __ldcv(const T* p) { return *p; }
-template <typename T> inline void __stcg(T* p, T v) { *p = v; }
-template <typename T> inline void __stcs(T* p, T v) { *p = v; }
-template <typename T> inline void __stwb(T* p, T v) { *p = v; }
-template <typename T> inline void __stwt(T* p, T v) { *p = v; }
+#define FL_LOAD(name) \
+  template <typename T> inline T name(const T* p) { return *p; }
+#define FL_STORE(name) \
+  template <typename T> inline void name(T* p, T v) { *p = v; }
+FL_LOAD(__ldg) FL_LOAD(__ldcg) FL_LOAD(__ldca) FL_LOAD(__ldcs) FL_LOAD(__ldlu) FL_LOAD(__ldcv)
+FL_STORE(__stcg) FL_STORE(__stcs) FL_STORE(__stwb) FL_STORE(__stwt)
+#undef FL_LOAD
+#undef FL_STORE
 
 // ---- fences: blocks run on different OS threads
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }

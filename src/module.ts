@@ -1,0 +1,137 @@
+// Modules: a set of kernels on one device, launched by name. Built-in kernels
+// (kernels/*.hip, compiled ahead of time) are a module like a compiled one:
+// `fl.builtins(device).fn(name)` as `fl.compile(source).fn(name)`.
+import { ArgumentError, FuselabError, describe } from "./errors";
+import { Device, checkDevice } from "./device";
+import { Kernel, KernelParam } from "./kernel";
+import { ModuleHandle, native, nativeCall } from "./native";
+import { canonicalName, paramsFromSignature } from "./signature";
+
+/** A kernel of a module: its name and parameters, before it is loaded. */
+export interface KernelEntry {
+  name: string;
+  params: readonly KernelParam[];
+}
+
+/** A compiled module's template kernels, instantiated on demand. */
+export interface KernelTemplates {
+  /** The templates' names ("k", "ns::k"). */
+  names: readonly string[];
+  /** Compiles the instance `name` ("k<float, 256>"); undefined when no template has that name. */
+  instantiate(name: string): { handle: ModuleHandle; entry: KernelEntry } | undefined;
+}
+
+/** Kernels on one device, launched through `fn(name)`. */
+export class Module {
+  /** The names of the module's kernels: `__global__` functions and the instances of templates the source makes ("k<float>"). */
+  readonly kernels: readonly string[];
+  /** The template `__global__` functions ("k", "ns::k"); `fn("k<float, 256>")` makes an instance. */
+  readonly templates: readonly string[];
+  private handle: ModuleHandle | undefined;
+  private readonly entries: ReadonlyMap<string, KernelEntry>;
+  private readonly functions = new Map<string, Kernel>();
+  // Template instances fn() compiled, each a module of its own, unloaded with this one.
+  private readonly instances: ModuleHandle[] = [];
+
+  /** @internal Modules come from `compile()` and `builtins()`. */
+  constructor(readonly device: Device, handle: ModuleHandle, entries: readonly KernelEntry[],
+              private readonly what: string, private readonly onDispose?: () => void,
+              private readonly kernelTemplates?: KernelTemplates) {
+    this.handle = handle;
+    this.entries = new Map(entries.map((e) => [e.name, e]));
+    this.kernels = Object.freeze(entries.map((e) => e.name));
+    this.templates = Object.freeze([...(kernelTemplates?.names ?? [])]);
+  }
+
+  /** Whether `dispose()` has unloaded the module. */
+  get disposed(): boolean {
+    return this.handle === undefined;
+  }
+
+  /**
+   * The kernel `name`; an error lists close names when there is none. A
+   * template instance is named as NVRTC's name expressions name it
+   * ("norm<float, 256>"); one the source does not make is compiled now.
+   */
+  fn(name: string): Kernel {
+    if (this.handle === undefined) throw new FuselabError(`module.fn: the module of ${this.kernels.join(", ")} was used after dispose()`);
+    const canonical = (typeof name === "string" ? canonicalName(name) : undefined) ?? name;
+    const cached = this.functions.get(canonical);
+    if (cached) return cached;
+    let handle = this.handle;
+    let entry = typeof canonical === "string" ? this.entries.get(canonical) : undefined;
+    if (!entry && typeof canonical === "string") {
+      const instance = this.kernelTemplates?.instantiate(canonical);
+      if (instance) {
+        this.instances.push(instance.handle);
+        ({ handle, entry } = instance);
+      }
+    }
+    if (!entry) throw new ArgumentError("module.fn", "name", this.expectedName(name), describe(name));
+    const kernelName = entry.name;
+    const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this);
+    this.functions.set(canonical, kernel);
+    return kernel;
+  }
+
+  /** Unloads a compiled module; its kernels refuse to launch afterwards. A second call does nothing. */
+  dispose(): void {
+    if (this.handle === undefined) return;
+    if (!this.onDispose) throw new FuselabError(`module.dispose: the ${this.what} cannot be unloaded`);
+    const handles = [this.handle, ...this.instances.splice(0)];
+    this.handle = undefined;
+    this.onDispose();
+    for (const handle of handles) nativeCall(() => native().unload(handle));
+  }
+
+  /** "the built-in kernels of cpu", "a module of saxpy". */
+  describe(): string {
+    return this.what;
+  }
+
+  private expectedName(name: unknown): string {
+    if (typeof name !== "string") return "a kernel name (a string)";
+    const known = [...this.kernels, ...this.templates.map((t) => `${t}<...>`)];
+    if (known.length <= 8) return `one of the module's kernels (${known.join(", ")})`;
+    const close = closeNames(name, this.kernels);
+    return close.length > 0 ? `one of ${this.what} (close names: ${close.join(", ")})` : `one of ${this.what} (${this.kernels.length} kernels)`;
+  }
+}
+
+const builtinModules = new WeakMap<Device, Module>();
+
+/** The kernels built into `device`'s backend ahead of time (kernels/*.hip); the default device when left out. */
+export function builtins(device?: Device): Module {
+  const dev = checkDevice("fl.builtins", device, "device");
+  let module = builtinModules.get(dev);
+  if (!module) {
+    const handle = nativeCall(() => native().builtin(dev.handle));
+    const entries = nativeCall(() => native().kernels(handle))
+      .map((k) => ({ name: k.name, params: paramsFromSignature(k.signature ?? "") }));
+    module = new Module(dev, handle, entries, `the built-in kernels of ${dev.describe()}`);
+    builtinModules.set(dev, module);
+  }
+  return module;
+}
+
+// Up to five names a typo might have meant: same prefix or small edit distance.
+function closeNames(name: string, names: readonly string[]): string[] {
+  const scored = names
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
+    .filter(({ candidate, distance }) => distance <= Math.max(2, Math.floor(name.length / 3)) ||
+      candidate.startsWith(name) || name.startsWith(candidate.split("_")[0] + "_"))
+    .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate));
+  return scored.slice(0, 5).map((s) => s.candidate);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}

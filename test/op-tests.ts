@@ -1,0 +1,170 @@
+// The tests every op gets from its declaration: on every dtype and awkward shape,
+// with outputs poisoned before each launch (test/setup.ts), each example is run
+// and compared with the op's float64 reference; a fused op is also run as its
+// unfused chain (`fl.unfused.X`, same arguments), compared with both, and its
+// traffic is checked against the rule: one launch, every distinct input read
+// once, every output and every argument it changes written once.
+import { expect } from "chai";
+import * as fl from "../src";
+import type { FloatDType } from "../src/ops/declare";
+import { roundTo } from "./reference/elementwise";
+
+export type Tolerance = Record<FloatDType, { rtol: number; atol: number }>;
+export type Reference = (args: any[], cols: number) => Float64Array | Record<string, Float64Array>;
+
+const DTYPES: FloatDType[] = ["f32", "f16", "bf16"];
+
+// Uniform in [-4, 4), seeded (mulberry32), so failures reproduce.
+export function uniform(count: number, seed: number): number[] {
+  let state = seed >>> 0;
+  const out = new Array<number>(count);
+  for (let i = 0; i < count; i++) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * 8 - 4;
+  }
+  return out;
+}
+
+/** Arguments made by an example, and the values each tensor held when made. */
+interface Made {
+  args: unknown[];
+  values: Map<fl.Tensor, Float64Array>;
+}
+
+// Runs `example.args` with tensors of seeded values (the same for the same `seed`).
+function makeArgs(example: fl.OpExample, dtype: FloatDType, rows: number, cols: number, seed: number): Made {
+  const values = new Map<fl.Tensor, Float64Array>();
+  let next = seed;
+  const make = (shape: number[]) => {
+    const v = roundTo(dtype, uniform(shape.reduce((p, d) => p * d, 1), next++));
+    const t = fl.tensor(Float32Array.from(v), { shape, dtype, device: fl.device() });
+    values.set(t, v);
+    return t;
+  };
+  return { args: example.args(make, rows, cols), values };
+}
+
+/** The tensors an op returned, by name ("out" for a lone tensor). */
+function outputsOf(result: unknown): Record<string, fl.Tensor> {
+  if (fl.Tensor.isTensor(result)) return { out: result };
+  return Object.fromEntries(Object.entries(result as object).filter(([, v]) => fl.Tensor.isTensor(v)));
+}
+
+function expectedOf(reference: Reference, made: Made, cols: number): Record<string, Float64Array> {
+  const host = made.args.map((a) => (fl.Tensor.isTensor(a) ? made.values.get(a) : a));
+  const expected = reference(host, cols);
+  return expected instanceof Float64Array ? { out: expected } : expected;
+}
+
+function tensorArgs(args: unknown[]): fl.Tensor[] {
+  return [...new Set(args.filter((a): a is fl.Tensor => fl.Tensor.isTensor(a)))];
+}
+
+const bytesOf = (tensors: Iterable<fl.Tensor>) => [...new Set(tensors)].reduce((sum, t) => sum + t.bytes, 0);
+const exampleName = (e: fl.OpExample) => (e.label ? ` (${e.label})` : "");
+
+export interface OpTestOptions {
+  /** [rows, cols] per dtype. */
+  shapes: Record<FloatDType, [number, number][]>;
+  /** An op against its reference. */
+  tolerance: Tolerance;
+  /** A chain against the reference and against the fused op: the chain rounds each intermediate. */
+  chainTolerance: Tolerance;
+}
+
+let seeds = 1;
+
+/** The tests of a family's unfused ops, from their declarations. */
+export function describeOps(ops: readonly fl.OpDeclaration[], references: Record<string, Reference>, o: OpTestOptions): void {
+  for (const op of ops) {
+    describe(`ops.${op.name}`, () => {
+      for (const example of op.examples) {
+        for (const dtype of DTYPES) {
+          for (const [rows, cols] of o.shapes[dtype]) {
+            it(`${dtype} [${rows}, ${cols}]${exampleName(example)}`, () => {
+              const made = makeArgs(example, dtype, rows, cols, (seeds += 16));
+              let result: unknown;
+              const ledger = fl.traffic(() => (result = (op.fn as (...a: unknown[]) => unknown)(...made.args)));
+              const outputs = outputsOf(result);
+              const expected = expectedOf(references[`ops.${op.name}`], made, cols);
+              for (const [name, tensor] of Object.entries(outputs)) {
+                expect(tensor.dtype).to.equal(dtype);
+                fl.assertClose(tensor, expected[name], o.tolerance[dtype]);
+              }
+              expect(ledger.launches, "launches").to.equal(1);
+              const [entry] = ledger.entries;
+              expect(entry.op).to.equal(`ops.${op.name}`);
+              expect(op.kernels.map((k) => k[dtype])).to.include(entry.kernel);
+              expect(entry.bytesRead, "bytes read").to.equal(bytesOf(tensorArgs(made.args)));
+              expect(entry.bytesWritten, "bytes written").to.equal(bytesOf(Object.values(outputs)));
+            });
+          }
+        }
+      }
+    });
+  }
+}
+
+/** The tests of a family's fused ops, from their declarations. */
+export function describeFusedOps(declarations: readonly fl.FusedOpDeclaration[], references: Record<string, Reference>,
+                                 o: OpTestOptions): void {
+  const opKernels = new Set(Object.values(fl.declarations).flatMap((family) =>
+    family.ops.flatMap((op: fl.OpDeclaration) => op.kernels.flatMap((k) => Object.values(k)))));
+  for (const op of declarations) {
+    describe(`fused.${op.name} against its reference and fl.unfused.${op.name}`, () => {
+      for (const example of op.examples) {
+        for (const dtype of DTYPES) {
+          for (const [rows, cols] of o.shapes[dtype]) {
+            it(`${dtype} [${rows}, ${cols}]${exampleName(example)}`, () => {
+              const seed = (seeds += 16);
+              const fusedMade = makeArgs(example, dtype, rows, cols, seed);
+              const chainMade = makeArgs(example, dtype, rows, cols, seed);
+              let fusedResult: unknown, chainResult: unknown;
+              const fusedLedger = fl.traffic(() => (fusedResult = (op.fused as (...a: unknown[]) => unknown)(...fusedMade.args)));
+              const chainLedger = fl.traffic(() => (chainResult = (op.unfused as (...a: unknown[]) => unknown)(...chainMade.args)));
+              const expected = expectedOf(references[`fused.${op.name}`], fusedMade, cols);
+              const fusedOut = outputsOf(fusedResult), chainOut = outputsOf(chainResult);
+              expect(Object.keys(chainOut)).to.deep.equal(Object.keys(fusedOut));
+              expect(Object.keys(fusedOut).sort()).to.deep.equal(Object.keys(expected).sort());
+              for (const [name, tensor] of Object.entries(fusedOut)) {
+                expect(tensor.dtype).to.equal(dtype);
+                expect(chainOut[name].shape).to.deep.equal(tensor.shape);
+                fl.assertClose(tensor, expected[name], o.tolerance[dtype]);
+                fl.assertClose(chainOut[name], expected[name], o.chainTolerance[dtype]);
+                fl.assertClose(tensor, chainOut[name].toArray(), o.chainTolerance[dtype]);
+              }
+              // What it changes in place is returned, as the very tensor passed in; nothing else it was given changes.
+              for (const [made, out] of [[fusedMade, fusedOut], [chainMade, chainOut]] as const) {
+                const inputs = tensorArgs(made.args);
+                const mutated = op.mutates.map((name) => out[name]);
+                for (const t of mutated) expect(inputs, "a mutated argument is returned as itself").to.include(t);
+                for (const t of inputs.filter((t) => !mutated.includes(t))) {
+                  fl.assertClose(t, made.values.get(t)!, { rtol: 0, atol: 0 });
+                }
+              }
+              // The traffic rule, counted independently of the op's own model.
+              expect(fusedLedger.launches, "fused launches").to.equal(1);
+              const [entry] = fusedLedger.entries;
+              expect(entry.op).to.equal(`fused.${op.name}`);
+              expect(op.kernels.map((k) => k[dtype])).to.include(entry.kernel);
+              const inputs = tensorArgs(fusedMade.args);
+              expect(entry.bytesRead, "bytes read").to.equal(bytesOf(inputs));
+              expect(entry.bytesWritten, "bytes written").to.equal(bytesOf([...Object.values(fusedOut), ...op.mutates.map((n) => fusedOut[n])]));
+              // The chain: one launch a step, each an op's kernel or one of the chain's own.
+              const chainOwn = new Set((op.chainKernels ?? []).map((k) => k[dtype]));
+              expect(chainLedger.launches, "chain launches").to.be.greaterThan(1);
+              for (const e of chainLedger.entries) {
+                if (e.op === `unfused.${op.name}`) expect([...chainOwn]).to.include(e.kernel);
+                else expect([...opKernels], `${e.op} launched ${e.kernel}`).to.include(e.kernel);
+              }
+              expect(chainLedger.bytes, "the chain moves more bytes").to.be.greaterThan(fusedLedger.bytes);
+            });
+          }
+        }
+      }
+    });
+  }
+}
