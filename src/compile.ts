@@ -5,6 +5,7 @@ import { createHash } from "crypto";
 import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
+import { checkKernelSource, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { KernelDeclaration, KernelTemplate, findKernels, instantiate, parseNameExpression } from "./signature";
@@ -26,6 +27,8 @@ interface Prepared {
   dev: Device;
   key: string;
   text: string;
+  /** The file name compiler messages give the source: "saxpy.hip". */
+  file: string;
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   flags: string[];
@@ -62,15 +65,18 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
   }
-  const { kernels: declarations, templates } = findKernels(source, predefinedMacros(dev));
+  const predefined = predefinedMacros(dev);
+  checkKernelSource(where, source, dev.backend as "cpu" | "cuda" | "hip", predefined);
+  const { kernels: declarations, templates } = findKernels(source, predefined);
   if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0].name;
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${name}.hip"\n${withPortableDynamicShared(source)}`;
+  const file = `${name}.hip`;
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(source)}`;
   const flags = includeFolders(dev);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
-  return { dev, key, text, declarations, templates, flags, cached: cache.get(dev)?.get(key) };
+  return { dev, key, file, text, declarations, templates, flags, cached: cache.get(dev)?.get(key) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -78,7 +84,7 @@ function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle
   try {
     return nativeCall(() => native().compile(p.dev.handle, p.text, names, p.flags));
   } catch (e) {
-    throw compileError(where, p.dev, e);
+    throw compileError(where, p, e);
   }
 }
 
@@ -107,12 +113,13 @@ function withPortableDynamicShared(source: string): string {
   return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
 }
 
-function compileError(where: string, dev: Device, e: unknown): Error {
+function compileError(where: string, p: Prepared, e: unknown): Error {
   if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
-  const lines = e.log.split("\n");
+  const lines = userLogLines(e.log, p.file);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
-  const more = lines.length > LOG_LINES_SHOWN ? `\n... ${lines.length - LOG_LINES_SHOWN} more lines in error.log` : "";
-  return new DeviceError(`${where}: compilation failed on ${dev.describe()}:\n${shown}${more}`, e.log);
+  const total = e.log.split("\n").length;
+  const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in error.log` : "";
+  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}`, e.log);
 }
 
 function remember(p: Prepared, handle: ModuleHandle): Module {
@@ -151,6 +158,6 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
     const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags));
     return remember(p, handle);
   } catch (e) {
-    throw compileError("fl.compileAsync", p.dev, e);
+    throw compileError("fl.compileAsync", p, e);
   }
 }

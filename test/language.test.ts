@@ -373,6 +373,57 @@ __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0);
     expect(message).to.match(/kernel 'bad_mask': __shfl on line 2: the mask 0x1 must include the calling lane 1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
   });
 
+  it("says that inline assembly needs the GPU it is written for, naming the line", () => {
+    const source = `
+__global__ void lane_ids(int* out) {
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  out[threadIdx.x] = static_cast<int>(lane);
+}
+`;
+    if (dev().backend === "cuda") {
+      const out = fl.empty([64], { dtype: "i32", device: dev() });
+      fl.compile(source, { device: dev() }).fn("lane_ids").launch({ grid: 1, block: 64 }, out);
+      expect(Array.from(out.toArray())).to.deep.equal(range(64).map((i) => i % 32));
+      return;
+    }
+    expectThrows(() => fl.compile(source, { device: dev() }), fl.ArgumentError, dev().backend === "cpu"
+      ? "fl.compile: source must be code this device can run (the CPU emulator runs C++ only: keep the assembly under #ifdef __CUDA_ARCH__ (or __HIP_DEVICE_COMPILE__) with a C++ path beside it), got inline PTX assembly on line 4, which needs an NVIDIA GPU"
+      : /inline PTX assembly on line 4/);
+    // Under #ifdef __CUDA_ARCH__ with a C++ path beside it, the emulator takes the C++ path.
+    const guarded = fl.compile(`
+__global__ void lane_ids_portable(int* out) {
+#ifdef __CUDA_ARCH__
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+#else
+  unsigned lane = threadIdx.x % warpSize;
+#endif
+  out[threadIdx.x] = static_cast<int>(lane);
+}
+`, { device: dev() });
+    const out = fl.empty([40], { dtype: "i32", device: dev() });
+    guarded.fn("lane_ids_portable").launch({ grid: 1, block: 40 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => i % dev().props.warpSize));
+  });
+
+  it("refuses host launches in a kernel source, and shows a compile error without the headers' notes", () => {
+    expectThrows(() => fl.compile(`
+__global__ void k(float* x) { x[0] = 1.0f; }
+void run(float* x) { k<<<1, 1>>>(x); }
+`, { device: dev() }), fl.ArgumentError,
+      "fl.compile: source must be device code only (launch a kernel with module.fn(name).launch(config, ...args)), got a host launch with <<<...>>> on line 3");
+    const error = expectThrows(() => fl.compile(`
+#include <cuda_fp16.h>
+__global__ void mixed(float* out, const __half* in) {
+  out[0] = out[0] + in[0];
+}
+`, { device: dev(), name: "mixed" }), fl.DeviceError, /mixed\.hip[:(]4/);
+    // float + __half is ambiguous in CUDA too; the message names the line, not every candidate in the headers.
+    expect(error.message.split("\n").length).to.be.lessThan(12);
+    expect(error.message).to.not.match(/half\.h|cuda_fp16\.hpp/);
+  });
+
   it("rounds every __half and __nv_bfloat16 operation as the GPU does: bit for bit", () => {
     const module = fl.compile(`
 #include <cuda_fp16.h>
