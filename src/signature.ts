@@ -47,7 +47,7 @@ const C_TYPES: Record<string, string> = {
 const QUALIFIERS = new Set(["const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class", "typename", "register"]);
 
 /** Scalar types a launch can pass. */
-export const SCALAR_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"] as const;
+export const SCALAR_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "bf16", "f32", "f64"] as const;
 
 /**
  * The source with comments, string and character literals and preprocessor

@@ -6,34 +6,19 @@
 // test:gpu); those about the emulator's own semantics open a "cpu" device.
 import { expect } from "chai";
 import * as fl from "../src";
-import { f32ToF16Bits } from "../src/dtype";
+import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
 import { findKernels } from "../src/signature";
 import { expectThrows, range, testDevice } from "./helpers";
+import { roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
 
-/**
- * The f16 nearest to `x` (a double), ties to even: the reference for one
- * rounding of an exact result. `beyond`, when nonzero, is what the exact value
- * adds to x below a double's precision: it decides a tie.
- */
-function roundF16(x: number, beyond = 0): number {
-  if (!Number.isFinite(x) || x === 0) return x;
-  const magnitude = Math.abs(x);
-  const exponent = Math.max(Math.floor(Math.log2(magnitude)), -14);
-  // Math.log2 may be off by one near powers of two: correct it.
-  const e = magnitude < 2 ** exponent && exponent > -14 ? exponent - 1 : magnitude >= 2 ** (exponent + 1) ? exponent + 1 : exponent;
-  const ulp = 2 ** (e - 10);
-  const q = magnitude / ulp;
-  let n = Math.floor(q);
-  const rest = q - n;
-  const away = beyond === 0 ? n % 2 === 1 : Math.sign(beyond) === Math.sign(x);
-  if (rest > 0.5 || (rest === 0.5 && away)) n += 1;
-  const rounded = n * ulp;
-  return Math.sign(x) * (rounded >= 65520 ? Infinity : rounded);
+/** f16 values as their bits, for bit-for-bit comparisons (every NaN alike: the GPU gives one NaN, 0x7fff). */
+function f16Bits(values: ArrayLike<number>): (number | string)[] {
+  return Array.from(values, (v) => (Number.isNaN(v) ? "NaN" : f32ToF16Bits(v)));
 }
 
-/** f16 values as their bits, for bit-for-bit comparisons. */
-function f16Bits(values: ArrayLike<number>): number[] {
-  return Array.from(values, (v) => f32ToF16Bits(v));
+/** bf16 values as their bits, every NaN alike. */
+function bf16Bits(values: ArrayLike<number>): (number | string)[] {
+  return Array.from(values, (v) => (Number.isNaN(v) ? "NaN" : f32ToBf16Bits(v)));
 }
 
 describe("kernel language", () => {
@@ -458,19 +443,33 @@ __global__ void half_ops(__half* out, const __half* a, const __half* b, const __
     module.fn("half_ops").launch({ grid: Math.ceil(n / 64), block: 64 }, out, ta, tb, tc, n);
     const expected = range(n).flatMap((i) => {
       const [x, y, z] = [ha[i], hb[i], hc[i]];
-      const fma = (p: number, q: number, r: number) => roundF16Exact(p, q, r);
+      const fma = (p: number, q: number, r: number) => roundF16Fma(p, q, r);
       const acc = roundF16(roundF16(x + y) * z);
       return [roundF16(x + y), roundF16(x * y), fma(x, y, z), roundF16(x - y), Math.max(x, y), fma(x, z, x), fma(y, z, y), -acc];
     });
     expect(f16Bits(out.toArray())).to.deep.equal(f16Bits(expected));
+
+    // bf16: the same operations; 8 bits of precision, float's exponent range.
+    const bfModule = fl.compile(`
+#include <cuda_bf16.h>
+__global__ void bf16_ops(__nv_bfloat16* out, const __nv_bfloat16* a, const __nv_bfloat16* b, const __nv_bfloat16* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[4 * i + 0] = __hadd(a[i], b[i]);
+  out[4 * i + 1] = a[i] * b[i];
+  out[4 * i + 2] = __hfma(a[i], b[i], c[i]);
+  __nv_bfloat162 p = __hmul2(__halves2bfloat162(a[i], b[i]), __bfloat162bfloat162(c[i]));
+  out[4 * i + 3] = __hsub(__low2bfloat16(p), __high2bfloat16(p));
+}
+`, { device: dev() });
+    const [ba, bb, bc] = [a, b, c].map((v) => fl.tensor(v.map((x) => x * 1e30), { dtype: "bf16", device: dev() }));
+    const [va, vb, vc] = [ba, bb, bc].map((t) => Array.from(t.toArray()));
+    const bfOut = fl.empty([4 * n], { dtype: "bf16", device: dev() });
+    bfModule.fn("bf16_ops").launch({ grid: Math.ceil(n / 64), block: 64 }, bfOut, ba, bb, bc, n);
+    const bfExpected = range(n).flatMap((i) => {
+      const [x, y, z] = [va[i], vb[i], vc[i]];
+      return [roundBf16(x + y), roundBf16(x * y), roundBf16Fma(x, y, z), roundBf16(roundBf16(x * z) - roundBf16(y * z))];
+    });
+    expect(bf16Bits(bfOut.toArray())).to.deep.equal(bf16Bits(bfExpected));
   });
 });
-
-/** x * y + z rounded once to f16: the product is exact in a double, the sum's error recovered exactly (two-sum). */
-function roundF16Exact(x: number, y: number, z: number): number {
-  const product = x * y;
-  const sum = product + z;
-  const bb = sum - product;
-  const error = (product - (sum - bb)) + (z - bb);
-  return roundF16(sum, error);
-}

@@ -17,6 +17,8 @@ constexpr ScalarType kScalarTypes[] = {
     {"i8", 1, true, true},   {"u8", 1, true, false},  {"i16", 2, true, true}, {"u16", 2, true, false},
     {"i32", 4, true, true},  {"u32", 4, true, false}, {"i64", 8, true, true}, {"u64", 8, true, false},
     {"f32", 4, false, true}, {"f64", 8, false, true},
+    // 16-bit floats travel as their bits, which TS rounds (src/kernel.ts).
+    {"f16", 2, true, false}, {"bf16", 2, true, false},
 };
 
 const ScalarType* find_scalar_type(const std::string& name) {

@@ -79,7 +79,7 @@ class WarpReduce {
     unsigned valid = static_cast<unsigned>(valid_items) < present ? static_cast<unsigned>(valid_items) : present;
     return detail::warp_reduce(input, op, warp_lane - base, width, valid, detail::segment_lanes(base, present));
   }
-  T Sum(T input) { return Reduce(input, Sum()); }
+  T Sum(T input) { return Reduce(input, cub::Sum()); }
   T Sum(T input, int valid_items) { return Reduce(input, cub::Sum(), valid_items); }
 
  private:

@@ -33,12 +33,13 @@ inline float half_bits_to_float(uint16_t h) {
   return sign ? -magnitude : magnitude;
 }
 
-// Round to nearest even.
+// Round to nearest even, as the GPU's cvt.rn.f16.f32; a NaN becomes the GPU's
+// canonical NaN, 0x7fff (so do the results of f16 and bf16 arithmetic).
 inline uint16_t float_to_half_bits(float f) {
   uint32_t x = float_bits(f);
   uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   x &= 0x7fffffffu;
-  if (x > 0x7f800000u) return sign | 0x7e00u | static_cast<uint16_t>((x >> 13) & 0x3ffu);  // NaN stays quiet NaN
+  if (x > 0x7f800000u) return 0x7fffu;  // NaN: the GPU's one NaN
   if (x >= 0x477ff000u) return sign | 0x7c00u;  // >= 65520 rounds to Inf
   uint32_t exponent = x >> 23;
   uint32_t mantissa = x & 0x7fffffu;
@@ -70,10 +71,10 @@ inline uint16_t float_to_half_bits_rz(float f) {
 
 inline float bf16_bits_to_float(uint16_t h) { return bits_float(static_cast<uint32_t>(h) << 16); }
 
-// Round to nearest even; NaN stays a (quiet) NaN.
+// Round to nearest even; NaN gives the GPU's one NaN.
 inline uint16_t float_to_bf16_bits(float f) {
   uint32_t u = float_bits(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fffu;
   u += 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>(u >> 16);
 }
