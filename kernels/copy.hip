@@ -18,4 +18,4 @@ __global__ void copy_f32x4(float* __restrict__ out, const float* __restrict__ in
   for (long long i = first; i < n4; i += stride) out4[i] = in4[i];
   for (long long i = n4 * 4 + first; i < n; i += stride) out[i] = in[i];
 }
-FL_KERNEL_EXPORT(copy_f32x4, copy_f32x4)
+FL_KERNEL_EXPORT_PARAMS(copy_f32x4, "out[n] in[n] n", copy_f32x4)

@@ -318,37 +318,26 @@ __global__ void mul_up_kernel(T* __restrict__ out, const T* __restrict__ act, co
 
 // ---- exports: <op>_<dtype>; gelu's tanh approximation adds _tanh to the op -------
 
-#define FL_EXPORT_ALL_DTYPES(op, kernel)            \
-  FL_KERNEL_EXPORT(op##_f32, kernel<float>)         \
-  FL_KERNEL_EXPORT(op##_f16, kernel<__half>)        \
-  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16>)
-
-// The same for a kernel template with one flag after the storage type.
-#define FL_EXPORT_ALL_DTYPES_FLAG(op, kernel, flag)       \
-  FL_KERNEL_EXPORT(op##_f32, kernel<float, flag>)         \
-  FL_KERNEL_EXPORT(op##_f16, kernel<__half, flag>)        \
-  FL_KERNEL_EXPORT(op##_bf16, kernel<fl_bf16, flag>)
-
-FL_EXPORT_ALL_DTYPES(add, add_kernel)
-FL_EXPORT_ALL_DTYPES(mul, mul_kernel)
-FL_EXPORT_ALL_DTYPES(relu, relu_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu, gelu_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh, gelu_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu, silu_kernel)
-FL_EXPORT_ALL_DTYPES(bias_add, bias_add_kernel)
-FL_EXPORT_ALL_DTYPES(add_relu, add_relu_kernel)
-FL_EXPORT_ALL_DTYPES(add_relu_scale, add_relu_scale_kernel)
+FL_EXPORT_DTYPES(add, "out[n] a[n] b[n] n", add_kernel)
+FL_EXPORT_DTYPES(mul, "out[n] a[n] b[n] n", mul_kernel)
+FL_EXPORT_DTYPES(relu, "out[n] x[n] n", relu_kernel)
+FL_EXPORT_DTYPES(gelu, "out[n] x[n] n", gelu_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh, "out[n] x[n] n", gelu_kernel, true)
+FL_EXPORT_DTYPES(silu, "out[n] x[n] n", silu_kernel)
+FL_EXPORT_DTYPES(bias_add, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_add_kernel)
+FL_EXPORT_DTYPES(add_relu, "out[n] a[n] b[n] n", add_relu_kernel)
+FL_EXPORT_DTYPES(add_relu_scale, "out[n] a[n] b[n] s n", add_relu_scale_kernel)
 // scale and scale_bias are relu_scale and relu_scale_bias without the relu.
-FL_EXPORT_ALL_DTYPES_FLAG(scale, relu_scale_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(relu_scale, relu_scale_kernel, true)
-FL_EXPORT_ALL_DTYPES_FLAG(scale_bias, relu_scale_bias_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(relu_scale_bias, relu_scale_bias_kernel, true)
-FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu, bias_gelu_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(bias_gelu_tanh, bias_gelu_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu_and_mul, silu_and_mul_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_and_mul, gelu_and_mul_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_and_mul, gelu_and_mul_kernel, true)
-FL_EXPORT_ALL_DTYPES(silu_gate, silu_gate_kernel)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_gate, gelu_gate_kernel, false)
-FL_EXPORT_ALL_DTYPES_FLAG(gelu_tanh_gate, gelu_gate_kernel, true)
-FL_EXPORT_ALL_DTYPES(mul_up, mul_up_kernel)
+FL_EXPORT_DTYPES(scale, "out[n] x[n] s n", relu_scale_kernel, false)
+FL_EXPORT_DTYPES(relu_scale, "out[n] x[n] s n", relu_scale_kernel, true)
+FL_EXPORT_DTYPES(scale_bias, "out[rows*cols] x[rows*cols] s bias[cols] rows cols vectorized", relu_scale_bias_kernel, false)
+FL_EXPORT_DTYPES(relu_scale_bias, "out[rows*cols] x[rows*cols] s bias[cols] rows cols vectorized", relu_scale_bias_kernel, true)
+FL_EXPORT_DTYPES(bias_gelu, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_gelu_kernel, false)
+FL_EXPORT_DTYPES(bias_gelu_tanh, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_gelu_kernel, true)
+FL_EXPORT_DTYPES(silu_and_mul, "out[rows*d] x[rows*2*d] rows d vectorized", silu_and_mul_kernel)
+FL_EXPORT_DTYPES(gelu_and_mul, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_and_mul_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh_and_mul, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_and_mul_kernel, true)
+FL_EXPORT_DTYPES(silu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", silu_gate_kernel)
+FL_EXPORT_DTYPES(gelu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, false)
+FL_EXPORT_DTYPES(gelu_tanh_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, true)
+FL_EXPORT_DTYPES(mul_up, "out[rows*d] act[rows*d] x[rows*2*d] rows d vectorized", mul_up_kernel)

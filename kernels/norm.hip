@@ -299,15 +299,10 @@ __global__ void add_rms_norm(T* __restrict__ out, T* __restrict__ residual, cons
 
 }  // namespace fl_norm
 
-#define FL_NORM_EXPORTS(suffix, T)                                                    \
-  FL_KERNEL_EXPORT(rms_norm_##suffix, fl_norm::rms_norm<T>)                           \
-  FL_KERNEL_EXPORT(rms_norm_weight_##suffix, fl_norm::rms_norm_weight<T>)             \
-  FL_KERNEL_EXPORT(layer_norm_##suffix, fl_norm::layer_norm<T>)                       \
-  FL_KERNEL_EXPORT(layer_norm_gamma_##suffix, fl_norm::layer_norm_gamma<T>)           \
-  FL_KERNEL_EXPORT(layer_norm_beta_##suffix, fl_norm::layer_norm_beta<T>)             \
-  FL_KERNEL_EXPORT(layer_norm_gamma_beta_##suffix, fl_norm::layer_norm_gamma_beta<T>) \
-  FL_KERNEL_EXPORT(add_rms_norm_##suffix, fl_norm::add_rms_norm<T>)
-
-FL_NORM_EXPORTS(f32, float)
-FL_NORM_EXPORTS(f16, __half)
-FL_NORM_EXPORTS(bf16, fl_bf16)
+FL_EXPORT_DTYPES(rms_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::rms_norm)
+FL_EXPORT_DTYPES(rms_norm_weight, "out[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::rms_norm_weight)
+FL_EXPORT_DTYPES(layer_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::layer_norm)
+FL_EXPORT_DTYPES(layer_norm_gamma, "out[rows*cols] x[rows*cols] gamma[cols] rows cols eps", fl_norm::layer_norm_gamma)
+FL_EXPORT_DTYPES(layer_norm_beta, "out[rows*cols] x[rows*cols] beta[cols] rows cols eps", fl_norm::layer_norm_beta)
+FL_EXPORT_DTYPES(layer_norm_gamma_beta, "out[rows*cols] x[rows*cols] gamma[cols] beta[cols] rows cols eps", fl_norm::layer_norm_gamma_beta)
+FL_EXPORT_DTYPES(add_rms_norm, "out[rows*cols] residual[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::add_rms_norm)

@@ -16,7 +16,16 @@ export interface CompileOptions {
   device?: Device;
   /** The file name compiler messages use (`<name>.hip`); the first kernel's name when left out. */
   name?: string;
+  /**
+   * A compile running longer is stopped with an error (default 60000 ms). The CPU
+   * emulator's compiler honours it, and an interrupt (SIGINT) or `device.cancel()`
+   * stops it too; NVRTC and hiprtc run inside the process and cannot be stopped.
+   */
+  timeoutMs?: number;
 }
+
+/** How long a compile may run when `timeoutMs` is left out. */
+const DEFAULT_COMPILE_TIMEOUT_MS = 60000;
 
 /** Lines of the compiler's log a compile error's message shows (`.log` holds it all). */
 const LOG_LINES_SHOWN = 40;
@@ -32,6 +41,7 @@ interface Prepared {
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   flags: string[];
+  timeoutMs: number;
   cached?: Module;
 }
 
@@ -60,7 +70,10 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
     const line = source.slice(0, nul).split("\n").length;
     throw new ArgumentError(where, "source", "a string without NUL characters", `a NUL character on line ${line}`);
   }
-  const o = checkOptionsObject(where, options, ["device", "name"]);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs"]);
+  if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
+    throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
+  }
   const dev = checkDevice(where, o.device);
   if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
@@ -76,13 +89,14 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(source)}`;
   const flags = includeFolders(dev);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
-  return { dev, key, file, text, declarations, templates, flags, cached: cache.get(dev)?.get(key) };
+  const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
+  return { dev, key, file, text, declarations, templates, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
 function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle {
   try {
-    return nativeCall(() => native().compile(p.dev.handle, p.text, names, p.flags));
+    return nativeCall(() => native().compile(p.dev.handle, p.text, names, p.flags, p.timeoutMs));
   } catch (e) {
     throw compileError(where, p, e);
   }
@@ -155,7 +169,7 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
   const p = prepare("fl.compileAsync", source, options);
   if (p.cached) return p.cached;
   try {
-    const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags));
+    const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags, p.timeoutMs));
     return remember(p, handle);
   } catch (e) {
     throw compileError("fl.compileAsync", p, e);

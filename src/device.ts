@@ -17,7 +17,11 @@ export interface DeviceOptions {
   check?: boolean;
   /** Worker threads; the machine's core count when left out. */
   threads?: number;
-  /** A launch running longer than this is stopped with an error. */
+  /**
+   * A launch running longer than this (in ms) is stopped with an error; 0: no
+   * limit. Left out: `FUSELAB_TIMEOUT_MS` when set, else
+   * 30 000 ms in a notebook (NOTEBOOK_TIMEOUT_MS) and no limit elsewhere.
+   */
   timeoutMs?: number;
 }
 
@@ -30,6 +34,9 @@ export interface DeviceInfo {
 }
 
 const GPU_BACKENDS = ["cuda", "hip"];
+
+/** The CPU launch time limit in a notebook, unless set: a cell with an endless kernel ends with an error. */
+export const NOTEBOOK_TIMEOUT_MS = 30_000;
 
 function kindOf(backend: string): DeviceKind {
   return GPU_BACKENDS.includes(backend) ? "gpu" : "cpu";
@@ -49,6 +56,8 @@ export class Device {
   readonly props: Readonly<DeviceProps>;
   /** The options the device was opened with. */
   readonly options: Readonly<DeviceOptions>;
+  /** The CPU emulator's launch time limit in ms (see `DeviceOptions.timeoutMs`); 0: none, as on a GPU. */
+  readonly timeoutMs: number;
   /** The addon's handle (internal). */
   readonly handle: DeviceHandle;
 
@@ -60,7 +69,8 @@ export class Device {
     this.kind = kindOf(backend);
     this.index = index;
     this.options = Object.freeze({ ...options });
-    this.handle = nativeCall(() => native().open(backend, index, options as OpenOptions));
+    this.timeoutMs = launchTimeLimit(backend, options);
+    this.handle = nativeCall(() => native().open(backend, index, { ...options, timeoutMs: this.timeoutMs } as OpenOptions));
     this.props = Object.freeze(nativeCall(() => native().props(this.handle)));
     this.name = this.props.name;
     const onlyDevice = (backendStatus(backend)?.deviceCount ?? 1) <= 1;
@@ -134,15 +144,38 @@ function openDevice(backend: string, index: number, options: DeviceOptions): Dev
 
 // A notebook kernel (tslab) listens for SIGINT to interrupt the running cell:
 // then the cell's CPU launch or timing loop is stopped too, rather than running
-// on unseen. Where nobody listens (a plain script), SIGINT keeps its default,
-// ending the process, so no listener is added there.
+// on unseen, also while the cell waits in a synchronous call such as toArray()
+// (the addon cancels from a thread of its own). Where nobody listens (a plain
+// script), SIGINT keeps its default, ending the process, so nothing is added there.
 let interruptHooked = false;
 function cancelOnInterrupt(): void {
-  if (interruptHooked || process.listenerCount("SIGINT") === 0) return;
+  if (!inNotebook()) return;
+  native().watchInterrupts();
+  if (interruptHooked) return;
   interruptHooked = true;
   process.on("SIGINT", () => {
     for (const dev of opened.values()) dev.cancel();
   });
+}
+
+// In a notebook kernel: someone listens for SIGINT to interrupt cells.
+function inNotebook(): boolean {
+  return process.listenerCount("SIGINT") > 0;
+}
+
+// The time limit a CPU device opens with: its option, else FUSELAB_TIMEOUT_MS, else the notebook default.
+function launchTimeLimit(backend: string, options: DeviceOptions): number {
+  if (kindOf(backend) !== "cpu") return 0;
+  if (options.timeoutMs !== undefined) return options.timeoutMs;
+  const fromEnvironment = process.env.FUSELAB_TIMEOUT_MS;
+  if (fromEnvironment !== undefined && fromEnvironment !== "") {
+    const ms = Number(fromEnvironment);
+    if (!Number.isInteger(ms) || ms < 0 || ms > 2 ** 31 - 1) {
+      throw new ArgumentError("fl.device", "the environment variable FUSELAB_TIMEOUT_MS", "a whole number of milliseconds (0: no limit)", describe(fromEnvironment));
+    }
+    return ms;
+  }
+  return inNotebook() ? NOTEBOOK_TIMEOUT_MS : 0;
 }
 
 // The options with defaults left out, checked, in a fixed key order (the cache key).
@@ -162,13 +195,17 @@ function checkOptions(options: unknown, backend: string): DeviceOptions {
     if (typeof o.check !== "boolean") throw new ArgumentError("fl.device", "options.check", "a boolean", describe(o.check));
     if (o.check) checked.check = true;
   }
-  for (const key of ["threads", "timeoutMs"] as const) {
-    const v = o[key];
-    if (v === undefined) continue;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 1 || v > 2 ** 31 - 1) {
-      throw new ArgumentError("fl.device", `options.${key}`, "a positive integer", describe(v));
+  if (o.threads !== undefined) {
+    if (typeof o.threads !== "number" || !Number.isInteger(o.threads) || o.threads < 1 || o.threads > 2 ** 31 - 1) {
+      throw new ArgumentError("fl.device", "options.threads", "a positive integer", describe(o.threads));
     }
-    checked[key] = v;
+    checked.threads = o.threads;
+  }
+  if (o.timeoutMs !== undefined) {
+    if (typeof o.timeoutMs !== "number" || !Number.isInteger(o.timeoutMs) || o.timeoutMs < 0 || o.timeoutMs > 2 ** 31 - 1) {
+      throw new ArgumentError("fl.device", "options.timeoutMs", "a whole number of milliseconds (0: no limit)", describe(o.timeoutMs));
+    }
+    checked.timeoutMs = o.timeoutMs;
   }
   return checked;
 }

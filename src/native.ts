@@ -57,17 +57,27 @@ export interface Native {
   fill(buf: BufferHandle, byte: number): void;
 
   builtin(dev: DeviceHandle): ModuleHandle;
-  /** Throws (or rejects) with an Error whose .log holds the compiler log on a compile error. */
-  compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): ModuleHandle;
-  compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[]): Promise<ModuleHandle>;
+  /**
+   * Throws (or rejects) with an Error whose .log holds the compiler log on a compile error.
+   * timeoutMs: the compile is stopped after this long (0: no limit), where the backend can.
+   */
+  compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): ModuleHandle;
+  compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): Promise<ModuleHandle>;
   /** Marks the module dead: later use of it or its kernels throws. Its code is freed once no kernel or prepared launch refers to it. */
   unload(mod: ModuleHandle): void;
-  kernels(mod: ModuleHandle): { name: string; signature: string | null }[];
+  /**
+   * signature: "f32* out,const f32* x,i32 n", with names where the export gives
+   * them ("f32*,const f32*,i32" otherwise), null where the backend cannot know
+   * (NVRTC, hiprtc). params: the export's names and pointer extents
+   * ("out[n] x[n] n"), null where it gives none (compiled kernels).
+   */
+  kernels(mod: ModuleHandle): { name: string; signature: string | null; params: string | null }[];
   kernel(mod: ModuleHandle, name: string): KernelHandle;
-  /** The backend's signature for the kernel, or null when it cannot know (NVRTC). */
-  kernelSignature(k: KernelHandle): string | null;
 
-  /** Launch now. The addon checks each arg's kind against the signature where known. */
+  /**
+   * Launch now. The addon checks each arg's kind against the signature where
+   * known, and each buffer's size against its extent where the export gives one.
+   */
   launch(k: KernelHandle, grid: [number, number, number], block: [number, number, number],
          sharedBytes: number, args: NativeArg[]): void;
   /** A launch packed once, replayed by launchPrepared() and bench() without re-marshalling. */
@@ -76,6 +86,8 @@ export interface Native {
   launchPrepared(l: LaunchHandle): void;
   synchronize(dev: DeviceHandle): Promise<void>;
   cancel(dev: DeviceHandle): boolean;
+  /** From now on SIGINT also cancels every device's running CPU launch at once, even while the main thread waits in a synchronous call. */
+  watchInterrupts(): void;
 
   eventCreate(dev: DeviceHandle): EventHandle;
   eventRecord(ev: EventHandle): void;

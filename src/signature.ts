@@ -5,7 +5,7 @@ import { Preprocessor } from "./preprocess";
 
 /** One parameter of a kernel. */
 export interface KernelParam {
-  /** The parameter's name in the source ("" when unnamed or unknown, as for built-ins). */
+  /** The parameter's name in the source or the built-in's export ("" when unnamed or unknown). */
   name: string;
   /** Element type for pointers, value type for scalars: "f32", "i32", "u64", ... ("void" for other pointees). */
   type: string;
@@ -439,14 +439,21 @@ export function parseKernels(source: string, predefined: Record<string, string> 
   return findKernels(source, predefined).kernels;
 }
 
-/** Parameters from a backend's signature string ("f32*,const f32*,i32"); built-ins have no names. */
+/**
+ * Parameters from the addon's signature string: "f32* out,const f32* x,i32 n"
+ * for built-ins, whose exports name their parameters; "f32*,const f32*,i32"
+ * where the names are unknown.
+ */
 export function paramsFromSignature(signature: string): KernelParam[] {
   if (signature.trim() === "") return [];
   return signature.split(",").map((item) => {
-    const declaration = item.trim();
+    // A name follows the type after a space; a type alone is one word ("i32") or ends with '*'.
+    const named = /^(.*\S)\s+([A-Za-z_]\w*)$/.exec(item.trim());
+    const declaration = named ? named[1] : item.trim();
+    const name = named ? named[2] : "";
     const pointer = declaration.endsWith("*");
     const isConst = pointer && declaration.startsWith("const ");
     const type = declaration.replace(/^const\s+/, "").replace(/\*$/, "").trim();
-    return { name: "", type, pointer, isConst, declaration };
+    return { name, type, pointer, isConst, declaration };
   });
 }

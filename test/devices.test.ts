@@ -1,16 +1,25 @@
 // Devices: what the backends report, the default device, per-options caching,
 // GPU requests that cannot be met, and the addon's asynchronous calls.
-import { spawnSync } from "child_process";
-import * as path from "path";
+import { spawn } from "child_process";
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
-import { expectThrows, hasGpu, testDevice } from "./helpers";
+import { FUSELAB_PRELUDE, expectThrows, hasGpu, runScript, testDevice } from "./helpers";
 
-/** Runs `script` in a node process of its own, with `fl` (this fuselab) already required. */
-function runScript(script: string) {
-  const prelude = `const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});\n`;
-  return spawnSync(process.execPath, ["-e", prelude + script], { encoding: "utf8", timeout: 60_000 });
+
+/**
+ * Runs `launch` (which makes `out` and queues a faulting launch on `dev`, the
+ * default device) in a process of its own: a GPU stays unusable after a fault.
+ * Returns what reading `out` threw, and what a later use of the device gave.
+ */
+function faultThenUse(launch: string): [string, string] {
+  const run = runScript(`const dev = fl.device();
+${launch}
+const attempt = (f) => { try { return String(f()); } catch (e) { return e.message; } };
+console.log(JSON.stringify([attempt(() => { out.toArray(); return "no error"; }),
+                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`);
+  expect(run.status, run.stderr).to.equal(0);
+  return JSON.parse(run.stdout) as [string, string];
 }
 
 describe("devices", () => {
@@ -75,23 +84,82 @@ dev.synchronize().then(() => console.log("finished"), (e) => console.log(e.messa
     expect(run.stdout.trim(), run.stderr).to.include("kernel 'spin' was cancelled");
   });
 
+  it("stops a running CPU launch on SIGINT also while the main thread waits in a synchronous read", async () => {
+    const script = `${FUSELAB_PRELUDE}
+process.on("SIGINT", () => {});  // as the notebook kernel does
+const dev = fl.device("cpu");
+const spin = fl.compile("__global__ void spin(int* flag) { while (*(volatile int*)flag == 0) {} }", { device: dev }).fn("spin");
+const flag = fl.zeros([1], { dtype: "i32", device: dev });
+spin.launch({ grid: 2, block: 32 }, flag);
+console.log("waiting");
+try { flag.toArray(); console.log("no error"); } catch (e) { console.log(e.message); }`;
+    const child = spawn(process.execPath, ["-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+      if (stdout.includes("waiting")) setTimeout(() => child.kill("SIGINT"), 200);
+    });
+    child.stderr.on("data", (d) => (stderr += d));
+    const hung = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on("exit", (c, s) => resolve([c, s])));
+    clearTimeout(hung);
+    expect({ code, signal }, stderr).to.deep.equal({ code: 0, signal: null });
+    expect(stdout).to.equal("waiting\ncpu download: kernel 'spin' was cancelled\n");
+  });
+
+  it("gives CPU launches a time limit in notebooks: 30 s, or FUSELAB_TIMEOUT_MS, or the device's timeoutMs", () => {
+    const script = `
+const before = fl.device("cpu").timeoutMs;
+process.on("SIGINT", () => {});  // from here on, as in a notebook
+const dev = fl.device("cpu", { warpSize: 64 });
+const limits = [before, dev.timeoutMs, fl.device("cpu", { warpSize: 64, timeoutMs: 0 }).timeoutMs, fl.device("cpu", { timeoutMs: 1234 }).timeoutMs];
+if (dev.timeoutMs > 1000) {
+  console.log(JSON.stringify(limits));
+} else {
+  const spin = fl.compile("__global__ void spin(int* flag) { while (*(volatile int*)flag == 0) {} }", { device: dev }).fn("spin");
+  spin.launch({ grid: 1, block: 32 }, fl.zeros([1], { dtype: "i32", device: dev }));
+  dev.synchronize().then(() => console.log("no error"), (e) => console.log(JSON.stringify([...limits, e.message])));
+}`;
+    const byDefault = runScript(script);
+    expect(JSON.parse(byDefault.stdout || "null"), byDefault.stderr).to.deep.equal([0, 30000, 0, 1234]);
+    const configured = runScript(script, { FUSELAB_TIMEOUT_MS: "250" });
+    expect(JSON.parse(configured.stdout || "null"), configured.stderr).to.deep.equal(
+      [250, 250, 0, 1234, "cpu synchronize: kernel 'spin' ran past the 250 ms limit"]);
+    const misspelt = runScript(script, { FUSELAB_TIMEOUT_MS: "soon" });
+    expect(misspelt.stderr).to.include(
+      "fl.device: the environment variable FUSELAB_TIMEOUT_MS must be a whole number of milliseconds (0: no limit), got \"soon\"");
+  });
+
   it("turns a kernel's invalid memory access into an error: a GPU is then lost, the emulator goes on", () => {
-    // In a process of its own: a GPU stays unusable after such an error.
-    const run = runScript(`
-const dev = fl.device();
+    const [launch, after] = faultThenUse(`
 const wild = fl.compile("__global__ void wild(float* out) { ((float*)0x10)[threadIdx.x] = out[0]; }", { device: dev }).fn("wild");
 const out = fl.zeros([1], { device: dev });
-wild.launch({ grid: 1, block: 32 }, out);
-const attempt = (f) => { try { return String(f()); } catch (e) { return e.message; } };
-console.log(JSON.stringify([attempt(() => { out.toArray(); return "no error"; }),
-                            attempt(() => fl.ones([2], { device: dev }).toArray().join(","))]));`);
-    expect(run.status, run.stderr).to.equal(0);
-    const [launch, after] = JSON.parse(run.stdout) as [string, string];
+wild.launch({ grid: 1, block: 32 }, out);`);
     if (testDevice().kind === "gpu") {
       expect(launch).to.match(/IllegalAddress|illegal memory access/);
       expect(after).to.match(/^.*device lost: /);
     } else {
       expect(launch).to.include("kernel 'wild' made an invalid memory access at 0x10");
+      expect(after).to.equal("1,1");
+    }
+  });
+
+  it("turns a device-side assert into an error: a GPU names the error and is then lost, the emulator names the thread and goes on", () => {
+    const [launch, after] = faultThenUse(`
+const checked = fl.compile(\`#include <assert.h>
+__global__ void positive_only(float* out, const float* in) {
+  assert(in[threadIdx.x] > 0.0f);
+  out[threadIdx.x] = in[threadIdx.x];
+}\`, { device: dev }).fn("positive_only");
+const input = fl.tensor([1, 2, -3, 4], { device: dev });
+const out = fl.zeros([4], { device: dev });
+checked.launch({ grid: 1, block: 4 }, out, input);`);
+    if (testDevice().kind === "gpu") {
+      expect(launch).to.match(/device-side assert/);
+      expect(launch).to.include("the last kernel launched on this device: 'positive_only'");
+      expect(after).to.match(/device lost: /);
+    } else {
+      expect(launch).to.include("kernel 'positive_only': device-side assertion `in[threadIdx.x] > 0.0f' failed at positive_only.hip:3 (block (0,0,0), thread (2,0,0))");
       expect(after).to.equal("1,1");
     }
   });

@@ -5,7 +5,7 @@
 // device; the others run on the default device, GPU included.
 import { expect } from "chai";
 import * as fl from "../src";
-import { expectRejects, range, testDevice } from "./helpers";
+import { expectRejects, expectThrows, range, runScript, testDevice } from "./helpers";
 
 /** A RegExp matching `text` literally, anywhere in a message. */
 function literal(text: string): RegExp {
@@ -225,6 +225,58 @@ __global__ void divide(int* out, int d) { out[threadIdx.x] = 10 / d; }`, { devic
     await expectWorking(dev);
   });
 
+  for (const check of [false, true]) {
+    it(`turns a device-side assert into an error naming kernel, expression, line, block and thread${check ? " in check mode" : ""}, and keeps working`, async () => {
+      const dev = fl.device("cpu", check ? { check: true } : {});
+      const module = fl.compile(`
+__global__ void checked_scale(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  assert(in[i] >= 0.0f);
+  out[i] = 2.0f * in[i];
+}
+__global__ void checked_after_barrier(float* out, int bad) {
+  __shared__ float tile[64];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  assert(blockIdx.x * blockDim.x + threadIdx.x != bad);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = tile[63 - threadIdx.x];
+}`, { device: dev, name: "asserts" });
+      const values = range(8 * 64).map((i) => (i === 3 * 64 + 17 ? -1 : i));
+      const out = fl.empty([8 * 64], { device: dev });
+      module.fn("checked_scale").launch({ grid: 8, block: 64 }, out, fl.tensor(values, { device: dev }), 8 * 64);
+      await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+        "kernel 'checked_scale': device-side assertion `in[i] >= 0.0f' failed at asserts.hip:4 (block (3,0,0), thread (17,0,0))"));
+      await expectWorking(dev);
+      // In a block whose threads run as fibers: the other fibers are dropped, the next launch is whole.
+      module.fn("checked_after_barrier").launch({ grid: 8, block: 64 }, out, 5 * 64 + 40);
+      expectThrows(() => out.toArray(), fl.DeviceError, literal(
+        "kernel 'checked_after_barrier': device-side assertion `blockIdx.x * blockDim.x + threadIdx.x != bad' failed at asserts.hip:11 (block (5,0,0), thread (40,0,0))"));
+      module.fn("checked_after_barrier").launch({ grid: 8, block: 64 }, out, -1);
+      expect(Array.from(out.toArray())).to.deep.equal(range(8 * 64).map((i) => 63 - (i % 64)));
+    });
+  }
+
+  it("ends a launch that calls __trap() or abort() with an error, and keeps working", async () => {
+    const dev = fl.device("cpu");
+    const module = fl.compile(`
+__global__ void trap_at(float* out, int bad) {
+  if (threadIdx.x == bad) __trap();
+  out[threadIdx.x] = 1.0f;
+}
+__global__ void abort_at(float* out, int bad) {
+  if (threadIdx.x == bad) abort();
+  out[threadIdx.x] = 1.0f;
+}`, { device: dev, name: "stops" });
+    const out = fl.empty([64], { device: dev });
+    module.fn("trap_at").launch({ grid: 1, block: 64 }, out, 9);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'trap_at': __trap() was called at stops.hip:3 (block (0,0,0), thread (9,0,0))"));
+    await expectWorking(dev);
+    module.fn("abort_at").launch({ grid: 1, block: 64 }, out, 33);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'abort_at' called abort() (block (0,0,0), thread (33,0,0))"));
+    await expectWorking(dev);
+  });
+
   it("stops a launch that runs past timeoutMs", async () => {
     const dev = fl.device("cpu", { timeoutMs: 200 });
     const spin = fl.compile(`
@@ -234,6 +286,56 @@ __global__ void spin(int* flag) {
     const flag = fl.zeros([1], { dtype: "i32", device: dev });
     spin.launch({ grid: 2, block: 32 }, flag);
     await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'spin' ran past the 200 ms limit"));
+    await expectWorking(dev);
+  });
+
+  it("stops kernels inside C library calls at their time limit and leaves the device sound", () => {
+    // A stop lands only in the kernel's own code, never inside malloc (whose
+    // locks it would leave held): later launches allocate, and the process exits.
+    const run = runScript(`
+const dev = fl.device("cpu", { timeoutMs: 100 });
+const module = fl.compile(\`
+__global__ void churn(int* flag) {
+  unsigned s = threadIdx.x * 2654435761u;
+  while (*(volatile int*)flag == 0) {
+    s = s * 1664525u + 1013904223u;
+    void* p = malloc(16 + (s >> 17));
+    free(p);
+  }
+}
+__global__ void allocate(int* out) {
+  int* p = (int*)malloc(4096 + 64 * threadIdx.x);
+  p[1000] = blockIdx.x * blockDim.x + threadIdx.x;
+  out[p[1000]] = p[1000];
+  free(p);
+}\`, { device: dev });
+const flag = fl.zeros([1], { dtype: "i32", device: dev });
+const errors = [];
+for (let i = 0; i < 8; i++) {
+  module.fn("churn").launch({ grid: 16, block: 64 }, flag);
+  try { flag.toArray(); errors.push("no error"); } catch (e) { errors.push(e.message); }
+}
+const out = fl.zeros([64 * 64], { dtype: "i32", device: dev });
+module.fn("allocate").launch({ grid: 64, block: 64 }, out);
+console.log(JSON.stringify({ errors: [...new Set(errors)], sum: out.toArray().reduce((a, b) => a + b, 0) }));`);
+    expect(run.status, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout)).to.deep.equal({
+      errors: ["cpu download: kernel 'churn' ran past the 100 ms limit"],
+      sum: (64 * 64 * (64 * 64 - 1)) / 2,
+    });
+  });
+
+  it("stops a kernel that waits in a system call once the stop has waited 2 s for it", async () => {
+    const dev = fl.device("cpu", { timeoutMs: 100, warpSize: 64 });
+    const sleeper = fl.compile(`#include <unistd.h>
+__global__ void sleeper(int* flag) {
+  while (*(volatile int*)flag == 0) sleep(1);
+}`, { device: dev }).fn("sleeper");
+    const flag = fl.zeros([1], { dtype: "i32", device: dev });
+    const started = Date.now();
+    sleeper.launch({ grid: 1, block: 1 }, flag);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal("kernel 'sleeper' ran past the 100 ms limit"));
+    expect(Date.now() - started).to.be.within(2000, 10_000);
     await expectWorking(dev);
   });
 

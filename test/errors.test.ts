@@ -16,7 +16,7 @@ describe("errors", () => {
   it("launches a built-in kernel by name with its signature's parameters", () => {
     const k = copy();
     expect(k.params.map((p) => [p.type, p.pointer, p.isConst])).to.deep.equal([["f32", true, false], ["f32", true, true], ["i64", false, false]]);
-    expect(k.signature()).to.equal("copy_f32x4(f32*, const f32*, i64)");
+    expect(k.signature()).to.equal("copy_f32x4(f32* out, const f32* in, i64 n)");
     const src = f32(5);
     const out = fl.zeros([5], { device: dev() });
     k.launch({ grid: 1, block: 32 }, out, src, 5);
@@ -33,20 +33,20 @@ describe("errors", () => {
     const k = copy();
     const out = f32(4);
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4)), fl.ArgumentError,
-      "kernel copy_f32x4: the arguments must be 3 values: copy_f32x4(f32*, const f32*, i64), got 2 values");
+      "kernel copy_f32x4: the arguments must be 3 values: copy_f32x4(f32* out, const f32* in, i64 n), got 2 values");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, 5, f32(4), 4), fl.ArgumentError,
-      "kernel copy_f32x4: argument 0 must be a f32 tensor (f32*), got 5");
+      "kernel copy_f32x4: argument 0 (out) must be a f32 tensor (f32*), got 5");
     const half = fl.zeros([4], { dtype: "f16", device: dev() });
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, half, 4), fl.ArgumentError,
-      `kernel copy_f32x4: argument 1 must be a f32 tensor (const f32*), got a f16 tensor of shape [4] on ${dev().describe()}`);
+      `kernel copy_f32x4: argument 1 (in) must be a f32 tensor (const f32*), got a f16 tensor of shape [4] on ${dev().describe()}`);
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), 3.5), fl.ArgumentError,
-      "kernel copy_f32x4: argument 2 must be an integer (i64), got 3.5");
+      "kernel copy_f32x4: argument 2 (n) must be an integer (i64), got 3.5");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), out as unknown as number), fl.ArgumentError,
-      `kernel copy_f32x4: argument 2 must be an integer (i64), got a f32 tensor of shape [4] on ${dev().describe()}`);
+      `kernel copy_f32x4: argument 2 (n) must be an integer (i64), got a f32 tensor of shape [4] on ${dev().describe()}`);
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), 2 ** 60), fl.ArgumentError,
-      "kernel copy_f32x4: argument 2 must be an integer within 2^53 (pass larger ones as a bigint) (i64), got 1152921504606847000");
+      "kernel copy_f32x4: argument 2 (n) must be an integer within 2^53 (pass larger ones as a bigint) (i64), got 1152921504606847000");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), 2n ** 63n), fl.ArgumentError,
-      "kernel copy_f32x4: argument 2 must be an integer from -9223372036854775808 to 9223372036854775807 (i64), got 9223372036854775808n");
+      "kernel copy_f32x4: argument 2 (n) must be an integer from -9223372036854775808 to 9223372036854775807 (i64), got 9223372036854775808n");
     k.launch({ grid: 1, block: 4 }, out, f32(4), 4n);
   });
 
@@ -54,11 +54,11 @@ describe("errors", () => {
     const k = copy();
     const elsewhere = fl.zeros([4], { device: otherDevice() });
     expectThrows(() => k.launch({ grid: 1, block: 4 }, elsewhere, f32(4), 4), fl.ArgumentError,
-      `kernel copy_f32x4: argument 0 must be a tensor on ${dev().describe()} (the kernel's device), got a tensor on ${otherDevice().describe()}`);
+      `kernel copy_f32x4: argument 0 (out) must be a tensor on ${dev().describe()} (the kernel's device), got a tensor on ${otherDevice().describe()}`);
     const gone = f32(4);
     gone.dispose();
     expectThrows(() => k.launch({ grid: 1, block: 4 }, f32(4), gone, 4), fl.ArgumentError,
-      "kernel copy_f32x4: argument 1 must be a tensor that has not been disposed, got a disposed f32 tensor of shape [4]");
+      "kernel copy_f32x4: argument 1 (in) must be a tensor that has not been disposed, got a disposed f32 tensor of shape [4]");
   });
 
   it("checks grid, block and shared memory against the device's limits", () => {
@@ -109,15 +109,15 @@ describe("errors", () => {
     expectThrows(() => addon.fill(buffer, 0), Error, "the buffer was released");
     const kernel = copy();
     expectThrows(() => addon.launch(kernel.handle, [1, 1, 1], [1, 1, 1], 0, [buffer, buffer, { type: "i64", value: 0 }]), Error,
-      "kernel copy_f32x4: argument 0 is a released buffer");
+      "kernel copy_f32x4: argument 0 (out) is a released buffer");
     expectThrows(() => addon.release(kernel.handle as never), TypeError, "expected a buffer handle");
     expectThrows(() => addon.release({} as never), TypeError, "expected a buffer handle");
     const live = addon.alloc(dev().handle, 16);
     expectThrows(() => addon.upload(live, new Float32Array(5)), RangeError, "upload: 20 bytes at offset 0 do not fit in a buffer of 16 bytes");
     expectThrows(() => addon.launch(kernel.handle, [1, 1, 1], [1, 1, 1], 0, [live, live, { type: "i32", value: 0 }]), Error,
-      "kernel copy_f32x4: argument 2 must be a i64 scalar, got a i32 scalar");
+      "kernel copy_f32x4: argument 2 (n) must be a i64 scalar, got a i32 scalar");
     expectThrows(() => addon.launch(kernel.handle, [1, 1, 1], [1, 1, 1], 0, [live, live]), Error,
-      "kernel copy_f32x4 takes 3 arguments (f32*,const f32*,i64), got 2");
+      "kernel copy_f32x4 takes 3 arguments (f32* out,const f32* in,i64 n), got 2");
     expectThrows(() => addon.alloc(dev().handle, -1), RangeError, "alloc: bytes must be a non-negative integer");
     addon.release(live);
   });

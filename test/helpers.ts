@@ -1,6 +1,17 @@
 // Helpers shared by the test files.
+import { spawnSync } from "child_process";
+import * as path from "path";
 import { expect } from "chai";
 import * as fl from "../src";
+
+/** The first line of a script run in a node process of its own: `fl` is this fuselab. */
+export const FUSELAB_PRELUDE = `const fl = require(${JSON.stringify(path.join(__dirname, "..", "src"))});`;
+
+/** Runs `script` in a node process of its own, with `fl` (this fuselab) already required, and `environment` added. */
+export function runScript(script: string, environment: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ["-e", `${FUSELAB_PRELUDE}\n${script}`],
+    { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...environment } });
+}
 
 /** The device the tests run on: the CPU emulator in CI, the GPU with FUSELAB_DEVICE=gpu. */
 export function testDevice(): fl.Device {

@@ -84,6 +84,6 @@ describe("hostile input", () => {
     expectThrows(() => fl.compile("__global__ void k() {}\n\0 int x;", { device: dev() }), fl.ArgumentError,
       "fl.compile: source must be a string without NUL characters, got a NUL character on line 2");
     expectThrows(() => fl.compile("__global__ void k() {}", { devcie: dev() } as fl.CompileOptions), fl.ArgumentError,
-      'fl.compile: options must be an object with keys among device, name, got the key "devcie"');
+      'fl.compile: options must be an object with keys among device, name, timeoutMs, got the key "devcie"');
   });
 });

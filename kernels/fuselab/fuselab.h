@@ -19,9 +19,21 @@
 //   float2 float4 int2 int4 uint2 uint4 and make_float4 ... (vector types)
 //   __half (f16) with __half2float __float2half; fl_bf16 (bf16) with
 //     __bfloat162float __float2bfloat16; fl_half is __half
+//   assert(e) (with <assert.h>) and __trap(): the launch fails with an error
+//     naming the kernel, block, thread and line (on a GPU: a device-side assert,
+//     after which the process must restart to use that GPU)
 //   FL_DYNAMIC_SHARED(T, name)   declares the dynamic shared memory as T name[]
 //   FL_KERNEL_EXPORT(name, fn)   exports a kernel (function or template
 //                                instantiation) to the launch-by-name registry
+//   FL_KERNEL_EXPORT_PARAMS(name, "out[n] x[n] n", fn)
+//                                the same, naming each parameter and, for each
+//                                pointer, the elements it may touch: an
+//                                expression of integer literals and integer
+//                                scalars with + * ( ). Every launch is refused
+//                                whose buffer holds fewer (native/addon/extents.cc)
+//   FL_EXPORT_DTYPES(op, "out[n] x[n] n", kernel, extra...)
+//                                FL_KERNEL_EXPORT_PARAMS of kernel<T, extra...> as
+//                                op_f32, op_f16 and op_bf16 (T = float, __half, fl_bf16)
 //
 // And here, for every target: fl::to_float / fl::from_float<T>, and fl::vec<T, N>
 // for 16-byte loads and stores.
@@ -47,15 +59,25 @@
 
 #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
 // Run-time modules are searched by kernel name; nothing to register.
-#define FL_KERNEL_EXPORT(name, ...)
+#define FL_KERNEL_EXPORT_PARAMS(name, params, ...)
 #else
 #include "registry.h"
 // The kernel's host-side handle, which cudaLaunchKernel / hipLaunchKernel take.
-#define FL_KERNEL_EXPORT(name, ...)                                                            \
-  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__),   \
+#define FL_KERNEL_EXPORT_PARAMS(name, params, ...)                                               \
+  FL_PARAMS_CHECK(name, params, __VA_ARGS__)                                                     \
+  static ::fl::kernel_registrar fl_registrar_##name(#name, ::fl::signature_of(&__VA_ARGS__), params, \
                                                     reinterpret_cast<const void*>(&__VA_ARGS__), nullptr);
 #endif
 #endif
+
+#define FL_KERNEL_EXPORT(name, ...) FL_KERNEL_EXPORT_PARAMS(name, "", __VA_ARGS__)
+
+// The storage types of the built-in ops, each exported under the dtype's name.
+// Extra template arguments (a flag) follow the storage type.
+#define FL_EXPORT_DTYPES(op, params, kernel, ...)                                  \
+  FL_KERNEL_EXPORT_PARAMS(op##_f32, params, kernel<float __VA_OPT__(, ) __VA_ARGS__>)     \
+  FL_KERNEL_EXPORT_PARAMS(op##_f16, params, kernel<__half __VA_OPT__(, ) __VA_ARGS__>)    \
+  FL_KERNEL_EXPORT_PARAMS(op##_bf16, params, kernel<fl_bf16 __VA_OPT__(, ) __VA_ARGS__>)
 
 namespace fl {
 

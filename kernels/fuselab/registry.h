@@ -1,5 +1,6 @@
 // The launch-by-name registry of ahead-of-time kernels: FL_KERNEL_EXPORT(name, fn)
-// in a kernel source adds {name, fn, signature} here at load time. Host code only;
+// and FL_KERNEL_EXPORT_PARAMS(name, params, fn) in a kernel source add
+// {name, fn, signature, params} here at load time. Host code only;
 // the vendor headers include it where the compiler also compiles host code (nvcc,
 // hipcc, the CPU emulator), never under NVRTC or hiprtc.
 #ifndef FUSELAB_REGISTRY_H
@@ -50,9 +51,53 @@ template <typename... A> std::string signature_of(void (*)(A...)) {
   return s;
 }
 
+// FL_KERNEL_EXPORT_PARAMS's parameter list checked against the kernel's type at
+// compile time: one space-separated entry a parameter, and an extent ("x[n]")
+// on every pointer and on nothing else. The extents' expressions are checked
+// where they are read (native/addon/extents.cc).
+template <typename F> struct param_shape;
+template <typename... A> struct param_shape<void (*)(A...)> {
+  static constexpr int count = sizeof...(A);
+  static constexpr bool pointer[sizeof...(A) + 1] = {std::is_pointer_v<A>..., false};
+};
+
+template <typename F> constexpr bool params_fit(const char* params) {
+  using shape = param_shape<F>;
+  if (params[0] == '\0') return true;  // no names given
+  int index = 0, depth = 0;
+  bool in_entry = false, has_extent = false;
+  for (const char* p = params;; ++p) {
+    const char c = *p;
+    if (c == '\0' && depth != 0) return false;
+    if (depth == 0 && (c == ' ' || c == '\0')) {
+      if (in_entry) {
+        if (index >= shape::count || has_extent != shape::pointer[index]) return false;
+        ++index;
+      }
+      in_entry = has_extent = false;
+      if (c == '\0') return index == shape::count;
+      continue;
+    }
+    in_entry = true;
+    if (c == '[') {
+      has_extent = true;
+      ++depth;
+    } else if (c == ']' && --depth < 0) {
+      return false;
+    }
+  }
+}
+
+// Refuses, at compile time, a parameter list that does not fit the kernel.
+#define FL_PARAMS_CHECK(name, params, ...)                                   \
+  static_assert(::fl::params_fit<decltype(&__VA_ARGS__)>(params),           \
+                #name ": the parameter list \"" params "\" must name every parameter, in order, "  \
+                "with an extent on each pointer and on nothing else");
+
 struct kernel_entry {
   std::string name;
   std::string signature;
+  std::string params;   // "out[n] a[n] b[n] n"; empty when the export names none
   const void* fn;       // GPU: the host stub, for cudaLaunchKernel / hipLaunchKernel
   void* launcher;       // CPU: the emulator's typed trampoline (vendors/cpu.h); else null
 };
@@ -64,8 +109,8 @@ inline std::vector<kernel_entry>& registry() {
 }
 
 struct kernel_registrar {
-  kernel_registrar(const char* name, std::string signature, const void* fn, void* launcher) {
-    registry().push_back({name, std::move(signature), fn, launcher});
+  kernel_registrar(const char* name, std::string signature, const char* params, const void* fn, void* launcher) {
+    registry().push_back({name, std::move(signature), params, fn, launcher});
   }
 };
 

@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "async.h"
+#include "extents.h"
 #include "handles.h"
+#include "interrupts.h"
 #include "marshal.h"
 #include "plugins.h"
 
@@ -88,6 +90,7 @@ Napi::Value open(const Napi::CallbackInfo& info) {
   device->backend = plugin->name;
   device->device = handle;
   if (plugin->api->props(handle, &device->props) != 0) throw_failure(env, *device, "props");
+  remember_device(device);
   return wrap_handle(env, std::move(device), &kDeviceTag);
 }
 
@@ -230,9 +233,11 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   const std::string source = info[1].As<Napi::String>().Utf8Value();
   const std::string names = join_strings(info[2], "compile: kernelNames", '\n');
   const std::string options = join_strings(info[3], "compile: options", ' ');
+  const int timeout_ms = milliseconds(info[4], "compile: timeoutMs");
   void* module = nullptr;
   char* log = nullptr;
-  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), &module, &log) != 0) {
+  if (device->api->module_compile(device->device, source.c_str(), names.c_str(), options.c_str(), timeout_ms, &module,
+                                  &log) != 0) {
     Napi::Error error = Napi::Error::New(env, device->failure("compile"));
     if (log != nullptr) {
       error.Set("log", Napi::String::New(env, log));
@@ -251,6 +256,17 @@ Napi::Value unload(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// The kernel's name, parameters and, where its export gives them, their names and extents.
+void describe_kernel(Napi::Env env, const std::string& name, const fl_kernel_info& info, KernelState* kernel) {
+  kernel->name = name;
+  if (info.signature != nullptr) {
+    kernel->has_signature = true;
+    kernel->signature = info.signature;
+    kernel->params = parse_signature(kernel->signature);
+  }
+  if (info.params != nullptr) read_param_names(env, info.params, kernel);
+}
+
 Napi::Value kernels(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<ModuleState> module = live_module(info[0]);
@@ -259,11 +275,14 @@ Napi::Value kernels(const Napi::CallbackInfo& info) {
   if (api->kernel_count(module->module, &count) != 0) throw_failure(env, *module->device, "kernel_count");
   Napi::Array result = Napi::Array::New(env, count);
   for (int i = 0; i < count; ++i) {
-    fl_kernel_info kernel{};
-    if (api->kernel_info(module->module, i, &kernel) != 0) throw_failure(env, *module->device, "kernel_info");
+    fl_kernel_info info{};
+    if (api->kernel_info(module->module, i, &info) != 0) throw_failure(env, *module->device, "kernel_info");
+    KernelState kernel;
+    describe_kernel(env, info.name ? info.name : "", info, &kernel);
     Napi::Object o = Napi::Object::New(env);
-    o.Set("name", kernel.name ? kernel.name : "");
-    o.Set("signature", kernel.signature ? Napi::Value(Napi::String::New(env, kernel.signature)) : env.Null());
+    o.Set("name", kernel.name);
+    o.Set("signature", kernel.has_signature ? Napi::Value(Napi::String::New(env, kernel.signature)) : env.Null());
+    o.Set("params", info.params ? Napi::Value(Napi::String::New(env, info.params)) : env.Null());
     result.Set(static_cast<uint32_t>(i), o);
   }
   return result;
@@ -275,22 +294,13 @@ Napi::Value kernel(const Napi::CallbackInfo& info) {
   if (!info[1].IsString()) throw Napi::TypeError::New(env, "kernel: name must be a string");
   auto state = std::make_shared<KernelState>();
   state->module = module;
-  state->name = info[1].As<Napi::String>().Utf8Value();
-  const char* signature = nullptr;
-  if (module->device->api->kernel_get(module->module, state->name.c_str(), &state->kernel, &signature) != 0) {
+  fl_kernel_info described{};
+  const std::string name = info[1].As<Napi::String>().Utf8Value();
+  if (module->device->api->kernel_get(module->module, name.c_str(), &state->kernel, &described) != 0) {
     throw_failure(env, *module->device, "kernel_get");
   }
-  if (signature != nullptr) {
-    state->has_signature = true;
-    state->signature = signature;
-    state->params = parse_signature(state->signature);
-  }
+  describe_kernel(env, name, described, state.get());
   return wrap_handle(env, std::move(state), &kKernelTag);
-}
-
-Napi::Value kernel_signature(const Napi::CallbackInfo& info) {
-  std::shared_ptr<KernelState>& k = unwrap_handle<KernelState>(info[0], &kKernelTag, "kernel");
-  return k->has_signature ? Napi::Value(Napi::String::New(info.Env(), k->signature)) : info.Env().Null();
 }
 
 Napi::Value run_launch(Napi::Env env, LaunchState& packed) {
@@ -319,6 +329,11 @@ Napi::Value cancel(const Napi::CallbackInfo& info) {
   device->cancel_requested = true;
   const bool stopped = device->api->cancel != nullptr && device->api->cancel(device->device) != 0;
   return Napi::Boolean::New(info.Env(), stopped);
+}
+
+Napi::Value watch_interrupts_now(const Napi::CallbackInfo& info) {
+  watch_interrupts();
+  return info.Env().Undefined();
 }
 
 Napi::Value event_create(const Napi::CallbackInfo& info) {
@@ -360,12 +375,12 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"unload", unload},
       {"kernels", kernels},
       {"kernel", kernel},
-      {"kernelSignature", kernel_signature},
       {"launch", launch},
       {"prepare", prepare},
       {"launchPrepared", launch_prepared},
       {"synchronize", synchronize_async},
       {"cancel", cancel},
+      {"watchInterrupts", watch_interrupts_now},
       {"eventCreate", event_create},
       {"eventRecord", event_record},
       {"eventElapsed", event_elapsed_async},

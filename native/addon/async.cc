@@ -65,15 +65,18 @@ class DownloadWorker : public PromiseWorker {
 
 class CompileWorker : public PromiseWorker {
  public:
-  CompileWorker(Napi::Env env, std::shared_ptr<DeviceState> device, std::string source, std::string names, std::string options)
-      : PromiseWorker(env), device_(std::move(device)), source_(std::move(source)), names_(std::move(names)), options_(std::move(options)) {}
+  CompileWorker(Napi::Env env, std::shared_ptr<DeviceState> device, std::string source, std::string names, std::string options,
+                int timeout_ms)
+      : PromiseWorker(env), device_(std::move(device)), source_(std::move(source)), names_(std::move(names)),
+        options_(std::move(options)), timeout_ms_(timeout_ms) {}
   ~CompileWorker() override {
     // A module compiled after its promise was abandoned (environment teardown) is freed here.
     if (module_ != nullptr) device_->api->module_unload(device_->device, module_);
   }
   void Execute() override {
     char* log = nullptr;
-    const int status = device_->api->module_compile(device_->device, source_.c_str(), names_.c_str(), options_.c_str(), &module_, &log);
+    const int status = device_->api->module_compile(device_->device, source_.c_str(), names_.c_str(), options_.c_str(),
+                                                    timeout_ms_, &module_, &log);
     if (log != nullptr) {
       log_ = log;
       has_log_ = true;
@@ -98,6 +101,7 @@ class CompileWorker : public PromiseWorker {
  private:
   std::shared_ptr<DeviceState> device_;
   std::string source_, names_, options_;
+  int timeout_ms_;
   void* module_ = nullptr;
   std::string log_;
   bool has_log_ = false;
@@ -220,7 +224,8 @@ Napi::Value compile_async(const Napi::CallbackInfo& info) {
   if (!info[1].IsString()) throw Napi::TypeError::New(env, "compileAsync: source must be a string");
   return start<CompileWorker>(env, std::move(device), info[1].As<Napi::String>().Utf8Value(),
                               join_strings(info[2], "compileAsync: kernelNames", '\n'),
-                              join_strings(info[3], "compileAsync: options", ' '));
+                              join_strings(info[3], "compileAsync: options", ' '),
+                              milliseconds(info[4], "compileAsync: timeoutMs"));
 }
 
 Napi::Value event_elapsed_async(const Napi::CallbackInfo& info) {

@@ -57,6 +57,28 @@ std::string join_strings(const Napi::Value& value, const char* what, char separa
   return joined;
 }
 
+const ValueType* find_value_type(const std::string& name) {
+  static constexpr ValueType kTypes[] = {
+      {"i8", 1, true, true, true},     {"u8", 1, true, false, true},    {"i16", 2, true, true, true},
+      {"u16", 2, true, false, true},   {"i32", 4, true, true, true},    {"u32", 4, true, false, true},
+      {"i64", 8, true, true, true},    {"u64", 8, true, false, true},   {"f32", 4, false, true, true},
+      {"f64", 8, false, true, true},   {"f16", 2, false, true, true},   {"bf16", 2, false, true, true},
+      {"void", 1, false, false, false},
+  };
+  for (const ValueType& type : kTypes) {
+    if (name == type.name) return &type;
+  }
+  return nullptr;
+}
+
+int milliseconds(const Napi::Value& value, const char* what) {
+  const double v = value.IsNumber() ? value.As<Napi::Number>().DoubleValue() : -1;
+  if (!integer_in(v, 0, 2147483647.0)) {
+    throw Napi::RangeError::New(value.Env(), std::string(what) + " must be an integer from 0 to 2147483647");
+  }
+  return static_cast<int>(v);
+}
+
 size_t byte_count(const Napi::Value& value, const char* what) {
   if (!value.IsNumber()) throw Napi::TypeError::New(value.Env(), std::string(what) + " must be a number");
   const double v = value.As<Napi::Number>().DoubleValue();

@@ -73,10 +73,37 @@ struct ModuleState {
   ~ModuleState() { device->api->module_unload(device->device, module); }
 };
 
+// An element or scalar type of a signature ("f32", "i64", "bf16", "void").
+struct ValueType {
+  const char* name;
+  size_t bytes;
+  bool integer;
+  bool is_signed;
+  bool scalar;  // a launch can pass it by value (not void; f16 and bf16 as their bits)
+};
+
+// The type of that name, or null.
+const ValueType* find_value_type(const std::string& name);
+
+// How many elements a pointer argument may reach: an expression over integer
+// literals and the kernel's integer scalars, in postfix order (extents.cc).
+struct Extent {
+  enum Op { kLiteral, kScalar, kAdd, kMultiply };
+  struct Step {
+    Op op;
+    uint64_t literal = 0;  // kLiteral
+    size_t scalar = 0;     // kScalar: the argument's index
+  };
+  std::string text;        // as exported: "rows*cols"
+  std::vector<Step> steps; // empty: no extent
+};
+
 // One parameter of a kernel signature: "const f32*" is a pointer to f32.
 struct ParamKind {
   bool pointer = false;
   std::string type;  // element type for pointers ("void" for other pointees)
+  std::string name;  // "" unless the export names it
+  Extent extent;     // pointers of built-in kernels
 };
 
 struct KernelState {
@@ -84,8 +111,15 @@ struct KernelState {
   void* kernel = nullptr;
   std::string name;
   bool has_signature = false;
-  std::string signature;
+  std::string signature;  // "f32* out,const f32* x,i32 n"; without names where none are known
   std::vector<ParamKind> params;
+
+  // "argument 1 (x)" in messages, or "argument 1" where the name is unknown.
+  std::string argument(size_t index) const {
+    const std::string label = "argument " + std::to_string(index);
+    if (index >= params.size() || params[index].name.empty()) return label;
+    return label + " (" + params[index].name + ")";
+  }
 };
 
 struct EventState {
@@ -153,6 +187,9 @@ std::string join_strings(const Napi::Value& value, const char* what, char separa
 
 // Whether `v` is an integer from `lo` to `hi` (never for NaN).
 inline bool integer_in(double v, double lo, double hi) { return v >= lo && v <= hi && std::trunc(v) == v; }
+
+// A time limit in milliseconds from JS: an integer from 0 (none) to 2^31 - 1.
+int milliseconds(const Napi::Value& value, const char* what);
 
 // A byte count from JS: a non-negative integer no larger than 2^53.
 size_t byte_count(const Napi::Value& value, const char* what);

@@ -3,30 +3,10 @@
 #include <cmath>
 #include <cstring>
 
+#include "extents.h"
+
 namespace fuselab {
 namespace {
-
-struct ScalarType {
-  const char* name;
-  size_t bytes;
-  bool integer;
-  bool is_signed;
-};
-
-constexpr ScalarType kScalarTypes[] = {
-    {"i8", 1, true, true},   {"u8", 1, true, false},  {"i16", 2, true, true}, {"u16", 2, true, false},
-    {"i32", 4, true, true},  {"u32", 4, true, false}, {"i64", 8, true, true}, {"u64", 8, true, false},
-    {"f32", 4, false, true}, {"f64", 8, false, true},
-    // 16-bit floats travel as their bits, which TS rounds (src/kernel.ts).
-    {"f16", 2, true, false}, {"bf16", 2, true, false},
-};
-
-const ScalarType* find_scalar_type(const std::string& name) {
-  for (const ScalarType& type : kScalarTypes) {
-    if (name == type.name) return &type;
-  }
-  return nullptr;
-}
 
 std::string trim(const std::string& s) {
   const size_t first = s.find_first_not_of(' ');
@@ -35,11 +15,11 @@ std::string trim(const std::string& s) {
 }
 
 [[noreturn]] void fail(Napi::Env env, const KernelState& kernel, size_t index, const std::string& message) {
-  throw Napi::Error::New(env, "kernel " + kernel.name + ": argument " + std::to_string(index) + " " + message);
+  throw Napi::Error::New(env, "kernel " + kernel.name + ": " + kernel.argument(index) + " " + message);
 }
 
 // The integer value of a JS number or bigint, when it fits `type`.
-bool integer_value(const Napi::Value& value, const ScalarType& type, uint64_t* bits) {
+bool integer_value(const Napi::Value& value, const ValueType& type, uint64_t* bits) {
   if (value.IsBigInt()) {
     bool lossless = false;
     if (type.is_signed) {
@@ -74,7 +54,7 @@ bool integer_value(const Napi::Value& value, const ScalarType& type, uint64_t* b
 }
 
 // Writes the scalar's bytes at the start of its 8-byte slot (little-endian hosts).
-void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const ScalarType& type,
+void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const ValueType& type,
                   const Napi::Value& value, uint64_t* slot) {
   *slot = 0;
   if (type.integer) {
@@ -86,6 +66,12 @@ void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const 
   }
   if (!value.IsNumber()) fail(env, kernel, index, std::string("must be a number for ") + type.name);
   const double v = value.As<Napi::Number>().DoubleValue();
+  if (type.bytes == 2) {  // f16, bf16: TS sends the bits it rounded (src/kernel.ts)
+    if (!(v >= 0 && v <= 65535 && v == std::floor(v))) fail(env, kernel, index, std::string("must be the 16 bits of a ") + type.name);
+    const uint16_t bits = static_cast<uint16_t>(v);
+    std::memcpy(slot, &bits, sizeof bits);
+    return;
+  }
   if (type.bytes == 4) {
     const float f = static_cast<float>(v);
     std::memcpy(slot, &f, sizeof f);
@@ -207,14 +193,15 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
     const Napi::Object scalar = arg.As<Napi::Object>();
     const Napi::Value type_value = scalar.Get("type");
     const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
-    const ScalarType* type = find_scalar_type(type_name);
-    if (type == nullptr) fail(env, k, i, "has an unknown scalar type '" + type_name + "'");
+    const ValueType* type = find_value_type(type_name);
+    if (type == nullptr || !type->scalar) fail(env, k, i, "has an unknown scalar type '" + type_name + "'");
     if (param) {
       if (param->pointer) fail(env, k, i, "must be a buffer (" + param->type + "*), got a " + type_name + " scalar");
       if (param->type != type_name) fail(env, k, i, "must be a " + param->type + " scalar, got a " + type_name + " scalar");
     }
     store_scalar(env, k, i, *type, scalar.Get("value"), &launch->storage[i]);
   }
+  check_extents(env, *launch);
   return launch;
 }
 

@@ -42,7 +42,7 @@ class grid_group {
     ::fl::emu::block_state& b = ::fl::emu::current_block();
     ::fl::emu::fail(b, "kernel '%s': grid.sync() needs a cooperative launch, which fuselab does not make",
                     b.launch->desc->kernel);
-    throw ::fl::emu::block_abort{};
+    ::fl::emu::abandon_block(b);
   }
   unsigned long long thread_rank() const {
     const fl_emu_dim3& b = ::fl::emu::tls().where.block;

@@ -28,6 +28,7 @@
 #include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <atomic>
@@ -118,9 +119,6 @@ struct launch_state {
   uint32_t threads_per_block;
 };
 
-// Raised in a GPU thread to leave the block once it has failed.
-struct block_abort {};
-
 struct block_state {
   const launch_state* launch;
   fl_emu_worker* worker;
@@ -146,6 +144,7 @@ struct block_state {
   uint64_t priority_salt;    // check mode: see priority()
   bool failed;
   char message[FL_EMU_ERROR_BYTES];
+  void* escape[5];           // __builtin_setjmp buffer: where abandon_block() lands
 };
 
 // Library work (allocating, formatting) must not be cut short by a stop signal.
@@ -184,6 +183,32 @@ __attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const cha
   va_start(args, format);
   vsnprintf(b.message, sizeof b.message, format, args);
   va_end(args);
+}
+
+// Leaves the block at once, from whichever stack the running GPU thread is on,
+// back to run_block (which reports b.message). Nothing is unwound: the block's
+// fibers are dropped and their stacks reused by the next block.
+[[noreturn]] inline void abandon_block(block_state& b) { __builtin_longjmp(b.escape, 1); }
+
+// Device-side assert() and __trap(): the launch ends with an error saying where,
+// as CUDA reports a device-side assert, and the device goes on.
+[[noreturn]] inline void device_stop(const char* what, const char* file, unsigned line) {
+  thread_state& t = tls();
+  if (!t.block) {  // not in a kernel: what the C library's assert does
+    fprintf(stderr, "%s:%u: %s\n", file, line, what);
+    abort();
+  }
+  block_state& b = *t.block;
+  const fl_emu_where& w = t.where;
+  fail(b, "kernel '%s': %s at %s:%u (block (%u,%u,%u), thread (%u,%u,%u))", b.launch->desc->kernel, what, file, line,
+       w.block.x, w.block.y, w.block.z, w.thread.x, w.thread.y, w.thread.z);
+  abandon_block(b);
+}
+
+[[noreturn]] inline void assertion_failed(const char* expression, const char* file, unsigned line) {
+  char what[FL_EMU_ERROR_BYTES / 2];
+  snprintf(what, sizeof what, "device-side assertion `%s' failed", expression);
+  device_stop(what, file, line);
 }
 
 inline void describe_deadlock(block_state& b) {
@@ -284,7 +309,7 @@ inline gpu_thread* next_ready(block_state& b) {
 // ready one. Returns when this thread is ready again.
 inline void yield(block_state& b, gpu_thread& self) {
   switch_to(b, self.home, next_ready(b));
-  if (b.failed) throw block_abort{};
+  if (b.failed) abandon_block(b);
 }
 
 inline uint32_t lowest_lane(uint64_t lanes) { return static_cast<uint32_t>(__builtin_ctzll(lanes)); }
@@ -402,7 +427,6 @@ inline void fiber_main(void* arg) {
   block_state& b = *self.block;
   try {
     b.launch->invoke(b.launch->args);
-  } catch (block_abort&) {
   } catch (...) {
     fail(b, "kernel '%s' threw a C++ exception", b.launch->desc->kernel);
   }
@@ -422,7 +446,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
   unsigned char* memory = static_cast<unsigned char*>(b.worker->scratch(b.worker, 0, bytes));
   if (!memory) {
     fail(b, "kernel '%s': out of memory for the threads of a block", b.launch->desc->kernel);
-    throw block_abort{};
+    abandon_block(b);
   }
   b.threads = reinterpret_cast<gpu_thread*>(memory);
   b.warps = reinterpret_cast<warp_state*>(b.threads + b.size);
@@ -466,7 +490,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
     void* stack = b.worker->fiber_stack(b.worker, i, &stack_bytes);
     if (!stack) {
       fail(b, "kernel '%s': out of memory for fiber stacks", b.launch->desc->kernel);
-      throw block_abort{};
+      abandon_block(b);
     }
     context_prepare(&t.registers, stack, stack_bytes, &fiber_main, &t);
     b.released[n++] = i;
@@ -523,7 +547,7 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
             "(block (%u,%u,%u), thread (%u,%u,%u))",
          b.launch->desc->kernel, warp_op_name(op), line, lanes, width, where.block.x, where.block.y, where.block.z,
          where.thread.x, where.thread.y, where.thread.z);
-    throw block_abort{};
+    abandon_block(b);
   }
   gpu_thread& self = fiber_self(b);
   uint32_t warp = self.linear / lanes, lane = self.linear % lanes;
@@ -533,7 +557,7 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
             "(block (%u,%u,%u), thread (%u,%u,%u))",
          b.launch->desc->kernel, warp_op_name(op), line, static_cast<unsigned long long>(mask), lane, where.block.x,
          where.block.y, where.block.z, where.thread.x, where.thread.y, where.thread.z);
-    throw block_abort{};
+    abandon_block(b);
   }
   self.status = thread_status::at_warp_op;
   self.op = op;
@@ -651,6 +675,30 @@ inline void loop_shuffled(block_state& b) {
   }
 }
 
+inline void run_threads_from_start(block_state& b) {
+  const launch_state& L = *b.launch;
+  try {
+    if (L.needs_fibers->load(std::memory_order_relaxed)) {
+      make_fibers(b, b.size);
+      run_fibers(b);
+    } else {
+      if (b.order) loop_shuffled(b);
+      else L.run_in_order(L.args, b);
+      if (b.fibers) {  // changed over: the thread on the OS stack has finished
+        mark_exited(b, *b.current);
+        run_fibers(b);
+      }
+    }
+  } catch (...) {
+    fail(b, "kernel '%s' threw a C++ exception", L.desc->kernel);
+  }
+}
+
+// Runs the block's GPU threads to the end, or until abandon_block() returns here.
+__attribute__((noinline)) inline void run_threads(block_state& b) {
+  if (__builtin_setjmp(b.escape) == 0) run_threads_from_start(b);
+}
+
 // The pool's body: runs one block of the launch.
 inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   launch_state& L = *static_cast<launch_state*>(context);
@@ -702,22 +750,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
       poison_static_shared(t, worker);
       if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
     }
-    try {
-      if (L.needs_fibers->load(std::memory_order_relaxed)) {
-        make_fibers(b, b.size);
-        run_fibers(b);
-      } else {
-        if (b.order) loop_shuffled(b);
-        else L.run_in_order(L.args, b);
-        if (b.fibers) {  // changed over: the thread on the OS stack has finished
-          mark_exited(b, *b.current);
-          run_fibers(b);
-        }
-      }
-    } catch (block_abort&) {
-    } catch (...) {
-      fail(b, "kernel '%s' threw a C++ exception", desc.kernel);
-    }
+    run_threads(b);
   }
   t.block = nullptr;
   if (b.failed && !L.failed.exchange(true)) {

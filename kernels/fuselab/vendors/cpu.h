@@ -12,6 +12,7 @@
 #ifndef FUSELAB_VENDORS_CPU_H
 #define FUSELAB_VENDORS_CPU_H
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -47,6 +48,14 @@ typedef __half fl_half;
 #define blockDim (reinterpret_cast<const dim3&>(::fl::emu::tls().block_dim))
 #define gridDim (reinterpret_cast<const dim3&>(::fl::emu::tls().grid_dim))
 #define warpSize (::fl::emu::tls().warp_size)
+
+// assert() calls the C library's __assert_fail; each module has its own hidden
+// copy, which ends the launch with the failed expression, block and thread.
+extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const char* expression, const char* file,
+                                                                       unsigned int line, const char*) noexcept {
+  ::fl::emu::assertion_failed(expression, file, line);
+}
+#define __trap() ::fl::emu::device_stop("__trap() was called", __FILE__, __LINE__)
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
 
@@ -115,12 +124,15 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
 
 #include "../registry.h"
 
-#define FL_KERNEL_EXPORT(name, ...) FL_KERNEL_EXPORT_AS(name, #name, __VA_ARGS__)
-// Exports the kernel __VA_ARGS__ ("ns::k", "k<float, 256>") under the name text;
-// id makes the registrar's name unique.
-#define FL_KERNEL_EXPORT_AS(id, text, ...)                                                       \
-  static ::fl::kernel_registrar fl_registrar_##id(                                               \
-      text, ::fl::signature_of(&__VA_ARGS__), reinterpret_cast<const void*>(&__VA_ARGS__),       \
+#define FL_KERNEL_EXPORT_PARAMS(name, params, ...) \
+  FL_PARAMS_CHECK(name, params, __VA_ARGS__)       \
+  FL_KERNEL_REGISTRAR(name, #name, params, __VA_ARGS__)
+// Exports the kernel __VA_ARGS__ ("ns::k", "k<float, 256>") of a run-time
+// module under the name text; id makes the registrar's name unique.
+#define FL_KERNEL_EXPORT_AS(id, text, ...) FL_KERNEL_REGISTRAR(id, text, "", __VA_ARGS__)
+#define FL_KERNEL_REGISTRAR(id, text, params, ...)                                                   \
+  static ::fl::kernel_registrar fl_registrar_##id(                                                   \
+      text, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__),   \
       reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<&__VA_ARGS__>)));
 
 namespace fl {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "compiler.h"
+#include "compiler_process.h"
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/emulator/half.h"
@@ -125,22 +127,34 @@ std::vector<argument> parse_signature(const std::string& signature) {
 struct kernel {
   std::string name;
   std::string signature;
+  std::string params;  // names and extents; empty when the export gives none
   fl_emu_launch_fn launch;
   std::vector<argument> args;
+  code_range code;  // its module's code: where a stop may land
+
+  void describe(fl_kernel_info* out) const {
+    out->name = name.c_str();
+    out->signature = signature.c_str();
+    out->params = params.empty() ? nullptr : params.c_str();
+  }
 };
 
 struct module {
   std::vector<std::unique_ptr<kernel>> kernels;
   void* library = nullptr;  // dlopen handle; null for the built-in kernels
+  int code_fd = -1;         // the file the library was loaded from, open while it is loaded
   ~module() {
     if (library) dlclose(library);
+    if (code_fd >= 0) close(code_fd);
   }
-  void add(const char* name, const char* signature, fl_emu_launch_fn launch) {
+  void add(const char* name, const char* signature, const char* params, fl_emu_launch_fn launch) {
     auto k = std::make_unique<kernel>();
     k->name = name;
     k->signature = signature;
+    k->params = params;
     k->launch = launch;
     k->args = parse_signature(k->signature);
+    k->code = code_of(reinterpret_cast<const void*>(launch));
     kernels.push_back(std::move(k));
   }
 };
@@ -162,6 +176,8 @@ struct event {
 struct device {
   fl_device_options options{};
   std::unique_ptr<worker_pool> pool;
+  std::atomic<uint64_t> compile_stops{0};  // cancel() adds one: compiles that saw another value stop
+  std::atomic<int> compiles_running{0};
   uint64_t launches = 0;   // seeds check mode's shuffles
 
   std::mutex lock;
@@ -311,6 +327,7 @@ std::string describe_stop(const worker_pool& pool, const kernel& k, int timeout_
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
   if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
+  if (f.signal == SIGABRT) return format("kernel '%s' called abort()%s", k.name.c_str(), where.c_str());
   return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
                 static_cast<unsigned long long>(f.address), where.c_str());
 }
@@ -341,7 +358,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.error[0] = 0;
-  d.pool->arm(d.options.timeout_ms);
+  d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
   std::string error = describe_stop(*d.pool, k, d.options.timeout_ms);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
@@ -516,7 +533,7 @@ int cpu_fill(void* handle, void* ptr, int byte, size_t bytes) {
 module* builtin_module() {
   auto* m = new module;
   for (const kernel_entry& e : fl::registry())
-    m->add(e.name.c_str(), e.signature.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
+    m->add(e.name.c_str(), e.signature.c_str(), e.params.c_str(), reinterpret_cast<fl_emu_launch_fn>(e.launcher));
   return m;
 }
 
@@ -525,26 +542,40 @@ int cpu_module_builtin(void*, void** out) {
   return 0;
 }
 
-int cpu_module_compile(void*, const char* source, const char* kernel_names, const char* options, void** out,
-                       char** log) {
+int cpu_module_compile(void* handle, const char* source, const char* kernel_names, const char* options, int timeout_ms,
+                       void** out, char** log) {
   if (log) *log = nullptr;
-  compile_result built = compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "");
+  auto* d = static_cast<device*>(handle);
+  const uint64_t stops = d->compile_stops.load();
+  d->compiles_running++;
+  interrupt_watch interrupts;
+  process_limits limits;
+  limits.timeout_ms = timeout_ms;
+  limits.should_stop = [d, stops, &interrupts] { return d->compile_stops.load() != stops || interrupts.seen(); };
+  compile_result built =
+      compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", limits);
+  d->compiles_running--;
   if (!built.ok) {
     if (log && !built.log.empty()) *log = strdup(built.log.c_str());
     return fail(built.error);
   }
-  void* library = dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library) return fail(format("run-time compilation: cannot load %s: %s", built.library.c_str(), dlerror()));
+  int code_fd = -1;
+  std::string load_error;
+  void* library = load_shared_object(built.code, &code_fd, &load_error);
+  if (!library) return fail("run-time compilation: cannot load the compiled module: " + load_error);
   auto entry = reinterpret_cast<fl_emu_module_fn>(dlsym(library, FL_EMU_MODULE_SYMBOL));
   const fl_emu_module* table = entry ? entry() : nullptr;
   if (!table || table->abi != FL_EMU_ABI) {
     dlclose(library);
-    return fail(format("run-time compilation: %s is not a fuselab CPU module of this version (ABI %d)",
-                       built.library.c_str(), FL_EMU_ABI));
+    close(code_fd);
+    return fail(format("run-time compilation: the compiled module is not a fuselab CPU module of this version (ABI %d)",
+                       FL_EMU_ABI));
   }
   auto* m = new module;
   m->library = library;
-  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, table->kernels[i].launch);
+  m->code_fd = code_fd;
+  // Compiled kernels name no parameters: their launches are checked by kind only.
+  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, "", table->kernels[i].launch);
   *out = m;
   return 0;
 }
@@ -564,18 +595,17 @@ int cpu_kernel_info(void* mod, int index, fl_kernel_info* out) {
   auto* m = static_cast<module*>(mod);
   if (index < 0 || index >= static_cast<int>(m->kernels.size()))
     return fail(format("kernel_info: index must be from 0 to %d, got %d", static_cast<int>(m->kernels.size()) - 1, index));
-  out->name = m->kernels[index]->name.c_str();
-  out->signature = m->kernels[index]->signature.c_str();
+  m->kernels[index]->describe(out);
   return 0;
 }
 
-int cpu_kernel_get(void* mod, const char* name, void** out, const char** signature) {
+int cpu_kernel_get(void* mod, const char* name, void** out, fl_kernel_info* info) {
   auto* m = static_cast<module*>(mod);
   std::string names;
   for (auto& k : m->kernels) {
     if (k->name == name) {
       *out = k.get();
-      if (signature) *signature = k->signature.c_str();
+      if (info) k->describe(info);
       return 0;
     }
     names += (names.empty() ? "" : ", ") + k->name;
@@ -627,7 +657,13 @@ int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, s
 
 int cpu_synchronize(void* handle) { return static_cast<device*>(handle)->wait(); }
 
-int cpu_cancel(void* handle) { return static_cast<device*>(handle)->pool->cancel() ? 1 : 0; }
+int cpu_cancel(void* handle) {
+  auto* d = static_cast<device*>(handle);
+  const bool compiling = d->compiles_running.load() > 0;
+  d->compile_stops++;
+  const bool launch_stopped = d->pool->cancel();
+  return launch_stopped || compiling ? 1 : 0;
+}
 
 int cpu_event_create(void*, void** out) {
   *out = new event;

@@ -3,22 +3,31 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
+#include "compiler_process.h"
 #include "fuselab/emulator/abi.h"
+#include "module_cache.h"
+#include "sha256.h"
+
+#ifndef FUSELAB_VERSION
+#error "FUSELAB_VERSION (package.json's version) must be defined by the build"
+#endif
 
 extern char** environ;
 
@@ -28,6 +37,8 @@ namespace cpu {
 namespace {
 
 namespace fs = std::filesystem;
+
+const uint64_t kDefaultCacheMegabytes = 512;
 
 std::vector<std::string> split_spaces(const std::string& text) {
   std::vector<std::string> words;
@@ -56,63 +67,18 @@ bool is_name_expression(const std::string& s) {
   });
 }
 
-// 128 bits from two FNV-1a streams with different starting points: enough to
-// name cache files.
-struct hasher {
-  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-  void add(const std::string& s) {
-    for (unsigned char c : s) {
-      a = (a ^ c) * 0x100000001b3ull;
-      b = (b ^ c) * 0x100000001b3ull + 1;
-    }
-    a = (a ^ 0xff) * 0x100000001b3ull;  // separates consecutive fields
-    b = (b ^ 0xfe) * 0x100000001b3ull;
-  }
-  std::string hex() const {
-    char text[33];
-    snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b));
-    return text;
-  }
-};
-
 bool read_file(const fs::path& path, std::string* out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::ostringstream text;
   text << in.rdbuf();
   *out = text.str();
-  return true;
+  return static_cast<bool>(in) || in.eof();
 }
 
-// The fuselab headers under each include folder: a module compiled against
-// older headers is not reused.
-void add_headers(hasher& h, const std::vector<std::string>& flags) {
-  for (size_t i = 0; i < flags.size(); i++) {
-    std::string dir;
-    if (flags[i] == "-I" && i + 1 < flags.size()) dir = flags[i + 1];
-    else if (flags[i].rfind("-I", 0) == 0) dir = flags[i].substr(2);
-    if (dir.empty()) continue;
-    std::error_code ec;
-    fs::path root = fs::path(dir) / "fuselab";
-    if (!fs::is_directory(root, ec)) continue;
-    std::vector<fs::path> files;
-    for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
-      if (it->is_regular_file(ec)) files.push_back(it->path());
-    std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) {
-      std::string text;
-      if (!read_file(f, &text)) continue;
-      h.add(f.string());
-      h.add(text);
-    }
-  }
-}
-
-std::string find_on_path(const std::string& program) {
+std::string find_on_path(const std::string& program, const std::string& path) {
   if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0 ? program : "";
-  const char* path = getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  std::istringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
     std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
@@ -121,137 +87,367 @@ std::string find_on_path(const std::string& program) {
   return "";
 }
 
-bool make_folders(const std::string& path) {
+std::string environment_value(const char* name) {
+  const char* value = getenv(name);
+  return value ? value : "";
+}
+
+// What compiles use, read once when the backend loads, before any kernel runs:
+// kernel code runs inside this process, and must not be able to choose the
+// compiler, the cache or the compiler's environment of later compiles by
+// changing environment variables.
+struct settings {
+  std::vector<std::string> compiler;  // $CXX split into words, else {"c++"}
+  std::string program;                // compiler[0] found on $PATH; empty when not found
+  std::string cache_folder;           // $FUSELAB_CACHE, else ~/.cache/fuselab/cpu
+  uint64_t cache_bytes = kDefaultCacheMegabytes << 20;
+  std::string problem;                // a setting that makes compiling impossible
+  // The compiler's whole environment: only what locates programs and words
+  // messages, so that nothing else (CPATH, GCC_EXEC_PREFIX, LD_PRELOAD, ...)
+  // changes what is compiled behind the cache's back.
+  std::vector<std::string> environment;
+};
+
+settings read_settings() {
+  settings s;
+  const std::string cxx = environment_value("CXX");
+  s.compiler = split_spaces(cxx.empty() ? "c++" : cxx);
+  const std::string path = getenv("PATH") ? environment_value("PATH") : "/usr/bin:/bin";
+  if (s.compiler.empty()) s.problem = "$CXX is blank";
+  else if ((s.program = find_on_path(s.compiler[0], path)).empty())
+    s.problem = "'" + s.compiler[0] + "' not found; install g++ or set $CXX";
+
+  s.cache_folder = environment_value("FUSELAB_CACHE");
+  if (s.cache_folder.empty()) {
+    std::string home = environment_value("HOME");
+    if (home.empty()) {
+      const passwd* user = getpwuid(geteuid());
+      home = user ? user->pw_dir : "/tmp";
+    }
+    s.cache_folder = home + "/.cache/fuselab/cpu";
+  }
+  const std::string megabytes = environment_value("FUSELAB_CACHE_MAX_MB");
+  if (!megabytes.empty()) {
+    char* end = nullptr;
+    const double value = strtod(megabytes.c_str(), &end);
+    const bool plain = std::all_of(megabytes.begin(), megabytes.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+    if (plain && *end == '\0' && value >= 0 && value <= 1e9) s.cache_bytes = static_cast<uint64_t>(value * 1048576.0);
+    else if (s.problem.empty())
+      s.problem = "FUSELAB_CACHE_MAX_MB must be a size in megabytes (a number from 0 to 1e9, such as 512 or 0.5), got '" + megabytes + "'";
+  }
+  s.environment.push_back("PATH=" + path);
+  for (const char* name : {"HOME", "LANG", "LC_ALL", "LC_MESSAGES", "LC_CTYPE"})
+    if (getenv(name)) s.environment.push_back(std::string(name) + "=" + environment_value(name));
+  return s;
+}
+
+// Initialised when the plugin is loaded.
+const settings kSettings = read_settings();
+
+std::string command_text() {
+  std::string text;
+  for (const std::string& word : kSettings.compiler) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+std::vector<std::string> environment_in(const std::string& folder) {
+  std::vector<std::string> environment = kSettings.environment;
+  environment.push_back("TMPDIR=" + folder);  // the compiler's temporary files stay in the private build folder
+  return environment;
+}
+
+// What the compiler is (for the cache key: where it is, its file, what it says
+// of itself) and where it looks for headers. Asked once a process.
+struct compiler_facts {
+  std::string identity;
+  std::vector<std::string> include_folders;  // canonical
+};
+
+// The folders of the compiler's "#include ... search starts here:" lists (from -v).
+std::vector<std::string> search_folders(const std::string& text) {
+  std::vector<std::string> folders;
+  std::istringstream lines(text);
+  std::string line;
+  bool inside = false;
+  while (std::getline(lines, line)) {
+    if (line.rfind("#include ", 0) == 0 && line.find("search starts here:") != std::string::npos) inside = true;
+    else if (line.rfind("End of search list.", 0) == 0) inside = false;
+    else if (inside && line.size() > 1 && line[0] == ' ') {
+      std::string folder = line.substr(1);
+      const size_t note = folder.find(" (framework directory)");
+      if (note != std::string::npos) folder.erase(note);
+      std::error_code ec;
+      folders.push_back(fs::weakly_canonical(folder, ec).string());
+    }
+  }
+  return folders;
+}
+
+const compiler_facts& facts_about_compiler(const std::vector<std::string>& flags, const std::string& folder) {
+  static std::mutex lock;
+  static compiler_facts facts;
+  static bool known = false;
+  std::lock_guard<std::mutex> guard(lock);
+  if (known) return facts;
   std::error_code ec;
-  fs::create_directories(path, ec);
-  return fs::is_directory(path, ec);
+  facts.identity = fs::weakly_canonical(kSettings.program, ec).string() + "\n";
+  struct stat st;
+  if (stat(kSettings.program.c_str(), &st) == 0)
+    facts.identity += std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "\n";
+  process_limits limits;
+  limits.timeout_ms = 60000;
+  const std::string output = folder + "/compiler.txt";
+  auto ask = [&](std::vector<std::string> arguments) {
+    std::vector<std::string> command = kSettings.compiler;
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    process_result run = run_process(kSettings.program, command, environment_in(folder), folder, output, limits);
+    std::string said;
+    if (run.outcome != process_outcome::exited || run.code != 0 || !read_file(output, &said)) said.clear();
+    unlink(output.c_str());
+    return said;
+  };
+  facts.identity += ask({"--version"});
+  std::vector<std::string> query = flags;
+  query.insert(query.end(), {"-x", "c++", "-E", "-v", "/dev/null", "-o", "/dev/null"});
+  facts.include_folders = search_folders(ask(query));
+  known = true;
+  return facts;
+}
+
+// The headers a compile opened, from -H's lines (". path", one dot a level),
+// and the log without them.
+void split_header_lines(const std::string& log, std::vector<std::string>* headers, std::string* rest) {
+  std::istringstream lines(log);
+  std::string line;
+  bool guard_list = false;  // -H's closing "Multiple include guards may be useful for:" list
+  while (std::getline(lines, line)) {
+    size_t dots = 0;
+    while (dots < line.size() && line[dots] == '.') dots++;
+    if (dots > 0 && dots + 1 < line.size() && line[dots] == ' ') {
+      headers->push_back(line.substr(dots + 1));
+      guard_list = false;
+    } else if (line == "Multiple include guards may be useful for:") {
+      guard_list = true;
+    } else if (guard_list && std::find(headers->begin(), headers->end(), line) != headers->end()) {
+      // a header already listed
+    } else {
+      guard_list = false;
+      *rest += line + "\n";
+    }
+  }
+}
+
+// Whether `file` lies inside one of `folders` (all canonical).
+bool inside_any(const std::string& file, const std::vector<std::string>& folders) {
+  return std::any_of(folders.begin(), folders.end(), [&file](const std::string& folder) {
+    return file.size() > folder.size() && file.compare(0, folder.size(), folder) == 0 &&
+           (folder.back() == '/' || file[folder.size()] == '/');
+  });
+}
+
+// The folders named by -I, -isystem, -iquote and -idirafter in `command`, canonical.
+std::vector<std::string> named_include_folders(const std::vector<std::string>& command) {
+  std::vector<std::string> folders;
+  for (size_t i = 0; i < command.size(); i++) {
+    for (const char* flag : {"-I", "-isystem", "-iquote", "-idirafter"}) {
+      const std::string prefix = flag;
+      if (command[i].rfind(prefix, 0) != 0) continue;
+      std::string folder = command[i].size() > prefix.size() ? command[i].substr(prefix.size())
+                                                             : (i + 1 < command.size() ? command[i + 1] : "");
+      std::error_code ec;
+      if (!folder.empty()) folders.push_back(fs::weakly_canonical(folder, ec).string());
+      break;
+    }
+  }
+  return folders;
+}
+
+// Why a failed compile failed, when the reason is a full disk: the log says so,
+// or (when even the log could not be written) the folder's file system has
+// almost no room or no inode left.
+std::string disk_full_note(const std::string& log, const std::string& folder) {
+  struct statvfs space;
+  const bool nearly_full = statvfs(folder.c_str(), &space) == 0 &&
+                           (uint64_t(space.f_bavail) * space.f_frsize < (uint64_t(1) << 20) || space.f_favail == 0);
+  if (!nearly_full && log.find("No space left on device") == std::string::npos &&
+      log.find("Disk quota exceeded") == std::string::npos)
+    return "";
+  return "no space left on device: the compiler could not write its output in " + folder +
+         ": free some space there, or set FUSELAB_CACHE to a folder on another disk";
+}
+
+void* load_from(int fd, const std::string& name, const std::string& code, std::string* error) {
+  size_t done = 0;
+  while (done < code.size()) {
+    ssize_t wrote = write(fd, code.data() + done, code.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      *error = disk_error(errno, "write a module to load", name);
+      return nullptr;
+    }
+    done += static_cast<size_t>(wrote);
+  }
+  void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) *error = dlerror();
+  return library;
+}
+
+struct build_folder {
+  std::string path;
+  ~build_folder() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+std::string megabytes_text(uint64_t bytes) {
+  char text[32];
+  snprintf(text, sizeof text, "%g", static_cast<double>(bytes) / 1048576.0);
+  return text;
 }
 
 }  // namespace
 
-std::string compiler_command() {
-  const char* cxx = getenv("CXX");
-  return cxx && *cxx ? cxx : "c++";
-}
-
-std::string cache_folder() {
-  const char* cache = getenv("FUSELAB_CACHE");
-  if (cache && *cache) return cache;
-  const char* home = getenv("HOME");
-  if (!home || !*home) {
-    const passwd* user = getpwuid(getuid());
-    home = user ? user->pw_dir : "/tmp";
-  }
-  return std::string(home) + "/.cache/fuselab/cpu";
-}
-
 std::string compiler_note() {
-  std::vector<std::string> words = split_spaces(compiler_command());
-  if (words.empty()) return "run-time compilation: unavailable ($CXX is blank)";
-  std::string found = find_on_path(words[0]);
-  if (found.empty())
-    return "run-time compilation: unavailable ('" + words[0] + "' not found; install g++ or set $CXX)";
-  return "run-time compilation: " + compiler_command() + " (" + found + "), cache " + cache_folder();
+  if (!kSettings.problem.empty()) return "run-time compilation: unavailable (" + kSettings.problem + ")";
+  return "run-time compilation: " + command_text() + " (" + kSettings.program + "), cache " + kSettings.cache_folder +
+         " (at most " + megabytes_text(kSettings.cache_bytes) + " MB)";
 }
 
-compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options) {
+compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options,
+                              const process_limits& limits) {
   compile_result result;
-  std::vector<std::string> command = split_spaces(compiler_command());
-  if (command.empty()) {
-    result.error = "run-time compilation: $CXX is blank";
+  auto fail = [&result](const std::string& why) {
+    result.error = "run-time compilation: " + why;
     return result;
-  }
+  };
+  if (!kSettings.problem.empty()) return fail(kSettings.problem);
+  std::vector<std::string> flags;
   for (const char* flag : {"-std=c++17", "-O2", "-shared", "-fPIC", "-DFL_TARGET_CPU", "-fvisibility=hidden",
                            // kernels read float* memory as float4, as GPU code does
                            "-fno-strict-aliasing",
                            // the emulator longjmps across stacks, which fortified longjmp refuses
                            "-U_FORTIFY_SOURCE"})
-    command.push_back(flag);
+    flags.push_back(flag);
+  std::vector<std::string> command = kSettings.compiler;
+  command.insert(command.end(), flags.begin(), flags.end());
   for (const std::string& option : split_spaces(options)) command.push_back(option);
 
   std::string text = source + "\n#line 1 \"<fuselab exports>\"\n";
   int exported = 0;
   for (const std::string& name : split_lines(kernel_names)) {
-    if (!is_name_expression(name)) {
-      result.error = "run-time compilation: kernel name '" + name + "' is not a C++ name expression";
-      return result;
-    }
+    if (!is_name_expression(name)) return fail("kernel name '" + name + "' is not a C++ name expression");
     text += "FL_KERNEL_EXPORT_AS(" + std::to_string(exported++) + ", \"" + name + "\", " + name + ")\n";
   }
   text += "FL_EMU_MODULE_ENTRY()\n";
 
-  hasher h;
-  h.add(text);
-  for (const std::string& word : command) h.add(word);
-  h.add(std::to_string(FL_EMU_ABI));
-  add_headers(h, command);
-  std::string key = h.hex();
+  std::string error;
+  std::unique_ptr<module_cache> cache = module_cache::open(kSettings.cache_folder, kSettings.cache_bytes, &error);
+  if (!cache) return fail(error);
 
-  std::string folder = cache_folder();
-  if (!make_folders(folder)) {
-    result.error = "run-time compilation: cannot create the cache folder " + folder + ": " + strerror(errno);
-    return result;
-  }
-  result.library = folder + "/" + key + ".so";
-  if (access(result.library.c_str(), R_OK) == 0) {
+  // A private folder for this compile: the compiler's files, then the module.
+  build_folder work;
+  std::string work_template = kSettings.cache_folder + "/.build-XXXXXX";
+  if (!mkdtemp(&work_template[0])) return fail(disk_error(errno, "create a build folder", kSettings.cache_folder));
+  work.path = work_template;
+
+  // Everything that goes into the module, but for the files it includes, which
+  // the entry lists and checks when it is found.
+  const compiler_facts& compiler = facts_about_compiler(flags, work.path);
+  sha256 key_hash;
+  key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI));
+  key_hash.add_field(compiler.identity);
+  for (const std::string& word : command) key_hash.add_field(word);
+  key_hash.add_field(text);
+  const std::string key = to_hex(key_hash.digest());
+  if (cache->find(key, &result.code)) {
     result.ok = true;
     return result;
   }
 
-  // Build in a private folder, then rename into place: renaming is atomic, so
-  // processes compiling the same source at once never see half a file.
-  std::string work_template = folder + "/build-" + key + "-XXXXXX";
-  std::vector<char> work_name(work_template.begin(), work_template.end());
-  work_name.push_back('\0');
-  if (!mkdtemp(work_name.data())) {
-    result.error = "run-time compilation: cannot create a folder in " + folder + ": " + strerror(errno);
-    return result;
-  }
-  std::string work = work_name.data();
-  std::string source_path = work + "/cell.cc", output_path = work + "/module.so", log_path = work + "/log.txt";
+  const std::string log_path = work.path + "/log.txt";
   {
-    std::ofstream out(source_path, std::ios::binary);
+    std::ofstream out(work.path + "/cell.cc", std::ios::binary);
     out << text;
-    if (!out) {
-      result.error = "run-time compilation: cannot write " + source_path;
-      std::error_code ec;
-      fs::remove_all(work, ec);
-      return result;
-    }
+    out.flush();
+    if (!out) return fail(disk_error(errno, "write the source", work.path));
   }
-  command.insert(command.end(), {"-x", "c++", "cell.cc", "-o", "module.so"});
+  // -H lists every header the compile opens, in the log, whether it succeeds or not.
+  command.insert(command.end(), {"-H", "-x", "c++", "cell.cc", "-o", "module.so"});
+  process_result run = run_process(kSettings.program, command, environment_in(work.path), work.path, log_path, limits);
+  if (run.outcome == process_outcome::not_started)
+    return fail("cannot run '" + kSettings.program + "': " + strerror(run.error) + " (install g++ or set $CXX)");
+  if (run.outcome == process_outcome::timed_out)
+    return fail("the compiler ran past the time limit of " + std::to_string(limits.timeout_ms) +
+                " ms and was stopped (compile's option timeoutMs)");
+  if (run.outcome == process_outcome::stopped) return fail("the compile was interrupted, and the compiler stopped");
 
-  std::vector<char*> argv;
-  for (std::string& word : command) argv.push_back(&word[0]);
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // Run in the build folder so that the log names the source "cell.cc".
-  posix_spawn_file_actions_addchdir_np(&actions, work.c_str());
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t child = 0;
-  int spawn_error = posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (spawn_error == 0) {
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  std::string log;
+  read_file(log_path, &log);
+  std::vector<std::string> headers;
+  split_header_lines(log, &headers, &result.log);
+  // Only fuselab's headers and the compiler's may be included: a file from
+  // elsewhere could be shown in the log or embedded in the module. Neither the
+  // log nor the file's content is shown; its name, which the source gave, is.
+  std::vector<std::string> allowed = named_include_folders(command);
+  allowed.insert(allowed.end(), compiler.include_folders.begin(), compiler.include_folders.end());
+  std::vector<dependency> dependencies;
+  for (const std::string& header : headers) {
+    std::error_code ec;
+    const fs::path spelled = fs::path(header).is_absolute() ? fs::path(header) : fs::path(work.path) / header;
+    const std::string file = fs::weakly_canonical(spelled, ec).string();
+    if (!inside_any(file, allowed)) {
+      result.log.clear();
+      return fail("the source includes " + spelled.lexically_normal().string() +
+                  ", which is neither one of fuselab's headers nor one of the compiler's: kernels may include only those");
+    }
+    dependency d;
+    if (std::none_of(dependencies.begin(), dependencies.end(), [&file](const dependency& seen) { return seen.path == file; })) {
+      if (!describe_dependency(file, &d)) return fail("cannot read " + file + ", which the source includes");
+      dependencies.push_back(d);
     }
   }
-  read_file(log_path, &result.log);
-  if (spawn_error != 0) {
-    result.error = "run-time compilation: cannot run '" + command[0] + "': " + strerror(spawn_error) +
-                   " (install g++ or set $CXX)";
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    result.error = "run-time compilation failed (" + command[0] + ")";
-  } else if (rename(output_path.c_str(), result.library.c_str()) != 0) {
-    result.error = "run-time compilation: cannot move the module into " + folder + ": " + strerror(errno);
-  } else {
-    result.ok = true;
+  if (run.outcome != process_outcome::exited || run.code != 0) {
+    std::string full = disk_full_note(log, kSettings.cache_folder);
+    if (!full.empty()) {
+      result.log.clear();  // not an error in the source: the message says it all
+      return fail(full);
+    }
+    if (run.outcome == process_outcome::killed_by_signal)
+      return fail("the compiler (" + kSettings.compiler[0] + ") was killed by signal " + std::to_string(run.code) +
+                  " (it may have run out of its 4 GiB of memory)");
+    return fail("compilation failed (" + kSettings.compiler[0] + ")");
   }
-  std::error_code ec;
-  fs::remove_all(work, ec);
+  if (!read_file(work.path + "/module.so", &result.code)) return fail("the compiler wrote no module");
+  if (!cache->store(key, dependencies, result.code, &error)) return fail(error);
+  result.ok = true;
   return result;
+}
+
+void* load_shared_object(const std::string& code, int* keep_fd, std::string* error) {
+  // Loaded from memory: what was verified is what runs, whatever happens to the cache file meanwhile.
+  int fd = memfd_create("fuselab-module", MFD_CLOEXEC);
+  if (fd >= 0) {
+    void* library = load_from(fd, "/proc/self/fd/" + std::to_string(fd), code, error);
+    if (library) {
+      *keep_fd = fd;
+      return library;
+    }
+    close(fd);
+  }
+  // Without memfd, or where /proc is missing or memfd code may not run: a
+  // private temporary file, removed once loaded.
+  std::string name = (fs::temp_directory_path() / "fuselab-module-XXXXXX").string();
+  fd = mkostemp(&name[0], O_CLOEXEC);
+  if (fd < 0) {
+    *error = disk_error(errno, "write a module to load", fs::temp_directory_path().string());
+    return nullptr;
+  }
+  void* library = load_from(fd, name, code, error);
+  unlink(name.c_str());
+  if (library) *keep_fd = fd;
+  else close(fd);
+  return library;
 }
 
 }  // namespace cpu

@@ -1,14 +1,18 @@
 #include "pool.h"
 
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace fl {
 namespace cpu {
@@ -18,6 +22,9 @@ namespace {
 constexpr size_t kFiberStackBytes = 64 * 1024;
 constexpr size_t kSignalStackBytes = 64 * 1024;
 constexpr int kScratchSlots = 3;
+// How long a stop waits for a kernel to come back from library code (a system
+// call that never returns, say) before it lands there anyway.
+constexpr std::chrono::seconds kForceStopAfter{2};
 // Sent to a worker to stop a launch that ran too long or was cancelled: a
 // real-time signal, which Node and V8 leave alone.
 int stop_signal() { return SIGRTMIN + 3; }
@@ -36,6 +43,11 @@ struct worker {
   sigjmp_buf escape;
   volatile sig_atomic_t in_kernel = 0;
   volatile uint64_t job = 0;  // the generation of the job it runs: stale stop signals are ignored
+  // The kernel's own code, where a stop may land: elsewhere (the C library,
+  // libm) a lock may be held or a structure half updated, so the stop waits
+  // until the kernel is back in its code, unless `forced`.
+  code_range kernel_code;
+  const std::atomic<bool>* forced = nullptr;
   fault_report fault;  // written by the signal handler before it jumps
 
   struct scratch_buffer {
@@ -116,17 +128,32 @@ void pass_on(int signal, siginfo_t* info, void* context) {
   }
 }
 
+uintptr_t interrupted_at(void* context) {
+  const ucontext_t* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<uintptr_t>(uc->uc_mcontext.pc);
+#else
+  (void)uc;
+  return 0;  // unknown: only a forced stop lands
+#endif
+}
+
 void on_signal(int signal, siginfo_t* info, void* context) {
   worker* w = static_cast<worker*>(pthread_getspecific(current_worker_key));
   if (signal == stop_signal()) {
     // Only while kernel code runs, and not while the run time holds stops off
     // (the supervisor tries again shortly).
     uint64_t job = reinterpret_cast<uintptr_t>(info->si_value.sival_ptr);
-    if (w && w->in_kernel && w->job == job && w->api.hold == 0) siglongjmp(w->escape, 2);
+    if (w && w->in_kernel && w->job == job && w->api.hold == 0 &&
+        (w->kernel_code.contains(interrupted_at(context)) || w->forced->load(std::memory_order_relaxed)))
+      siglongjmp(w->escape, 2);
     if (!w) pass_on(signal, info, context);
     return;
   }
-  if (!w || !w->in_kernel) {
+  // SIGABRT counts when the kernel aborted (raise), not when another process sent it.
+  if (!w || !w->in_kernel || (signal == SIGABRT && info->si_code == SI_USER)) {
     pass_on(signal, info, context);
     return;
   }
@@ -145,7 +172,7 @@ void install_signal_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
     pthread_key_create(&current_worker_key, nullptr);
-    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, stop_signal()}) {
+    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, stop_signal()}) {
       struct sigaction action = {};
       action.sa_sigaction = &on_signal;
       action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
@@ -156,6 +183,31 @@ void install_signal_handlers() {
 }
 
 }  // namespace
+
+code_range code_of(const void* symbol) {
+  struct search {
+    uintptr_t address;
+    code_range found;
+  } state{reinterpret_cast<uintptr_t>(symbol), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        search& s = *static_cast<search*>(data);
+        code_range code{UINTPTR_MAX, 0};
+        bool holds = false;
+        for (int i = 0; i < info->dlpi_phnum; i++) {
+          const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          if (h.p_type != PT_LOAD) continue;
+          uintptr_t start = info->dlpi_addr + h.p_vaddr, end = start + h.p_memsz;
+          if (s.address >= start && s.address < end) holds = true;
+          if (h.p_flags & PF_X) code = {std::min(code.begin, start), std::max(code.end, end)};
+        }
+        if (!holds) return 0;
+        s.found = code.end ? code : code_range{};
+        return 1;
+      },
+      &state);
+  return state.found;
+}
 
 size_t worker_pool::fiber_stack_bytes() { return kFiberStackBytes; }
 
@@ -187,8 +239,10 @@ worker_pool::~worker_pool() {
   for (auto& w : workers_) w->thread.join();
 }
 
-void worker_pool::arm(int timeout_ms) {
+void worker_pool::arm(int timeout_ms, code_range kernel_code) {
   timeout_ms_ = timeout_ms;
+  kernel_code_ = kernel_code;
+  forced_ = false;
   stop_ = stop_reason::none;
   fault_taken_ = false;
   fault_ = fault_report{};
@@ -227,6 +281,7 @@ void worker_pool::parallel_for(uint64_t n, fl_emu_body body, void* ctx) {
   job_ready_.notify_all();
   const bool limited = timeout_ms_ > 0;
   const clock::time_point deadline = clock::now() + std::chrono::milliseconds(timeout_ms_);
+  std::optional<clock::time_point> stop_requested_at;
   while (active_ > 0) {
     if (stop_ == stop_reason::none) {
       if (limited) {
@@ -237,11 +292,15 @@ void worker_pool::parallel_for(uint64_t n, fl_emu_body body, void* ctx) {
       }
       continue;
     }
+    // A worker outside the kernel's code ignores the signal: it is sent again
+    // every millisecond, and forced once the kernel has stayed out that long.
+    if (!stop_requested_at) stop_requested_at = clock::now();
+    if (!forced_ && clock::now() - *stop_requested_at > kForceStopAfter) forced_ = true;
     union sigval job;
     job.sival_ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(generation_));
     for (auto& w : workers_)
       if (w->in_kernel) pthread_sigqueue(w->thread.native_handle(), stop_signal(), job);
-    job_done_.wait_for(guard, std::chrono::milliseconds(10));
+    job_done_.wait_for(guard, std::chrono::milliseconds(1));
   }
   running_ = false;
 }
@@ -263,6 +322,8 @@ void worker_pool::work(worker& w) {
       seen = generation_;
     }
     w.job = seen;
+    w.kernel_code = kernel_code_;
+    w.forced = &forced_;
     run_job(w);
     std::lock_guard<std::mutex> guard(lock_);
     active_--;

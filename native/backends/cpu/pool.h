@@ -31,6 +31,15 @@ struct fault_report {
   fl_emu_where where{};
 };
 
+// A span of machine code: [begin, end).
+struct code_range {
+  uintptr_t begin = 0, end = 0;
+  bool contains(uintptr_t address) const { return address >= begin && address < end; }
+};
+
+// The executable code of the shared object (module or plugin) holding `symbol`.
+code_range code_of(const void* symbol);
+
 struct worker;
 
 class worker_pool {
@@ -45,9 +54,10 @@ class worker_pool {
   // calling thread's behalf and returns when the job is done or stopped.
   const fl_emu_pool* api() const { return &api_; }
 
-  // Before each launch: the time limit for its parallel_for (0: none), and a
-  // clean slate for what stopped it.
-  void arm(int timeout_ms);
+  // Before each launch: the time limit for its parallel_for (0: none), the
+  // code of the kernel's module (where a stop may land), and a clean slate for
+  // what stopped it.
+  void arm(int timeout_ms, code_range kernel_code);
   stop_reason stopped() const { return stop_.load(); }
   const fault_report& fault() const { return fault_; }
   // Stops the running job; false when none runs.
@@ -80,6 +90,8 @@ class worker_pool {
   std::atomic<uint64_t> next_index_{0};
 
   int timeout_ms_ = 0;
+  code_range kernel_code_;
+  std::atomic<bool> forced_{false};
   std::atomic<stop_reason> stop_{stop_reason::none};
   std::atomic<bool> fault_taken_{false};
   fault_report fault_;

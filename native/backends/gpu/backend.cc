@@ -69,12 +69,40 @@ lost_devices& lost() {
   return devices;
 }
 
+// The kernel launched last on each device: a sticky error names it, since the
+// error shows at a later call and only the kernels since then can have caused it.
+class last_launches {
+ public:
+  void note(int ordinal, const std::string& name) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    names_[ordinal] = name;
+  }
+  std::string find(int ordinal) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = names_.find(ordinal);
+    return it == names_.end() ? "" : it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, std::string> names_;
+};
+
+last_launches& launched() {
+  static last_launches kernels;
+  return kernels;
+}
+
 // 0 when e is success; else records "<call> failed: <name> (<message>)" and
 // returns 1. A sticky error marks device `ordinal` lost (-1: no device involved).
 int check(int ordinal, const char* call, gpuError_t e) {
   if (e == gpuSuccess) return 0;
   std::string text = error_text(call, e);
   if (ordinal >= 0 && is_sticky(e)) {
+    text += std::string(": ") + sticky_meaning(e);
+    std::string last = launched().find(ordinal);
+    if (!last.empty()) text += " (the last kernel launched on this device: '" + last + "')";
+    text += "; the device cannot be used again in this process";
     lost().mark(ordinal, text);
     return fail("device lost: " + text);
   }
@@ -98,6 +126,7 @@ struct kernel {
   int ordinal = 0;         // the device whose module holds it
   std::string name;
   std::string signature;   // known for ahead-of-time kernels only
+  std::string params;      // names and extents; empty when the export gives none
   int param_count = -1;    // -1: unknown (run-time compiled)
   // Launched through gpuLaunchKernel: an ahead-of-time kernel's host stub, or
   // (CUDA) a cudaKernel_t from a run-time compiled library.
@@ -105,8 +134,12 @@ struct kernel {
 #if defined(FL_GPU_HIP)
   hipFunction_t function = nullptr;  // hiprtc: launched through hipModuleLaunchKernel
 #endif
-  // The signature as kernel_info and kernel_get report it: null where unknown.
-  const char* known_signature() const { return param_count >= 0 ? signature.c_str() : nullptr; }
+  // What kernel_info and kernel_get report: null where unknown.
+  void describe(fl_kernel_info* out) const {
+    out->name = name.c_str();
+    out->signature = param_count >= 0 ? signature.c_str() : nullptr;
+    out->params = params.empty() ? nullptr : params.c_str();
+  }
   // Read from the runtime at the first launch.
   std::mutex mutex;
   bool attributes_read = false;
@@ -354,6 +387,7 @@ int module_builtin(void* dv, void** out) {
     k->ordinal = d->ordinal;
     k->name = entry.name;
     k->signature = entry.signature;
+    k->params = entry.params;
     k->param_count = count_params(entry.signature);
     k->symbol = entry.fn;
     m->kernels.push_back(std::move(k));
@@ -422,8 +456,9 @@ void unload(module* m) {
   m->loaded = nullptr;
 }
 
-int module_compile(void* dv, const char* source, const char* kernel_names, const char* options, void** out,
-                   char** log) {
+// timeout_ms is not honoured: NVRTC and hiprtc compile inside this process.
+int module_compile(void* dv, const char* source, const char* kernel_names, const char* options, int /*timeout_ms*/,
+                   void** out, char** log) {
   auto* d = static_cast<device*>(dv);
   if (log) *log = nullptr;
   if (!d || !out) return fail("module_compile: device and module must be pointers, got null");
@@ -473,20 +508,18 @@ int kernel_info(void* mv, int index, fl_kernel_info* out) {
   if (index < 0 || index >= static_cast<int>(m->kernels.size()))
     return fail("kernel_info: index must be in [0, " + std::to_string(m->kernels.size()) + "), got " +
                 std::to_string(index));
-  const kernel& k = *m->kernels[index];
-  out->name = k.name.c_str();
-  out->signature = k.known_signature();
+  m->kernels[index]->describe(out);
   return 0;
 }
 
-int kernel_get(void* mv, const char* name, void** out, const char** signature) {
+int kernel_get(void* mv, const char* name, void** out, fl_kernel_info* info) {
   auto* m = static_cast<module*>(mv);
   if (!m || !name || !out) return fail("kernel_get: module, name and kernel must be pointers, got null");
   *out = nullptr;
   for (const auto& k : m->kernels) {
     if (k->name != name) continue;
     *out = k.get();
-    if (signature) *signature = k->known_signature();
+    if (info) k->describe(info);
     return 0;
   }
   std::string known;
@@ -594,6 +627,7 @@ int launch(void* dv, void* kv, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
     e = gpuLaunchKernel(k->symbol, dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), args,
                         shared_bytes, d->stream);
   }
+  if (e == gpuSuccess) launched().note(d->ordinal, k->name);
   // Also resets the last-error state, so that a later call does not report the launch's error again.
   gpuError_t after = gpuGetLastError();
   return check(d->ordinal, call, e != gpuSuccess ? e : after);

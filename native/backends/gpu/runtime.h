@@ -68,6 +68,15 @@ inline bool is_sticky(hipError_t e) {
   return e == hipErrorIllegalAddress || e == hipErrorLaunchTimeOut || e == hipErrorAssert ||
          e == hipErrorLaunchFailure;
 }
+// What a sticky error says about the kernel that caused it, in plain words.
+inline const char* sticky_meaning(hipError_t e) {
+  switch (e) {
+    case hipErrorAssert: return "a kernel's device-side assert failed (the GPU printed which one, with its block and thread, on stderr)";
+    case hipErrorIllegalAddress: return "a kernel read or wrote memory outside its buffers";
+    case hipErrorLaunchTimeOut: return "a kernel ran past the driver's time limit";
+    default: return "a kernel crashed (an illegal instruction, __trap() or abort())";
+  }
+}
 // hipGetDeviceCount's answers when there is no usable driver or no device.
 inline bool means_no_driver(hipError_t e) {
   return e == hipErrorInsufficientDriver || e == hipErrorNotInitialized;
@@ -168,6 +177,19 @@ inline bool is_sticky(cudaError_t e) {
       return true;
     default:
       return false;
+  }
+}
+// What a sticky error says about the kernel that caused it, in plain words.
+inline const char* sticky_meaning(cudaError_t e) {
+  switch (e) {
+    case cudaErrorAssert: return "a kernel's device-side assert failed (the GPU printed which one, with its block and thread, on stderr)";
+    case cudaErrorIllegalAddress: return "a kernel read or wrote memory outside its buffers";
+    case cudaErrorMisalignedAddress: return "a kernel made a misaligned access (a vector load or store from an address that is not a multiple of its size)";
+    case cudaErrorLaunchTimeout: return "a kernel ran past the driver's time limit";
+    case cudaErrorIllegalInstruction: return "a kernel executed an illegal instruction";
+    case cudaErrorHardwareStackError: return "a kernel overflowed its stack";
+    case cudaErrorLaunchFailure: return "a kernel crashed (an unspecified launch failure, as __trap() causes)";
+    default: return "the GPU context failed";
   }
 }
 // cudaGetDeviceCount's answers when libcuda.so is missing, is a stub, or is

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define FL_BACKEND_ABI 1
+#define FL_BACKEND_ABI 2
 
 typedef struct fl_dim3 { uint32_t x, y, z; } fl_dim3;
 
@@ -61,8 +61,15 @@ typedef struct fl_kernel_info {
   /* Argument types, comma separated, as fl::signature_of() spells them:
      "f32*,const f32*,i32" — element types f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32
      i64 u64, "void*" for other pointees; a trailing '*' marks a pointer.
-     NULL where the backend cannot know it (see kernel_get). */
+     NULL where the backend cannot know it (NVRTC, hiprtc). */
   const char* signature;
+  /* The parameters' names, space separated, each pointer's followed by the
+     number of elements the kernel may touch through it, an expression over
+     integer literals and the integer scalar parameters with + * ( ):
+     "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized". Given by
+     the built-in kernels (FL_KERNEL_EXPORT_PARAMS); NULL where not known. The
+     addon refuses a launch whose buffer holds fewer bytes than an extent says. */
+  const char* params;
 } fl_kernel_info;
 
 typedef struct fl_backend {
@@ -94,20 +101,24 @@ typedef struct fl_backend {
   /* Run-time compilation. kernel_names: one a line, the __global__ functions to
      export, each a name expression ("k", "ns::k", "k<float, 256>"). options:
      extra compiler flags, space separated (include paths).
+     timeout_ms: a compile running longer is stopped with an error (0: no limit);
+     cancel() also stops a running compile. The cpu backend's compiler is a child
+     process and honours both; NVRTC and hiprtc run inside the process and
+     cannot be stopped.
      On a compile error, *log (malloc'd; free with free_string) holds the log. */
   int (*module_compile)(void* device, const char* source, const char* kernel_names,
-                        const char* options, void** module, char** log);
+                        const char* options, int timeout_ms, void** module, char** log);
   void (*module_unload)(void* device, void* module);
   int (*kernel_count)(void* module, int* count);
   int (*kernel_info)(void* module, int index, fl_kernel_info* out);
-  /* *signature is NULL where the backend cannot know it (NVRTC, hiprtc). */
-  int (*kernel_get)(void* module, const char* name, void** kernel, const char** signature);
+  /* The kernel of that name, and what kernel_info says of it. */
+  int (*kernel_get)(void* module, const char* name, void** kernel, fl_kernel_info* info);
 
   int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
                 size_t shared_bytes, void** args, int nargs);
   int (*synchronize)(void* device);
-  /* Stops the running launch where the backend can (cpu): nonzero when one was
-     stopped, 0 when nothing ran (neither is an error). */
+  /* Stops the running launch and compiles where the backend can (cpu): nonzero
+     when one was stopped, 0 when nothing ran (neither is an error). */
   int (*cancel)(void* device);
 
   int (*event_create)(void* device, void** event);
