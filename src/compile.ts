@@ -8,7 +8,7 @@ import { Device, checkDevice } from "./device";
 import { checkKernelSource, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
-import { KernelDeclaration, KernelTemplate, findKernels, instantiate, parseNameExpression } from "./signature";
+import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, parseNameExpression } from "./signature";
 
 /** Options of `compile()`. */
 export interface CompileOptions {
@@ -40,6 +40,7 @@ interface Prepared {
   file: string;
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
+  constants: ConstantDeclaration[];
   flags: string[];
   timeoutMs: number;
   cached?: Module;
@@ -80,7 +81,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   }
   const predefined = predefinedMacros(dev);
   checkKernelSource(where, source, dev.backend as "cpu" | "cuda" | "hip", predefined);
-  const { kernels: declarations, templates } = findKernels(source, predefined);
+  const { kernels: declarations, templates, constants } = findKernels(source, predefined);
   if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0].name;
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
@@ -90,7 +91,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const flags = includeFolders(dev);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  return { dev, key, file, text, declarations, templates, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
+  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -147,7 +148,7 @@ function remember(p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), templatesOf(p));
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants });
   perDevice.set(p.key, module);
   return module;
 }

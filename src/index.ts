@@ -7,7 +7,7 @@ export {
   debug, empty, full, ones, rand, randn, tensor, zeros,
 } from "./tensor";
 export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, PreparedLaunch } from "./kernel";
-export { Module, builtins } from "./module";
+export { Constant, Module, builtins } from "./module";
 export { CompileOptions, compile, compileAsync } from "./compile";
 export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClose, compare } from "./compare";
 export { ArgumentError, DeviceError, FuselabError } from "./errors";

@@ -187,10 +187,19 @@ export interface KernelTemplate {
   paramTokens: Token[][];
 }
 
-/** What a source declares: kernels to launch (explicit instantiations among them) and kernel templates. */
+/** A `__constant__` variable of a source, which the host sets before launches. */
+export interface ConstantDeclaration {
+  name: string;
+  /** Its element type ("f32", "i32", ...), "void" for other types. */
+  type: string;
+  line: number;
+}
+
+/** What a source declares: kernels to launch (explicit instantiations among them), kernel templates, constants. */
 export interface SourceKernels {
   kernels: KernelDeclaration[];
   templates: KernelTemplate[];
+  constants: ConstantDeclaration[];
 }
 
 // Splits tokens[from, to) at commas outside brackets.
@@ -329,6 +338,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const aliases = typeAliases(tokens);
   const kernels: KernelDeclaration[] = [];
   const templates: KernelTemplate[] = [];
+  const constants: ConstantDeclaration[] = [];
   const add = (declaration: KernelDeclaration, at: number) => {
     const earlier = kernels.find((k) => k.name === declaration.name);
     if (earlier && sameParams(earlier.params, declaration.params)) return;  // a prototype and its definition
@@ -396,6 +406,16 @@ export function findKernels(source: string, predefined: Record<string, string> =
       g = stop - 1;
       continue;
     }
+    if (text === "__constant__") {
+      // __constant__ float table[64]; the name is the identifier before [ = { or ;
+      let end = g;
+      while (end < tokens.length && !["[", "=", "{", ";"].includes(tokens[end].text)) end++;
+      const words = tokens.slice(statementStart, end).map((t) => t.text)
+        .filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__align__"].includes(w));
+      const name = words.pop();
+      if (name) constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void", line: lineAt(code, tokens[g].at) });
+      continue;
+    }
     if (text !== "__global__") continue;
     const head = tokens.slice(statementStart, g);
     const templateAt = head.findIndex((t) => t.text === "template");
@@ -431,7 +451,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
     }
     g = close;
   }
-  return { kernels, templates };
+  return { kernels, templates, constants };
 }
 
 /** The kernels of `source` (explicit template instantiations among them), with their parameters. */

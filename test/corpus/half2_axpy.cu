@@ -14,11 +14,12 @@ __global__ void haxpy(int n, half a, const half* x, half* y) {
   if (start == 0 && (n % 2) == 1) y[n - 1] = __hfma(a, x[n - 1], y[n - 1]);
 }
 
-// The same operands through the operators: a product rounded, then a sum rounded.
+// A product rounded, then a sum rounded. (__hmul_rn: the GPU's compiler may fuse
+// a plain __hmul, or a * x, with the add that follows into one fma.)
 __global__ void haxpy_unfused(int n, half a, const half* x, half* y) {
   const int i = threadIdx.x + blockDim.x * blockIdx.x;
   if (i < n) {
-    const half product = a * x[i];
+    const half product = __hmul_rn(a, x[i]);
     y[i] = __hadd(product, y[i]);
   }
 }

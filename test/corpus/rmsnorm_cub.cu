@@ -2,7 +2,7 @@
 // reduction for the sum of squares, the scale broadcast through shared
 // memory, one kernel template instantiated per element type by a macro.
 #include <cuda_fp16.h>
-#include <cub/cub.cuh>
+#include <cub/block/block_reduce.cuh>
 
 namespace serving {
 

@@ -32,7 +32,8 @@
 #define __restrict__ __restrict
 // thread_local at block scope implies static; "static __shared__" stays valid.
 #define __shared__ thread_local
-#define __constant__
+// Exported by name, so that module.constant(name).set() finds it (dlsym).
+#define __constant__ __attribute__((visibility("default")))
 #define __managed__
 #define __grid_constant__
 #define __noinline__ __attribute__((noinline))

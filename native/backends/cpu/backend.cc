@@ -8,6 +8,7 @@
 // cleared: a CPU device is never lost. While an error waits to be returned,
 // later launches are skipped (their inputs may be garbage).
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -694,13 +695,30 @@ void cpu_event_destroy(void* handle, void* ev) {
 
 void cpu_free_string(char* s) { free(s); }
 
+int cpu_module_symbol(void* mod, const char* name, void** address, size_t* bytes) {
+  auto* m = static_cast<module*>(mod);
+  if (!m || !name || !address || !bytes) return fail("module_symbol: module, name, address and bytes must be pointers, got null");
+  if (!m->library) return fail(format("module_symbol: the built-in kernels have no variable '%s'", name));
+  // __constant__ variables are exported by name (vendors/cpu.h); the symbol table gives their size.
+  void* found = dlsym(m->library, name);
+  Dl_info info;
+  void* entry = nullptr;
+  const bool described = found && dladdr1(found, &info, &entry, RTLD_DL_SYMENT) && entry;
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  if (!described || ELF64_ST_TYPE(symbol->st_info) != STT_OBJECT)
+    return fail(format("module_symbol: the module has no __constant__ or __device__ variable '%s' at namespace scope", name));
+  *address = found;
+  *bytes = symbol->st_size;
+  return 0;
+}
+
 const fl_backend cpu_backend = {
     FL_BACKEND_ABI,    "cpu",           &cpu_last_error,     &cpu_probe,          &cpu_notes,
     &cpu_device_count, &cpu_open,       &cpu_close,          &cpu_props,          &cpu_alloc,
     &cpu_release,      &cpu_upload,     &cpu_download,       &cpu_copy,           &cpu_fill,
     &cpu_module_builtin, &cpu_module_compile, &cpu_module_unload, &cpu_kernel_count, &cpu_kernel_info,
     &cpu_kernel_get,   &cpu_launch,     &cpu_synchronize,    &cpu_cancel,         &cpu_event_create,
-    &cpu_event_record, &cpu_event_elapsed, &cpu_event_destroy, &cpu_free_string,
+    &cpu_event_record, &cpu_event_elapsed, &cpu_event_destroy, &cpu_free_string, &cpu_module_symbol,
 };
 
 }  // namespace

@@ -469,8 +469,10 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (int r = enter(d)) return r;
 
   std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
-  for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
+  // The caller's folders first: its stand-ins for the C and C++ headers, and for
+  // the toolkit's host headers, come before the toolkit's own.
   for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
+  for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
 
   rtc_result compiled;
   std::string error;
@@ -677,6 +679,26 @@ void event_destroy(void* dv, void* ev) {
 
 void free_string(char* s) { std::free(s); }
 
+int module_symbol(void* mv, const char* name, void** address, size_t* bytes) {
+  auto* m = static_cast<module*>(mv);
+  if (!m || !name || !address || !bytes) return fail("module_symbol: module, name, address and bytes must be pointers, got null");
+  if (!m->loaded) return fail(std::string("module_symbol: the built-in kernels have no variable '") + name + "'");
+#if defined(FL_GPU_HIP)
+  hipDeviceptr_t found = nullptr;
+  hipError_t e = hipModuleGetGlobal(&found, bytes, m->loaded, name);
+#else
+  void* found = nullptr;
+  cudaError_t e = cudaLibraryGetGlobal(&found, bytes, m->loaded, name);
+#endif
+  if (e != gpuSuccess) {
+    clear_error();
+    return fail(std::string("module_symbol: the module has no __constant__ or __device__ variable '") + name +
+                "' at namespace scope");
+  }
+  *address = reinterpret_cast<void*>(found);
+  return 0;
+}
+
 fl_backend make_backend() {
   fl_backend b{};
   b.abi = FL_BACKEND_ABI;
@@ -708,6 +730,7 @@ fl_backend make_backend() {
   b.event_elapsed = event_elapsed;
   b.event_destroy = event_destroy;
   b.free_string = free_string;
+  b.module_symbol = module_symbol;
   return b;
 }
 

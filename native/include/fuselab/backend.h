@@ -127,6 +127,11 @@ typedef struct fl_backend {
   void (*event_destroy)(void* device, void* event);
 
   void (*free_string)(char* s);
+
+  /* A variable of a compiled module (__constant__ or __device__, at namespace
+     scope, not in a named namespace): its address on the device and its size,
+     so that upload() can write it as cudaMemcpyToSymbol does. */
+  int (*module_symbol)(void* module, const char* name, void** address, size_t* bytes);
 } fl_backend;
 
 typedef const fl_backend* (*fl_backend_entry_fn)(void);
