@@ -1,15 +1,20 @@
-// npm run bench [-- --rows R --cols C --out DIR]
+// npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH]
 //
 // On the default device (FUSELAB_DEVICE respected): the copy ceiling, then each
 // fused op against its unfused chain in f32 and bf16: median time, GB/s from the
 // traffic model, % of the copy ceiling, and the measured speedup beside the one
-// the traffic model predicts (unfused bytes / fused bytes). Writes
+// the traffic model predicts (unfused bytes / fused bytes). With `--vs torch`,
+// PyTorch eager and torch.compile then run the same ops, shapes and dtypes on
+// the same GPU (bench/torch/bench_torch.py, with `--python`, default python3),
+// beside fuselab's columns: "fused vs compile" is torch.compile's median over
+// fuselab's fused median (above 1.00x: fuselab is faster). Writes
 // bench/results/<device>-<date>.json and .md, and prints the table last.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
 import { formatMs, markdownTable } from "../src/format";
+import { TorchCase, TorchRun, TorchTiming, runTorch, specArgument } from "./vs-torch";
 
 type FloatDType = "f32" | "bf16";
 const DTYPES: FloatDType[] = ["f32", "bf16"];
@@ -25,12 +30,17 @@ interface Arguments {
   rows?: number;
   cols?: number;
   out: string;
+  vsTorch: boolean;
+  python: string;
 }
 
-const USAGE = "usage: npm run bench [-- --rows R --cols C --out DIR]";
+const USAGE = "usage: npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH]";
+// PyTorch's iterations (fuselab's bench() defaults).
+const TORCH_WARMUP = 10;
+const TORCH_ITERS = 50;
 
 function parseArguments(argv: string[]): Arguments {
-  const parsed: Arguments = { out: path.resolve(__dirname, "..", "..", "bench", "results") };
+  const parsed: Arguments = { out: path.resolve(__dirname, "..", "..", "bench", "results"), vsTorch: false, python: "python3" };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
@@ -40,6 +50,11 @@ function parseArguments(argv: string[]): Arguments {
       parsed[flag === "--rows" ? "rows" : "cols"] = n;
     } else if (flag === "--out") {
       parsed.out = path.resolve(value);
+    } else if (flag === "--vs") {
+      if (value !== "torch") throw new Error(`--vs takes "torch", got ${JSON.stringify(value)}\n${USAGE}`);
+      parsed.vsTorch = true;
+    } else if (flag === "--python") {
+      parsed.python = value;
     } else {
       throw new Error(`unknown option ${JSON.stringify(flag)}\n${USAGE}`);
     }
@@ -73,15 +88,22 @@ class Inputs {
   /** The `make` of one example's arguments. */
   maker(): fl.MakeTensor {
     const used = new Map<string, number>();
-    return (shape) => {
-      const key = shape.join("x");
+    return (shape, integers) => {
+      const key = integers ? `${shape.join("x")} below ${integers.below}` : shape.join("x");
       const index = used.get(key) ?? 0;
       used.set(key, index + 1);
       const list = this.made.get(key) ?? [];
       this.made.set(key, list);
-      list[index] ??= fl.randn(shape, { ...this.options, seed: this.seed++ });
+      list[index] ??= integers ? this.integers(shape, integers.below) : fl.randn(shape, { ...this.options, seed: this.seed++ });
       return list[index];
     };
+  }
+
+  /** An i32 tensor of seeded integers from 0 to below - 1. */
+  private integers(shape: number[], below: number): fl.Tensor {
+    const values = fl.rand(shape, { dtype: "f32", device: this.options.device, seed: this.seed++ }).toArray();
+    return fl.tensor(Int32Array.from(values, (u) => Math.min(below - 1, Math.floor(u * below))),
+      { shape, dtype: "i32", device: this.options.device });
   }
 
   dispose(): void {
@@ -100,6 +122,8 @@ interface Row {
   speedup: number;
   /** Unfused bytes / fused bytes: the speedup the traffic model predicts for memory-bound kernels. */
   byteRatio: number;
+  /** PyTorch's times for the same case, with --vs torch. */
+  torch?: TorchTiming;
 }
 
 function slug(text: string): string {
@@ -108,13 +132,20 @@ function slug(text: string): string {
 
 const pct = (r: fl.BenchResult) => (r.pctOfCopy === undefined ? "-" : `${r.pctOfCopy.toFixed(1)}%`);
 
-function resultsTable(rows: Row[]): string {
+/** PyTorch's columns of a row: eager ms, torch.compile ms, torch.compile's time over fuselab's fused time. */
+function torchCells(r: Row): string[] {
+  if (!r.torch || "error" in r.torch) return ["-", "-", "-"];
+  return [formatMs(r.torch.eagerMs), formatMs(r.torch.compileMs), `${(r.torch.compileMs / r.fused.medianMs).toFixed(2)}x`];
+}
+
+function resultsTable(rows: Row[], withTorch: boolean): string {
   const header = ["op", "dtype", "unfused ms", "fused ms", "speedup", "byte ratio", "unfused GB/s", "fused GB/s",
     "unfused % of copy", "fused % of copy", "launches"];
+  if (withTorch) header.push("torch eager ms", "torch.compile ms", "fused vs compile");
   const lines = rows.map((r) => [
     r.op, r.dtype, formatMs(r.unfused.medianMs), formatMs(r.fused.medianMs), `${r.speedup.toFixed(2)}x`,
     `${r.byteRatio.toFixed(2)}x`, r.unfused.gbps.toFixed(1), r.fused.gbps.toFixed(1), pct(r.unfused), pct(r.fused),
-    `${r.unfused.launches} -> ${r.fused.launches}`,
+    `${r.unfused.launches} -> ${r.fused.launches}`, ...(withTorch ? torchCells(r) : []),
   ]);
   return markdownTable([header, ...lines], 2);
 }
@@ -124,6 +155,9 @@ async function main(): Promise<void> {
   const args = parseArguments(given);
   const dev = fl.device();
   const onCpu = dev.kind === "cpu";
+  if (args.vsTorch && onCpu) {
+    throw new Error(`--vs torch needs a GPU (PyTorch runs on CUDA), and ${dev.describe()} is the CPU emulator`);
+  }
   const defaults = onCpu ? CPU_SHAPE : GPU_SHAPE;
   const rows = args.rows ?? defaults.rows;
   const cols = args.cols ?? defaults.cols;
@@ -141,15 +175,16 @@ async function main(): Promise<void> {
   console.log(`copy ceiling: ${ceiling.gbs.toFixed(1)} GB/s (copy_f32x4 of ${copyBytes / 2 ** 20} MiB, median ${formatMs(ceiling.medianMs)} ms of ${ceiling.iters})`);
 
   const results: Row[] = [];
+  const torchCases: TorchCase[] = [];
   for (const dtype of DTYPES) {
     const inputs = new Inputs({ dtype, device: dev });
     try {
       for (const pair of PAIRS) {
         // Mutated arguments (addRmsNorm's residual) are put back by bench() after timing.
-        const args = pair.example.args(inputs.maker(), rows, cols);
+        const opArgs = pair.example.args(inputs.maker(), rows, cols);
         const timed = await fl.bench({
-          unfused: () => (pair.declaration.unfused as (...a: unknown[]) => unknown)(...args),
-          fused: () => (pair.declaration.fused as (...a: unknown[]) => unknown)(...args),
+          unfused: () => (pair.declaration.unfused as (...a: unknown[]) => unknown)(...opArgs),
+          fused: () => (pair.declaration.fused as (...a: unknown[]) => unknown)(...opArgs),
         }, { copyCeilingGBs: ceiling.gbs });
         const [unfused, fusedResult] = timed;
         const row: Row = {
@@ -158,6 +193,9 @@ async function main(): Promise<void> {
           byteRatio: (unfused.bytesRead + unfused.bytesWritten) / (fusedResult.bytesRead + fusedResult.bytesWritten),
         };
         results.push(row);
+        torchCases.push({
+          id: `${pair.op} ${dtype}`, op: pair.declaration.name, dtype, args: opArgs.map(specArgument), flushL2: fusedResult.l2Flushed,
+        });
         console.log(`${pair.op} ${dtype}: unfused ${formatMs(unfused.medianMs)} ms, fused ${formatMs(fusedResult.medianMs)} ms ` +
           `(${pct(fusedResult)} of copy), speedup ${row.speedup.toFixed(2)}x, byte ratio ${row.byteRatio.toFixed(2)}x`);
       }
@@ -166,7 +204,17 @@ async function main(): Promise<void> {
     }
   }
 
+  let torch: TorchRun | undefined;
+  if (args.vsTorch) {
+    torch = runTorch(torchCases, args.python, TORCH_WARMUP, TORCH_ITERS);
+    results.forEach((r, i) => (r.torch = torch!.results.get(torchCases[i].id)));
+  }
   const atTarget = results.filter((r) => (r.fused.pctOfCopy ?? 0) >= TARGET_PCT_OF_COPY).length;
+  const beatCompile = results.filter((r) => r.torch && "compileMs" in r.torch && r.torch.compileMs >= r.fused.medianMs).length;
+  const torchLine = torch
+    ? `PyTorch ${torch.torch} (CUDA ${torch.cuda}) on ${torch.device}, eager and torch.compile, ${TORCH_ITERS} iterations after ${TORCH_WARMUP}: ` +
+      `fused ops at >= 1.00x torch.compile: ${beatCompile} of ${results.length}`
+    : undefined;
   const date = new Date();
   const day = date.toISOString().slice(0, 10);
   const base = `${slug(onCpu ? `cpu-emulator-${os.hostname()}` : dev.name)}-${day}`;
@@ -181,9 +229,10 @@ async function main(): Promise<void> {
     copyCeiling: ceiling,
     targetPctOfCopy: TARGET_PCT_OF_COPY,
     fusedAtTarget: atTarget,
+    torch: torch && { version: torch.torch, cuda: torch.cuda, device: torch.device, warmup: TORCH_WARMUP, iters: TORCH_ITERS },
     results,
   };
-  const table = resultsTable(results);
+  const table = resultsTable(results, torch !== undefined);
   const markdown = [
     `# fuselab bench: ${dev.name}`,
     "",
@@ -191,6 +240,7 @@ async function main(): Promise<void> {
     `- command: \`${command}\`; shape ${rows}x${cols} (siluAndMul and geluAndMul: input ${rows}x2x${cols})`,
     `- copy ceiling: ${ceiling.gbs.toFixed(1)} GB/s (copy_f32x4 of ${copyBytes / 2 ** 20} MiB, median of ${ceiling.iters})`,
     `- fused ops at >= ${TARGET_PCT_OF_COPY}% of the copy ceiling: ${atTarget} of ${results.length}`,
+    ...(torchLine ? [`- ${torchLine}`] : []),
     ...notes.map((n) => `- note: ${n}`),
     "",
     "How to read this table: bench/results/README.md.",
@@ -204,7 +254,9 @@ async function main(): Promise<void> {
   fs.writeFileSync(jsonFile, JSON.stringify(record, null, 2) + "\n");
   fs.writeFileSync(markdownFile, markdown);
   console.log(`\nwrote ${jsonFile}\nwrote ${markdownFile}\n`);
-  console.log(`copy ceiling ${ceiling.gbs.toFixed(1)} GB/s on ${dev.name}; fused ops at >= ${TARGET_PCT_OF_COPY}% of it: ${atTarget} of ${results.length}\n`);
+  console.log(`copy ceiling ${ceiling.gbs.toFixed(1)} GB/s on ${dev.name}; fused ops at >= ${TARGET_PCT_OF_COPY}% of it: ${atTarget} of ${results.length}`);
+  if (torchLine) console.log(torchLine);
+  console.log("");
   console.log(table);
 }
 

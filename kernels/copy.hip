@@ -3,6 +3,8 @@
 // kernel takes to move B bytes, so fused ops are measured as a percentage of it.
 #include "fuselab/fuselab.h"
 
+namespace fl::copy {
+
 // out[i] = in[i] for i < n, as 16-byte (float4) loads and stores, then the last
 // n % 4 floats one by one. Both pointers must be 16-byte aligned (every tensor
 // is: buffers are 256-byte aligned). The launcher gives each thread one float4:
@@ -19,3 +21,5 @@ __global__ void copy_f32x4(float* __restrict__ out, const float* __restrict__ in
   for (long long i = n4 * 4 + first; i < n; i += stride) out[i] = in[i];
 }
 FL_KERNEL_EXPORT_PARAMS(copy_f32x4, "out[n] in[n] n", copy_f32x4)
+
+}  // namespace fl::copy

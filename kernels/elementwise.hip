@@ -13,7 +13,7 @@
 // loop relies on.
 #include "fuselab/fuselab.h"
 
-namespace {
+namespace fl::elementwise {
 
 // ---- the math, in f32 ---------------------------------------------------------
 
@@ -67,6 +67,7 @@ struct AddReluScaleFn {
 struct ReluFn { __device__ float operator()(float x) const { return relu(x); } };
 template <typename T, bool TANH> struct GeluFn { __device__ float operator()(float x) const { return gelu<T, TANH>(x); } };
 struct SiluFn { __device__ float operator()(float x) const { return silu(x); } };
+struct ExpFn { __device__ float operator()(float x) const { return expf(x); } };
 template <bool FUSE_RELU> struct ReluScaleFn {
   float s;
   __device__ float operator()(float x) const { return (FUSE_RELU ? relu(x) : x) * s; }
@@ -217,8 +218,6 @@ __device__ __forceinline__ void half_rows(T* __restrict__ out, const T* __restri
 struct SiluOfFirst { __device__ float operator()(float x, float) const { return silu(x); } };
 template <typename T, bool TANH> struct GeluOfFirst { __device__ float operator()(float x, float) const { return gelu<T, TANH>(x); } };
 
-}  // namespace
-
 // ---- kernels ---------------------------------------------------------------------
 
 template <typename T>
@@ -244,6 +243,11 @@ __global__ void gelu_kernel(T* __restrict__ out, const T* __restrict__ x, int n)
 template <typename T>
 __global__ void silu_kernel(T* __restrict__ out, const T* __restrict__ x, int n) {
   map_flat(out, x, n, SiluFn{});
+}
+
+template <typename T>
+__global__ void exp_kernel(T* __restrict__ out, const T* __restrict__ x, int n) {
+  map_flat(out, x, n, ExpFn{});
 }
 
 template <typename T>
@@ -324,6 +328,7 @@ FL_EXPORT_DTYPES(relu, "out[n] x[n] n", relu_kernel)
 FL_EXPORT_DTYPES(gelu, "out[n] x[n] n", gelu_kernel, false)
 FL_EXPORT_DTYPES(gelu_tanh, "out[n] x[n] n", gelu_kernel, true)
 FL_EXPORT_DTYPES(silu, "out[n] x[n] n", silu_kernel)
+FL_EXPORT_DTYPES(exp, "out[n] x[n] n", exp_kernel)
 FL_EXPORT_DTYPES(bias_add, "out[rows*cols] x[rows*cols] bias[cols] rows cols vectorized", bias_add_kernel)
 FL_EXPORT_DTYPES(add_relu, "out[n] a[n] b[n] n", add_relu_kernel)
 FL_EXPORT_DTYPES(add_relu_scale, "out[n] a[n] b[n] s n", add_relu_scale_kernel)
@@ -341,3 +346,5 @@ FL_EXPORT_DTYPES(silu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", silu_ga
 FL_EXPORT_DTYPES(gelu_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, false)
 FL_EXPORT_DTYPES(gelu_tanh_gate, "out[rows*d] x[rows*2*d] rows d vectorized", gelu_gate_kernel, true)
 FL_EXPORT_DTYPES(mul_up, "out[rows*d] act[rows*d] x[rows*2*d] rows d vectorized", mul_up_kernel)
+
+}  // namespace fl::elementwise

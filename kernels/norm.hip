@@ -13,7 +13,7 @@
 // 16-byte aligned, else one element (W = 1).
 #include "fuselab/fuselab.h"
 
-namespace fl_norm {
+namespace fl::norm {
 
 // Chunks a thread keeps in registers. src/ops/norm.ts sizes the block so that a
 // row fits when it can; the kernels are correct for any block size.
@@ -44,23 +44,6 @@ __device__ __forceinline__ float block_sum(float v, float* warp_sums) {
   return v;
 }
 
-template <typename T, int W>
-__device__ __forceinline__ void load_chunk(const T* row, int chunk, float (&f)[W]) {
-  const fl::vec<T, W> v = reinterpret_cast<const fl::vec<T, W>*>(row)[chunk];
-  for (int j = 0; j < W; ++j) f[j] = fl::to_float(v.v[j]);
-}
-
-template <typename T, int W>
-__device__ __forceinline__ void store_chunk(T* row, int chunk, const float (&f)[W]) {
-  fl::vec<T, W> v;
-  for (int j = 0; j < W; ++j) v.v[j] = fl::from_float<T>(f[j]);
-  reinterpret_cast<fl::vec<T, W>*>(row)[chunk] = v;
-}
-
-__device__ __forceinline__ bool aligned16(const void* p) {
-  return reinterpret_cast<size_t>(p) % 16 == 0;
-}
-
 // Chunk k of this thread's cached share, and where its uncached share starts.
 __device__ __forceinline__ int cached_chunk(int k) { return threadIdx.x + k * blockDim.x; }
 __device__ __forceinline__ int first_uncached_chunk() { return threadIdx.x + kCachedChunks * blockDim.x; }
@@ -69,10 +52,10 @@ __device__ __forceinline__ int first_uncached_chunk() { return threadIdx.x + kCa
 template <typename T, int W, bool kWeight>
 __device__ __forceinline__ void store_rms_scaled(T* out, const T* weight, int c, const float (&f)[W], float inv_rms) {
   float w[W];
-  if (kWeight) load_chunk<T, W>(weight, c, w);
+  if (kWeight) fl::load_floats<T, W>(weight, c, w);
   float y[W];
   for (int j = 0; j < W; ++j) y[j] = kWeight ? f[j] * inv_rms * w[j] : f[j] * inv_rms;
-  store_chunk<T, W>(out, c, y);
+  fl::store_floats<T, W>(out, c, y);
 }
 
 template <typename T, int W, bool kWeight>
@@ -82,13 +65,13 @@ __device__ void rms_norm_row(T* out, const T* x, const T* weight, int cols, floa
   float sum_sq = 0.0f;
   for (int k = 0; k < kCachedChunks; ++k) {
     if (cached_chunk(k) < chunks) {
-      load_chunk<T, W>(x, cached_chunk(k), cached[k]);
+      fl::load_floats<T, W>(x, cached_chunk(k), cached[k]);
       for (int j = 0; j < W; ++j) sum_sq += cached[k][j] * cached[k][j];
     }
   }
   for (int c = first_uncached_chunk(); c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     for (int j = 0; j < W; ++j) sum_sq += f[j] * f[j];
   }
   const float inv_rms = rsqrtf(block_sum(sum_sq, warp_sums) / cols + eps);
@@ -97,7 +80,7 @@ __device__ void rms_norm_row(T* out, const T* x, const T* weight, int cols, floa
   }
   for (int c = first_uncached_chunk(); c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     store_rms_scaled<T, W, kWeight>(out, weight, c, f, inv_rms);
   }
 }
@@ -105,7 +88,7 @@ __device__ void rms_norm_row(T* out, const T* x, const T* weight, int cols, floa
 template <typename T, bool kWeight>
 __device__ void rms_norm_rows(T* out, const T* x, const T* weight, int rows, int cols, float eps, float* warp_sums) {
   constexpr int V = fl::vec16<T>::n;
-  const bool vectorized = cols % V == 0 && aligned16(out) && aligned16(x) && (!kWeight || aligned16(weight));
+  const bool vectorized = cols % V == 0 && fl::aligned16(out) && fl::aligned16(x) && (!kWeight || fl::aligned16(weight));
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long offset = row * cols;
     if (vectorized) rms_norm_row<T, V, kWeight>(out + offset, x + offset, weight, cols, eps, warp_sums);
@@ -133,15 +116,15 @@ template <typename T, int W, bool kGamma, bool kBeta>
 __device__ __forceinline__ void store_standardized(T* out, const T* gamma, const T* beta, int c, const float (&f)[W],
                                                    float mean, float inv_std) {
   float g[W], b[W];
-  if (kGamma) load_chunk<T, W>(gamma, c, g);
-  if (kBeta) load_chunk<T, W>(beta, c, b);
+  if (kGamma) fl::load_floats<T, W>(gamma, c, g);
+  if (kBeta) fl::load_floats<T, W>(beta, c, b);
   float y[W];
   for (int j = 0; j < W; ++j) {
     y[j] = (f[j] - mean) * inv_std;
     if (kGamma) y[j] *= g[j];
     if (kBeta) y[j] += b[j];
   }
-  store_chunk<T, W>(out, c, y);
+  fl::store_floats<T, W>(out, c, y);
 }
 
 // Mean first, then the mean of squared deviations from it: the one-pass
@@ -154,13 +137,13 @@ __device__ void layer_norm_row(T* out, const T* x, const T* gamma, const T* beta
   float sum = 0.0f;
   for (int k = 0; k < kCachedChunks; ++k) {
     if (cached_chunk(k) < chunks) {
-      load_chunk<T, W>(x, cached_chunk(k), cached[k]);
+      fl::load_floats<T, W>(x, cached_chunk(k), cached[k]);
       for (int j = 0; j < W; ++j) sum += cached[k][j];
     }
   }
   for (int c = first_uncached_chunk(); c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     for (int j = 0; j < W; ++j) sum += f[j];
   }
   const float mean = block_sum(sum, warp_sums) / cols;
@@ -173,7 +156,7 @@ __device__ void layer_norm_row(T* out, const T* x, const T* gamma, const T* beta
   }
   for (int c = first_uncached_chunk(); c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     for (int j = 0; j < W; ++j) sum_sq_dev += (f[j] - mean) * (f[j] - mean);
   }
   const float inv_std = rsqrtf(block_sum(sum_sq_dev, warp_sums) / cols + eps);
@@ -185,7 +168,7 @@ __device__ void layer_norm_row(T* out, const T* x, const T* gamma, const T* beta
   }
   for (int c = first_uncached_chunk(); c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(x, c, f);
+    fl::load_floats<T, W>(x, c, f);
     store_standardized<T, W, kGamma, kBeta>(out, gamma, beta, c, f, mean, inv_std);
   }
 }
@@ -196,8 +179,8 @@ template <typename T, bool kGamma, bool kBeta>
 __device__ void layer_norm_rows(T* out, const T* x, const T* gamma, const T* beta, int rows, int cols, float eps,
                                 float* warp_sums) {
   constexpr int V = fl::vec16<T>::n;
-  const bool vectorized = cols % V == 0 && aligned16(out) && aligned16(x) && (!kGamma || aligned16(gamma)) &&
-                          (!kBeta || aligned16(beta));
+  const bool vectorized = cols % V == 0 && fl::aligned16(out) && fl::aligned16(x) && (!kGamma || fl::aligned16(gamma)) &&
+                          (!kBeta || fl::aligned16(beta));
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long offset = row * cols;
     if (vectorized) {
@@ -244,10 +227,10 @@ __global__ void layer_norm_gamma_beta(T* __restrict__ out, const T* __restrict__
 template <typename T, int W>
 __device__ __forceinline__ void add_into_residual(T* residual, const T* x, int c, float (&sum)[W]) {
   float a[W];
-  load_chunk<T, W>(x, c, a);
-  load_chunk<T, W>(residual, c, sum);
+  fl::load_floats<T, W>(x, c, a);
+  fl::load_floats<T, W>(residual, c, sum);
   for (int j = 0; j < W; ++j) sum[j] = fl::to_float(fl::from_float<T>(a[j] + sum[j]));
-  store_chunk<T, W>(residual, c, sum);
+  fl::store_floats<T, W>(residual, c, sum);
 }
 
 template <typename T, int W>
@@ -274,7 +257,7 @@ __device__ void add_rms_norm_row(T* out, T* residual, const T* x, const T* weigh
   // This thread wrote these chunks of residual above: reading them back needs no barrier.
   for (int c = first_uncached_chunk(); c < chunks; c += blockDim.x) {
     float f[W];
-    load_chunk<T, W>(residual, c, f);
+    fl::load_floats<T, W>(residual, c, f);
     store_rms_scaled<T, W, true>(out, weight, c, f, inv_rms);
   }
 }
@@ -286,7 +269,7 @@ __global__ void add_rms_norm(T* __restrict__ out, T* __restrict__ residual, cons
   __shared__ float warp_sums[kMaxWarps];
   constexpr int V = fl::vec16<T>::n;
   const bool vectorized =
-      cols % V == 0 && aligned16(out) && aligned16(residual) && aligned16(x) && aligned16(weight);
+      cols % V == 0 && fl::aligned16(out) && fl::aligned16(residual) && fl::aligned16(x) && fl::aligned16(weight);
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const long long offset = row * cols;
     if (vectorized) {
@@ -297,12 +280,12 @@ __global__ void add_rms_norm(T* __restrict__ out, T* __restrict__ residual, cons
   }
 }
 
-}  // namespace fl_norm
+FL_EXPORT_DTYPES(rms_norm, "out[rows*cols] x[rows*cols] rows cols eps", rms_norm)
+FL_EXPORT_DTYPES(rms_norm_weight, "out[rows*cols] x[rows*cols] weight[cols] rows cols eps", rms_norm_weight)
+FL_EXPORT_DTYPES(layer_norm, "out[rows*cols] x[rows*cols] rows cols eps", layer_norm)
+FL_EXPORT_DTYPES(layer_norm_gamma, "out[rows*cols] x[rows*cols] gamma[cols] rows cols eps", layer_norm_gamma)
+FL_EXPORT_DTYPES(layer_norm_beta, "out[rows*cols] x[rows*cols] beta[cols] rows cols eps", layer_norm_beta)
+FL_EXPORT_DTYPES(layer_norm_gamma_beta, "out[rows*cols] x[rows*cols] gamma[cols] beta[cols] rows cols eps", layer_norm_gamma_beta)
+FL_EXPORT_DTYPES(add_rms_norm, "out[rows*cols] residual[rows*cols] x[rows*cols] weight[cols] rows cols eps", add_rms_norm)
 
-FL_EXPORT_DTYPES(rms_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::rms_norm)
-FL_EXPORT_DTYPES(rms_norm_weight, "out[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::rms_norm_weight)
-FL_EXPORT_DTYPES(layer_norm, "out[rows*cols] x[rows*cols] rows cols eps", fl_norm::layer_norm)
-FL_EXPORT_DTYPES(layer_norm_gamma, "out[rows*cols] x[rows*cols] gamma[cols] rows cols eps", fl_norm::layer_norm_gamma)
-FL_EXPORT_DTYPES(layer_norm_beta, "out[rows*cols] x[rows*cols] beta[cols] rows cols eps", fl_norm::layer_norm_beta)
-FL_EXPORT_DTYPES(layer_norm_gamma_beta, "out[rows*cols] x[rows*cols] gamma[cols] beta[cols] rows cols eps", fl_norm::layer_norm_gamma_beta)
-FL_EXPORT_DTYPES(add_rms_norm, "out[rows*cols] residual[rows*cols] x[rows*cols] weight[cols] rows cols eps", fl_norm::add_rms_norm)
+}  // namespace fl::norm

@@ -2,6 +2,7 @@
 // makes and the bytes its ops move (the traffic model), then replays exactly those
 // launches on the device, timed with events off the main thread: the numbers are
 // the kernels' own, without the TypeScript that chose and checked them.
+import { inspect } from "util";
 import { ArgumentError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
 import { formatMs, markdownTable, textTable } from "./format";
@@ -9,6 +10,7 @@ import { LaunchRecord, PreparedLaunch } from "./kernel";
 import { builtins } from "./module";
 import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
 import { Tensor, empty, tensorCount } from "./tensor";
+import { inspectRich } from "./tslab";
 import { Ledger, trafficAs } from "./traffic";
 
 /** A case: a function that launches work (ops, fused ops, compiled kernels) and returns anything. */
@@ -85,6 +87,11 @@ export class BenchResults extends Array<BenchResult> {
     return textTable(this.tableRows(), 1);
   }
 
+  /** What console.log shows: the text table; as a notebook cell's last expression, the table in HTML. */
+  [inspect.custom](): string {
+    return inspectRich(this, () => this.toString());
+  }
+
   /** The same table in Markdown. */
   toMarkdown(): string {
     return markdownTable(this.tableRows(), 1);
@@ -94,7 +101,8 @@ export class BenchResults extends Array<BenchResult> {
     return this.map((r) => JSON.stringify(r.name)).join(", ");
   }
 
-  private tableRows(): string[][] {
+  /** @internal The table's cells, the header row first. */
+  tableRows(): string[][] {
     const withCopy = this.some((r) => r.pctOfCopy !== undefined);
     const first = this[0];
     const header = ["case", "launches", "MB moved", "median ms", "p20-p80 ms", "GB/s"];
@@ -172,8 +180,8 @@ export function bench(cases: Record<string, BenchCase>, options?: BenchOptions):
   return benchAs("fl.bench", cases, options);
 }
 
-// bench(), with argument errors worded for the public function that called it.
-async function benchAs(where: string, cases: unknown, options: unknown): Promise<BenchResults> {
+/** @internal bench(), with argument errors worded for the public function that called it. */
+export async function benchAs(where: string, cases: unknown, options: unknown): Promise<BenchResults> {
   const entries = checkCases(where, cases);
   const o = checkBenchOptions(where, options);
   const results = new BenchResults();

@@ -9,14 +9,20 @@ import {
   JUPYTER_INSTALL_HINT, JupyterPython, ensureSelfLink, findJupyter, installKernelSpec, jupyterPathWith,
   kernelSpecDir, projectJupyterDir, readKernelSpec, tslabEntry, userJupyterDir,
 } from "./jupyter";
-import { native, packageRoot } from "./native";
+import { native } from "./native";
+import { WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "./workspace";
+import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
 
 const USAGE = `usage: fuselab <command>
 
   doctor [--json]             what is built and usable here: backends, devices, Jupyter, kernelspec
   jupyter install [--user]    install the "fuselab" Jupyter kernelspec: project-local by default,
                  [--dir DIR]  in the user's Jupyter data folder with --user, or in DIR/kernels
-  start [jupyter args...]     open the lesson notebooks in Jupyter with the fuselab kernel
+  start [jupyter args...]     open your copies of the lessons (my-notebooks/) in Jupyter with the
+                              fuselab kernel; lessons new since the last start are copied in first
+  reset LESSON                put the original of one lesson back in my-notebooks/ (e.g. reset 00-tour);
+                              your copy moves to my-notebooks/.replaced/
+${GRADE_USAGE}
   help                        this text`;
 
 /** A mistake on the command line: printed with the usage, exit status 2. */
@@ -181,7 +187,9 @@ function start(args: string[]): Promise<number> {
   if (process.getuid?.() === 0) jupyterArgs.push("--allow-root");
   if (!hasDisplay()) jupyterArgs.push("--no-browser");
   jupyterArgs.push(...args);
-  const notebooks = path.join(packageRoot(), "notebooks");
+  const copied = syncWorkspace();
+  if (copied.length > 0) console.log(`fuselab: copied into ${WORKSPACE_NAME}/: ${copied.join(", ")}`);
+  const notebooks = workspaceDir();
   console.log(`fuselab: starting Jupyter (${found.python}) on ${notebooks} with the "TypeScript (fuselab)" kernel`);
   const child = spawn(found.python, jupyterArgs, {
     cwd: notebooks,
@@ -214,6 +222,15 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "start":
       return start(rest);
+    case "reset": {
+      if (rest.length !== 1) throw new UsageError(`reset: expected one lesson name, got ${rest.length === 0 ? "none" : rest.map((a) => JSON.stringify(a)).join(" ")}`);
+      const { notebook, kept } = resetLesson(rest[0]);
+      console.log(`fuselab: ${path.relative(process.cwd(), notebook)} is the original again` +
+        (kept ? `; your copy is ${path.relative(process.cwd(), kept)}` : ""));
+      return 0;
+    }
+    case "grade":
+      return (require("./grading/cli") as typeof import("./grading/cli")).gradeCommand(rest);
     case "help": case "--help": case "-h":
       console.log(USAGE);
       return 0;
@@ -226,7 +243,8 @@ main(process.argv.slice(2)).then(
   (status) => { process.exitCode = status; },
   (e) => {
     console.error(`fuselab: ${errorText(e)}`);
-    if (e instanceof UsageError) console.error(USAGE);
-    process.exitCode = e instanceof UsageError ? 2 : 1;
+    const usage = e instanceof UsageError || e instanceof GradeUsageError;
+    if (usage) console.error(USAGE);
+    process.exitCode = usage ? 2 : 1;
   },
 );

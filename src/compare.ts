@@ -1,7 +1,9 @@
 // Comparing results: allclose as NumPy defines it (|a - b| <= atol + rtol * |b|,
 // b the reference), with a report of the worst elements by their indices.
+import { inspect } from "util";
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import { MAX_DIMS, Tensor, checkNotDisposed, elementCount, isNumberArray } from "./tensor";
+import { inspectRich } from "./tslab";
 
 /** Tolerances: `a` is close to `b` where |a - b| <= atol + rtol * |b|. */
 export interface CloseOptions {
@@ -46,6 +48,14 @@ export interface CompareReport {
 }
 
 const WORST_SHOWN = 8;
+
+// Every report compare() made, so that a notebook can tell one to display it.
+const reports = new WeakSet<object>();
+
+/** Whether `value` is a report from `compare()`. */
+export function isCompareReport(value: unknown): value is CompareReport {
+  return typeof value === "object" && value !== null && reports.has(value);
+}
 
 function values(where: string, argument: string, value: unknown): { data: ArrayLike<number>; shape: number[] } {
   if (Tensor.isTensor(value)) {
@@ -141,6 +151,8 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
     close: mismatches === 0, size: actual.data.length, shape, rtol, atol, mismatches, maxAbsError, maxRelError, worst,
     toString: () => formatReport(report),
   };
+  Object.defineProperty(report, inspect.custom, { value: () => inspectRich(report, report.toString) });
+  reports.add(report);
   return report;
 }
 

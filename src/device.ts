@@ -1,5 +1,6 @@
 // Devices: what the backends offer, the default device, and one Device object
 // per (backend, index, options), shared by everything that runs there.
+import * as os from "os";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import { BackendStatus, DeviceHandle, DeviceProps, OpenOptions, native, nativeAsync, nativeCall } from "./native";
 
@@ -15,7 +16,7 @@ export interface DeviceOptions {
   warpSize?: 32 | 64;
   /** Guard bands around buffers, NaN-poisoned outputs and shuffled thread order. */
   check?: boolean;
-  /** Worker threads; the machine's core count when left out. */
+  /** Worker threads, from 1 to the cores this process may use (`os.availableParallelism()`, the default). */
   threads?: number;
   /**
    * A launch running longer than this (in ms) is stopped with an error; 0: no
@@ -196,8 +197,10 @@ function checkOptions(options: unknown, backend: string): DeviceOptions {
     if (o.check) checked.check = true;
   }
   if (o.threads !== undefined) {
-    if (typeof o.threads !== "number" || !Number.isInteger(o.threads) || o.threads < 1 || o.threads > 2 ** 31 - 1) {
-      throw new ArgumentError("fl.device", "options.threads", "a positive integer", describe(o.threads));
+    // More workers than cores would only contend, and an absurd count would exhaust the process.
+    const cores = os.availableParallelism();
+    if (typeof o.threads !== "number" || !Number.isInteger(o.threads) || o.threads < 1 || o.threads > cores) {
+      throw new ArgumentError("fl.device", "options.threads", `a whole number from 1 to ${cores} (the cores this process may use)`, describe(o.threads));
     }
     checked.threads = o.threads;
   }

@@ -7,11 +7,52 @@
 // "have " takes "must" alone: "fl.ops.add: b must have shape [4, 7] (the shape
 // of a), got [4, 8]".
 
+import * as path from "path";
+import { inspect } from "util";
+import { cellLine } from "./tslab";
+
 export class FuselabError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "FuselabError";
   }
+
+  /**
+   * How a notebook (and console.log, util.inspect) shows the error: its message and
+   * the user's own frames, without fuselab's internal ones. `stack` keeps them all.
+   */
+  [inspect.custom](): string {
+    return [`${this.name}: ${this.message}`, ...userFrames(this.stack ?? "")].join("\n");
+  }
+}
+
+// Frames from files here (the compiled library) are fuselab's own.
+const LIBRARY_DIR = __dirname + path.sep;
+const FOREIGN_FILE = /^node:|[\\/]node_modules[\\/](tslab|mocha)[\\/]/;
+const FRAME_LOCATION = /\(?([^()\s]+|evalmachine\.<anonymous>):(\d+):\d+\)?$/;
+const USER_FRAMES_SHOWN = 3;
+
+/**
+ * The user's frames of a stack trace, innermost first: a notebook cell's frames as
+ * "in the cell: <its line>", a file's as the stack wrote them; frames of fuselab,
+ * Node, tslab and mocha left out.
+ */
+export function userFrames(stack: string): string[] {
+  const frames: string[] = [];
+  for (const line of stack.split("\n")) {
+    const location = /^\s+at /.test(line) ? FRAME_LOCATION.exec(line) : null;
+    if (!location) continue;
+    const [, file, lineNumber] = location;
+    if (file.startsWith(LIBRARY_DIR) || FOREIGN_FILE.test(file)) continue;
+    if (file === "evalmachine.<anonymous>") {
+      const code = cellLine(Number(lineNumber));
+      if (code?.includes("__tslab__")) continue; // the call of tslab's wrapper around the cell
+      frames.push(code ? `    in the cell: ${code}` : "    in the cell");
+    } else {
+      frames.push(line);
+    }
+  }
+  return frames.filter((frame, i) => frames.indexOf(frame) === i).slice(0, USER_FRAMES_SHOWN);
 }
 
 /** A bad argument: names it, says what was expected and what came. */

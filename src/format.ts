@@ -45,3 +45,25 @@ export function markdownTable(rows: readonly string[][], leftColumns: number): s
   const align = rows[0].map((_, col) => (col < leftColumns ? "---" : "---:"));
   return [line(rows[0]), line(align), ...rows.slice(1).map(line)].join("\n");
 }
+
+/** Text made safe inside HTML elements and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+// Numbers line up in columns; nothing sets a colour, so light and dark themes both read.
+const TABLE_STYLE = "border-collapse:collapse;font-variant-numeric:tabular-nums;margin:4px 0";
+const CELL_STYLE = "padding:2px 10px;border-bottom:1px solid rgba(127,127,127,0.35);white-space:nowrap";
+
+/**
+ * Rows, the header first, as an HTML table: the first `leftColumns` columns left-aligned,
+ * the others (numbers) right-aligned; with `totalRow` the last row is bold.
+ */
+export function htmlTable(rows: readonly string[][], leftColumns: number, totalRow = false): string {
+  const cell = (tag: string, text: string, col: number, bold: boolean) =>
+    `<${tag} style="${CELL_STYLE};text-align:${col < leftColumns ? "left" : "right"}${bold ? ";font-weight:bold" : ""}">${escapeHtml(text)}</${tag}>`;
+  const [header, ...body] = rows;
+  const head = `<tr>${header.map((text, col) => cell("th", text, col, true)).join("")}</tr>`;
+  const lines = body.map((row, i) => `<tr>${row.map((text, col) => cell("td", text, col, totalRow && i === body.length - 1)).join("")}</tr>`);
+  return `<table style="${TABLE_STYLE}"><thead>${head}</thead><tbody>${lines.join("")}</tbody></table>`;
+}

@@ -17,3 +17,9 @@ export {
 } from "./ops";
 export { Ledger, TrafficEntry, traffic } from "./traffic";
 export { BenchCase, BenchOptions, BenchResult, BenchResults, CopyCeiling, CopyCeilingOptions, bench, copyCeiling } from "./bench";
+export { Displayable, RichOutput, display } from "./display";
+export { SweepOptions, SweepResults, sweep } from "./sweep";
+export {
+  Figure, PlotOptions, PlotlyObject, RooflineCeilings, RooflinePoint, SpeedupOptions, SweepPlotOptions, Theme, plot,
+} from "./plot";
+export { CheckOptions, CheckResult, check } from "./grading/check";

@@ -40,7 +40,7 @@ function sourceLines(text: string): string[] {
  * prose between code cells becomes markdown cells, a new one at every # or ## heading.
  * `where` names the lesson in errors.
  */
-function lessonToNotebook(markdown: string, where: string): Notebook {
+export function lessonToNotebook(markdown: string, where: string): Notebook {
   const lines = markdown.replace(/\r\n/g, "\n").split("\n");
   const tokens = new MarkdownIt().parse(markdown, {});
   const cells: Cell[] = [];
@@ -83,31 +83,50 @@ function lessonToNotebook(markdown: string, where: string): Notebook {
 }
 
 /** The notebook as written to disk: Jupyter's own indentation, keys in a fixed order, a final newline. */
-function notebookJson(notebook: Notebook): string {
+export function notebookJson(notebook: Notebook): string {
   return JSON.stringify(notebook, null, 1) + "\n";
 }
 
-function lessonsDir(): string {
-  return path.join(packageRoot(), "lessons");
+function lessonsDir(root = packageRoot()): string {
+  return path.join(root, "lessons");
 }
 
-export function notebooksDir(): string {
-  return path.join(packageRoot(), "notebooks");
+export function notebooksDir(root = packageRoot()): string {
+  return path.join(root, "notebooks");
 }
 
-/** Every lesson, with the notebook file it produces and that notebook's text. */
-export function renderLessons(): { lesson: string; notebook: string; json: string }[] {
-  return fs.readdirSync(lessonsDir())
+/** Every lesson of the tree at `root`, with the notebook file it produces and that notebook's text. */
+export function renderLessons(root = packageRoot()): { lesson: string; notebook: string; json: string }[] {
+  return fs.readdirSync(lessonsDir(root))
     .filter((name) => name.endsWith(".md"))
     .sort()
     .map((name) => {
-      const lesson = path.join(lessonsDir(), name);
+      const lesson = path.join(lessonsDir(root), name);
       return {
         lesson,
-        notebook: path.join(notebooksDir(), name.replace(/\.md$/, ".ipynb")),
-        json: notebookJson(lessonToNotebook(fs.readFileSync(lesson, "utf8"), path.relative(packageRoot(), lesson))),
+        notebook: path.join(notebooksDir(root), name.replace(/\.md$/, ".ipynb")),
+        json: notebookJson(lessonToNotebook(fs.readFileSync(lesson, "utf8"), path.relative(root, lesson))),
       };
     });
+}
+
+/**
+ * What is wrong with the committed notebooks of the tree at `root`, one line each:
+ * missing, stale (not what their lesson generates) or without a lesson. Empty when all is well.
+ */
+export function notebookProblems(root = packageRoot()): string[] {
+  const rendered = renderLessons(root);
+  const problems: string[] = [];
+  for (const { lesson, notebook, json } of rendered) {
+    const name = path.relative(root, notebook);
+    if (!fs.existsSync(notebook)) problems.push(`${name} is missing: run 'npm run notebooks'`);
+    else if (fs.readFileSync(notebook, "utf8") !== json) problems.push(`${name} is stale (${path.basename(lesson)} changed): run 'npm run notebooks'`);
+  }
+  const dir = notebooksDir(root);
+  const orphans = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".ipynb"))
+    .filter((f) => !rendered.some((r) => path.basename(r.notebook) === f)) : [];
+  for (const orphan of orphans) problems.push(`notebooks/${orphan} has no lesson in lessons/`);
+  return problems;
 }
 
 if (require.main === module) {

@@ -11,7 +11,6 @@ export interface DeviceHandle { readonly __device: unique symbol }
 export interface BufferHandle { readonly __buffer: unique symbol }
 export interface ModuleHandle { readonly __module: unique symbol }
 export interface KernelHandle { readonly __kernel: unique symbol }
-export interface EventHandle { readonly __event: unique symbol }
 export interface LaunchHandle { readonly __launch: unique symbol }
 
 export interface BackendStatus {
@@ -48,8 +47,6 @@ export interface Native {
   /** Frees itself when garbage-collected unless release()d first. */
   alloc(dev: DeviceHandle, bytes: number): BufferHandle;
   release(buf: BufferHandle): void;
-  /** Byte size, or -1 once released. */
-  bufferBytes(buf: BufferHandle): number;
   upload(buf: BufferHandle, src: ArrayBufferView, byteOffset?: number): void;
   download(buf: BufferHandle, dst: ArrayBufferView, byteOffset?: number): void;
   downloadAsync(buf: BufferHandle, dst: ArrayBufferView): Promise<void>;
@@ -93,10 +90,6 @@ export interface Native {
   /** From now on SIGINT also cancels every device's running CPU launch at once, even while the main thread waits in a synchronous call. */
   watchInterrupts(): void;
 
-  eventCreate(dev: DeviceHandle): EventHandle;
-  eventRecord(ev: EventHandle): void;
-  eventElapsed(start: EventHandle, end: EventHandle): Promise<number>;
-
   /**
    * Times `steps` off the main thread: for each of warmup + iters iterations,
    * optionally fills `flush` (to evict L2), records an event, launches every
@@ -104,6 +97,13 @@ export interface Native {
    * iters per-iteration times in ms (warm-up excluded).
    */
   bench(dev: DeviceHandle, steps: LaunchHandle[], options: { warmup: number; iters: number; flush?: BufferHandle }): Promise<Float64Array>;
+
+  /**
+   * Locks this process with a seccomp filter, on every thread, for good: no
+   * sockets, ptrace, other processes' memory, or signals to others; no fork or
+   * exec unless `processes`; no new threads unless `threads`. Refused calls fail with EPERM.
+   */
+  sandboxLock(options: { processes: boolean; threads: boolean }): void;
 }
 
 let loaded: Native | undefined;

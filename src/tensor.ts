@@ -1,11 +1,13 @@
 // Tensors: one device buffer each, with a shape and a dtype; and the functions
 // that make them. Every argument is checked here, worded by errors.ts.
+import { inspect } from "util";
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import { DTYPES, DTYPE_BYTES, DType, HostArray, decode, encode, isDType, isFloatDType, storageFor } from "./dtype";
 import { Device, checkDevice } from "./device";
 import { formatBytes } from "./format";
 import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
 import { normal, seedOrNext, uniform } from "./random";
+import { inspectRich } from "./tslab";
 
 /** Switches for debugging kernels. */
 export const debug = {
@@ -147,6 +149,52 @@ export class Tensor {
   toString(): string {
     return this.describe();
   }
+
+  /**
+   * @internal The top-left corner of the tensor seen as rows of its last dimension:
+   * up to `rows` rows of up to `columns` values, read without copying the rest.
+   */
+  corner(rows: number, columns: number): number[][] {
+    const handle = this.handle("tensor.corner");
+    const width = this.shape[this.shape.length - 1];
+    const height = width === 0 ? 0 : this.size / width;
+    const take = Math.min(columns, width);
+    const corner: number[][] = [];
+    for (let row = 0; row < Math.min(rows, height); row++) {
+      const storage = storageFor(this.dtype, take);
+      nativeCall(() => native().download(handle, storage, row * width * DTYPE_BYTES[this.dtype]));
+      corner.push(Array.from(decode(this.dtype, storage)));
+    }
+    return corner;
+  }
+
+  /** What console.log and a notebook's last expression show: the description and the first values. */
+  [inspect.custom](): string {
+    return inspectRich(this, () => tensorText(this));
+  }
+}
+
+/** Rows and columns of a tensor's corner that its text and HTML show. */
+export const PREVIEW_ROWS = 4;
+export const PREVIEW_COLUMNS = 8;
+
+/** A value as tensors show it: four significant digits, integers whole. */
+export function previewNumber(value: number): string {
+  if (Number.isInteger(value) || !Number.isFinite(value)) return String(value);
+  const abs = Math.abs(value);
+  return abs !== 0 && (abs < 1e-3 || abs >= 1e5) ? value.toExponential(3) : String(Number(value.toPrecision(4)));
+}
+
+/** "tensor f32 [256, 1024] on cpu:0" and the corner of its values, "..." where there are more. */
+export function tensorText(t: Tensor): string {
+  const head = `tensor ${t.dtype} ${shapeString(t.shape)} on ${t.device.describe()}`;
+  if (t.disposed) return `${head} (disposed)`;
+  if (t.size === 0) return `${head} (no elements)`;
+  const width = t.shape[t.shape.length - 1];
+  const rows = t.corner(PREVIEW_ROWS, PREVIEW_COLUMNS).map((row) =>
+    "  " + row.map(previewNumber).join(", ") + (width > row.length ? ", ..." : ""));
+  if (t.size / width > rows.length) rows.push("  ...");
+  return [head, ...rows].join("\n");
 }
 
 /** The number of elements of a tensor of `shape`. */

@@ -3,9 +3,11 @@
 // weight vector once), stated by the op that launches it. `traffic(fn)` keeps
 // the record of every launch `fn` makes; fusion shows up as fewer launches and
 // fewer bytes: the intermediate tensors never touch memory.
+import { inspect } from "util";
 import { ArgumentError, describe } from "./errors";
 import { formatMB, markdownTable, textTable } from "./format";
 import { LaunchRecord, observeLaunches } from "./kernel";
+import { inspectRich } from "./tslab";
 
 /** The op name under which a kernel launched directly (`kernel.launch`) is ledgered. */
 const DIRECT_LAUNCH = "kernel.launch";
@@ -56,12 +58,18 @@ export class Ledger {
     return textTable(this.tableRows(), 2, true);
   }
 
+  /** What console.log shows: the text table; as a notebook cell's last expression, the table in HTML. */
+  [inspect.custom](): string {
+    return inspectRich(this, () => this.toString());
+  }
+
   /** The same table in Markdown. */
   toMarkdown(): string {
     return markdownTable(this.tableRows(), 2);
   }
 
-  private tableRows(): string[][] {
+  /** @internal The table's cells, the header row first. */
+  tableRows(): string[][] {
     const mb = (e: { modelled: boolean }, bytes: number) => (e.modelled ? formatMB(bytes) : "-");
     return [
       ["op", "kernel", "read MB", "written MB", "launches"],

@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { percentile } from "../src/bench";
+import { wrongVariants } from "../bench/elementwise-variants";
 import { expectRejects } from "./helpers";
 
 describe("bench", function () {
@@ -110,6 +111,12 @@ describe("bench", function () {
     await fl.bench({ fused: () => fl.fused.addRmsNorm(a, residual, weight) }, { warmup: 2, iters: 3 });
     expect(Array.from(residual.toArray())).to.deep.equal(Array.from(expected.toArray()));
     [weight, residual, expected].forEach((t) => t.dispose());
+  });
+
+  it("gets the output of fl.fused.addRelu from every variant bench:variants times", function () {
+    // A flat tail (4097 is not a multiple of 4) and whole float4s only.
+    expect(wrongVariants(dev, 3, 4097)).to.deep.equal([]);
+    expect(wrongVariants(dev, 5, 64)).to.deep.equal([]);
   });
 
   it("times a compiled kernel, which has no traffic model", async function () {

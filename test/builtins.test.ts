@@ -31,7 +31,9 @@ describe("built-in kernels", () => {
     const launched = new Set<string>();
     const strays: string[] = [];
     for (const dtype of DTYPES) {
-      const make = (shape: number[]) => fl.randn(shape, { dtype, seed: 1 });
+      const make: fl.MakeTensor = (shape, integers) => integers
+        ? fl.tensor(Int32Array.from({ length: shape.reduce((p, d) => p * d, 1) }, (_, i) => i % integers.below), { shape, dtype: "i32" })
+        : fl.randn(shape, { dtype, seed: 1 });
       const run = (fn: (...a: unknown[]) => unknown, allowed: string[], args: unknown[]) => {
         for (const record of fl.traffic(() => fn(...args)).records) {
           launched.add(record.kernel.name);

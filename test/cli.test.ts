@@ -95,6 +95,15 @@ describe("fuselab CLI", () => {
     const badOption = fuselab(["doctor", "--yaml"]);
     expect(badOption.status).to.equal(2);
     expect(badOption.stderr).to.include('unknown option "--yaml"');
+    const noLesson = fuselab(["reset"]);
+    expect(noLesson.status).to.equal(2);
+    expect(noLesson.stderr).to.include("reset: expected one lesson name, got none");
+  });
+
+  it("reset of an unknown lesson lists the lessons and exits 1", () => {
+    const run = fuselab(["reset", "00-tuor"]);
+    expect(run.status).to.equal(1);
+    expect(run.stderr).to.include('no lesson named "00-tuor"; the lessons are 00-tour');
   });
 });
 

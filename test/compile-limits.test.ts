@@ -4,6 +4,7 @@
 import { expect } from "chai";
 import { spawn } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
 import { packageRoot } from "../src/native";
@@ -171,6 +172,15 @@ describe("what a CPU kernel source may include", () => {
       const error = expectThrows(() => fl.compile(text, { device: cpu() }), fl.DeviceError, refused("/etc/passwd"));
       expect(error.log).to.equal(undefined);
       expect(error.message).to.not.contain(passwd);
+    }
+    // A header that compiles is refused as well: its content could be embedded in the module.
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-outside-"));
+    try {
+      fs.writeFileSync(path.join(outside, "answer.h"), "#define ANSWER 42\n");
+      expectThrows(() => fl.compile(`#include "${outside}/answer.h"\n__global__ void k(int* out) { out[0] = ANSWER; }\n`, { device: cpu() }),
+        fl.DeviceError, refused(`${outside}/answer.h`));
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
     }
     await expectRejects(fl.compileAsync("#include </etc/passwd>\n__global__ void k(int* out) {}\n", { device: cpu() }), fl.DeviceError, refused("/etc/passwd"));
     // The build folder's neighbours: the cache's own files.

@@ -5,6 +5,7 @@
 // device; the others run on the default device, GPU included.
 import { expect } from "chai";
 import * as fl from "../src";
+import { SOFTMAX_ROWS, softmaxRowsReference } from "../bench/softmax";
 import { expectRejects, expectThrows, range, runScript, testDevice } from "./helpers";
 
 /** A RegExp matching `text` literally, anywhere in a message. */
@@ -172,6 +173,116 @@ __global__ void sum_and_squares(float* out, const float* in) {
       expect(assumed32.toArray()[0]).to.equal(warpSize === 32 ? total : (32 * 33) / 2);
     });
   }
+
+  it("lets the two halves of a warp each sync on their own with __syncwarp(mask)", async function () {
+    const dev = testDevice();
+    if (dev.props.warpSize !== 32) this.skip();
+    const halves = fl.compile(`
+__global__ void rotate_halves(int* out, const int* in) {
+  __shared__ int tile[32];
+  const unsigned lane = threadIdx.x;
+  tile[lane] = in[lane] * 3;
+  if (lane < 16) {
+    __syncwarp(0x0000ffffu);
+    out[lane] = tile[(lane + 1) % 16];
+  } else {
+    __syncwarp(0xffff0000u);
+    out[lane] = tile[16 + (lane + 1) % 16];
+  }
+  __syncthreads();
+  if (lane == 0) out[32] = tile[31];
+}`, { device: dev }).fn("rotate_halves");
+    const input = range(32).map((i) => 7 * i + 1);
+    const out = fl.full([33], -1, { dtype: "i32", device: dev });
+    halves.launch({ grid: 1, block: 32 }, out, fl.tensor(input, { dtype: "i32", device: dev }));
+    const expected = range(32).map((i) => 3 * input[i < 16 ? (i + 1) % 16 : 16 + ((i + 1) % 16)]);
+    expect(Array.from(out.toArray())).to.deep.equal([...expected, 3 * input[31]]);
+  });
+
+  it("syncs 64-lane warps by halves with 64-bit masks", async () => {
+    const dev = fl.device("cpu", { warpSize: 64, check: true });
+    const halves = fl.compile(`
+__global__ void swap_in_halves(int* out, const int* in) {
+  __shared__ int tile[128];
+  const unsigned t = threadIdx.x, lane = t % 64;
+  tile[t] = in[t];
+  __syncwarp(lane < 32 ? 0x00000000ffffffffull : 0xffffffff00000000ull);
+  out[t] = tile[t ^ 1];
+}`, { device: dev }).fn("swap_in_halves");
+    const input = range(128).map((i) => i * i);
+    const out = fl.full([128], -1, { dtype: "i32", device: dev });
+    halves.launch({ grid: 1, block: 128 }, out, fl.tensor(input, { dtype: "i32", device: dev }));
+    expect(Array.from(out.toArray())).to.deep.equal(range(128).map((i) => input[i ^ 1]));
+  });
+
+  it("reports in check mode a lane a mask names that exits without arriving, as synccheck does", async () => {
+    const source = `
+__global__ void missing_lane(int* out) {
+  if (threadIdx.x == 5) return;
+  __syncwarp(0xffffffffu);
+  out[threadIdx.x] = 1;
+}`;
+    const checked = fl.device("cpu", { check: true });
+    const out = fl.zeros([32], { dtype: "i32", device: checked });
+    for (let launch = 0; launch < 4; launch++) {  // the lane exits before or after the others wait, by the random order
+      fl.compile(source, { device: checked }).fn("missing_lane").launch({ grid: 2, block: 32 }, out);
+      await expectRejects(checked.synchronize(), fl.DeviceError, new RegExp(literal(
+        "kernel 'missing_lane': __syncwarp on line 4 in block (").source + "[01]" + literal(",0,0): its mask 0xffffffff names thread (5,0,0), " +
+        "which exited without reaching it (every thread a mask names must reach the operation)").source));
+    }
+    await expectWorking(checked);
+    // Without check mode the lanes that arrive go on, as on most GPUs.
+    const plain = fl.device("cpu");
+    const plainOut = fl.zeros([32], { dtype: "i32", device: plain });
+    fl.compile(source, { device: plain }).fn("missing_lane").launch({ grid: 1, block: 32 }, plainOut);
+    expect(Array.from(plainOut.toArray())).to.deep.equal(range(32).map((i) => (i === 5 ? 0 : 1)));
+  });
+
+  it("refuses a warp operation whose mask leaves out the calling lane", async () => {
+    const dev = fl.device("cpu");
+    const bad = fl.compile(`
+__global__ void not_in_mask(int* out) {
+  __syncwarp(0x1u);
+  out[threadIdx.x] = 1;
+}`, { device: dev }).fn("not_in_mask");
+    bad.launch({ grid: 1, block: 32 }, fl.zeros([32], { dtype: "i32", device: dev }));
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'not_in_mask': __syncwarp on line 3: the calling lane 1 is not in its mask 0x1 (block (0,0,0), thread (1,0,0))"));
+    await expectWorking(dev);
+  });
+
+  it("reports a deadlock between a part of a warp at __syncwarp(mask) and the rest at __syncthreads()", async () => {
+    const dev = fl.device("cpu");
+    const stuck = fl.compile(`
+__global__ void stuck(int* out) {
+  if (threadIdx.x < 16) __syncwarp(0xffffffffu);
+  else __syncthreads();
+  out[threadIdx.x] = 1;
+}`, { device: dev }).fn("stuck");
+    stuck.launch({ grid: 1, block: 32 }, fl.zeros([32], { dtype: "i32", device: dev }));
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'stuck' deadlocked in block (0,0,0): threads (0,0,0) and 15 more wait at __syncwarp on line 3; " +
+      "threads (16,0,0) and 15 more wait at __syncthreads() on line 4"));
+    await expectWorking(dev);
+  });
+
+  it("runs the benchmark's barrier-heavy softmax right, in check mode and with 64-lane warps too", async () => {
+    const devices = [testDevice(), fl.device("cpu", { check: true }), fl.device("cpu", { warpSize: 64, check: true })];
+    for (const dev of devices) {
+      const softmax = fl.compile(SOFTMAX_ROWS, { device: dev }).fn("softmax_rows");
+      for (const [rows, cols] of [[37, 64], [5, 1024], [300, 192]]) {
+        if (cols % dev.props.warpSize !== 0) continue;
+        const values = range(rows * cols).map((i) => ((i * 7919) % 1000) / 37 - 13);
+        const x = fl.tensor(values, { shape: [rows, cols], device: dev });
+        const out = fl.empty([rows, cols], { device: dev });
+        softmax.launch({ grid: rows, block: cols }, out, x, cols);
+        const expected = softmaxRowsReference(values, rows, cols);
+        const got = out.toArray();
+        const worst = expected.reduce((w, e, i) => Math.max(w, Math.abs(got[i] - e) / e), 0);
+        expect(worst, `${rows}x${cols} on ${dev.describe()}`).to.be.below(1e-5);
+      }
+    }
+  });
 
   it("ends a deadlocked launch with an error saying what the threads wait at, and keeps working", async () => {
     const dev = fl.device("cpu");

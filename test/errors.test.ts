@@ -101,9 +101,7 @@ describe("errors", () => {
   it("turns misuse of the addon's handles into errors, not crashes", () => {
     const addon = native();
     const buffer = addon.alloc(dev().handle, 64);
-    expect(addon.bufferBytes(buffer)).to.equal(64);
     addon.release(buffer);
-    expect(addon.bufferBytes(buffer)).to.equal(-1);
     expectThrows(() => addon.release(buffer), Error, "release: the buffer was already released");
     expectThrows(() => addon.download(buffer, new Float32Array(16)), Error, "the buffer was released");
     expectThrows(() => addon.fill(buffer, 0), Error, "the buffer was released");

@@ -61,3 +61,25 @@ export async function expectRejects<E extends Error>(promise: Promise<unknown>, 
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
 }
+
+/** What a stand-in notebook was sent: one display_data or update_display_data each. */
+export interface SentDisplay { data: Record<string, string>; transient: { display_id?: string }; update: boolean }
+
+/**
+ * Runs `fn` as if inside a tslab kernel (stand-ins for its executor and its display
+ * writer in the module cache) and returns what was sent to the notebook.
+ */
+export async function withNotebook(fn: () => unknown): Promise<SentDisplay[]> {
+  const dir = path.join(path.sep, "stand-in", "node_modules", "tslab", "dist");
+  const sent: SentDisplay[] = [];
+  const write = (d: Omit<SentDisplay, "update">, update: boolean) => sent.push({ ...d, update });
+  require.cache[path.join(dir, "executor.js")] = { exports: {} } as NodeModule;
+  require.cache[path.join(dir, "jupyter.js")] = { exports: { lastWriteDisplayData: write } } as NodeModule;
+  try {
+    await fn();
+  } finally {
+    delete require.cache[path.join(dir, "executor.js")];
+    delete require.cache[path.join(dir, "jupyter.js")];
+  }
+  return sent;
+}

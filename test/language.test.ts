@@ -394,7 +394,7 @@ __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0);
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).to.match(/kernel 'bad_mask': __shfl on line 2: the mask 0x1 must include the calling lane 1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
+    expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
   });
 
   it("says that inline assembly needs the GPU it is written for, naming the line", () => {

@@ -9,7 +9,7 @@ const SRC = path.resolve(__dirname, "..", "..", "src");
 
 // Lowest first. A new file in src/ gets a layer here, or this test fails.
 const LAYERS: string[][] = [
-  ["errors"],
+  ["tslab", "errors"],
   ["dtype", "random", "format", "preprocess", "signature", "language"],
   ["native"],
   ["device"],
@@ -17,11 +17,16 @@ const LAYERS: string[][] = [
   ["kernel"],
   ["module"],
   ["compile"],
-  ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/index"],
+  ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/reduce", "ops/rope", "ops/index"],
   ["traffic", "compare"],
   ["bench"],
+  // The grader: exercises, the submission's process and its sandbox, the engine, reports.
+  ["grading/usage", "grading/protocol", "grading/results", "grading/exercise", "grading/data", "grading/workbench",
+    "grading/engine", "grading/numbers", "grading/sandbox", "grading/executor", "grading/fixtures", "grading/reports",
+    "grading/ceiling", "grading/grade", "grading/check", "grading/runner"],
+  ["display", "progress", "sweep", "plot"],
   ["index"],
-  ["jupyter", "lessons", "cli"],
+  ["jupyter", "lessons", "workspace", "cli", "grading/authoring", "grading/cli"],
 ];
 
 function sourceFiles(dir: string): string[] {

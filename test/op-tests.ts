@@ -10,7 +10,8 @@ import type { FloatDType } from "../src/ops/declare";
 import { roundTo } from "./reference/elementwise";
 
 export type Tolerance = Record<FloatDType, { rtol: number; atol: number }>;
-export type Reference = (args: any[], cols: number) => Float64Array | Record<string, Float64Array>;
+/** The op's arguments with each tensor replaced by its values, the example's row length, and each argument's shape (undefined for non-tensors). */
+export type Reference = (args: any[], cols: number, shapes: (number[] | undefined)[]) => Float64Array | Record<string, Float64Array>;
 
 const DTYPES: FloatDType[] = ["f32", "f16", "bf16"];
 
@@ -38,9 +39,16 @@ interface Made {
 function makeArgs(example: fl.OpExample, dtype: FloatDType, rows: number, cols: number, seed: number): Made {
   const values = new Map<fl.Tensor, Float64Array>();
   let next = seed;
-  const make = (shape: number[]) => {
-    const v = roundTo(dtype, uniform(shape.reduce((p, d) => p * d, 1), next++));
-    const t = fl.tensor(Float32Array.from(v), { shape, dtype, device: fl.device() });
+  const make = (shape: number[], integers?: { below: number }) => {
+    const count = shape.reduce((p, d) => p * d, 1);
+    let v: Float64Array, t: fl.Tensor;
+    if (integers) {
+      v = Float64Array.from(uniform(count, next++), (u) => Math.min(integers.below - 1, Math.floor(((u + 4) / 8) * integers.below)));
+      t = fl.tensor(Int32Array.from(v), { shape, dtype: "i32", device: fl.device() });
+    } else {
+      v = roundTo(dtype, uniform(count, next++));
+      t = fl.tensor(Float32Array.from(v), { shape, dtype, device: fl.device() });
+    }
     values.set(t, v);
     return t;
   };
@@ -55,7 +63,8 @@ function outputsOf(result: unknown): Record<string, fl.Tensor> {
 
 function expectedOf(reference: Reference, made: Made, cols: number): Record<string, Float64Array> {
   const host = made.args.map((a) => (fl.Tensor.isTensor(a) ? made.values.get(a) : a));
-  const expected = reference(host, cols);
+  const shapes = made.args.map((a) => (fl.Tensor.isTensor(a) ? [...a.shape] : undefined));
+  const expected = reference(host, cols, shapes);
   return expected instanceof Float64Array ? { out: expected } : expected;
 }
 
@@ -64,6 +73,18 @@ function tensorArgs(args: unknown[]): fl.Tensor[] {
 }
 
 const bytesOf = (tensors: Iterable<fl.Tensor>) => [...new Set(tensors)].reduce((sum, t) => sum + t.bytes, 0);
+
+/**
+ * The bytes an op must read: each distinct tensor argument once, whole, except a
+ * table it gathers from, of which each distinct row its index names, once.
+ */
+function bytesToRead(made: Made, gathers: readonly { table: number; index: number }[] = []): number {
+  const partial = new Map(gathers.map((g) => [made.args[g.table] as fl.Tensor, made.values.get(made.args[g.index] as fl.Tensor)!]));
+  const whole = tensorArgs(made.args).filter((t) => !partial.has(t));
+  let bytes = bytesOf(whole);
+  for (const [table, rows] of partial) bytes += new Set(rows).size * (table.bytes / table.shape[0]);
+  return bytes;
+}
 const exampleName = (e: fl.OpExample) => (e.label ? ` (${e.label})` : "");
 
 export interface OpTestOptions {
@@ -98,7 +119,7 @@ export function describeOps(ops: readonly fl.OpDeclaration[], references: Record
               const [entry] = ledger.entries;
               expect(entry.op).to.equal(`ops.${op.name}`);
               expect(op.kernels.map((k) => k[dtype])).to.include(entry.kernel);
-              expect(entry.bytesRead, "bytes read").to.equal(bytesOf(tensorArgs(made.args)));
+              expect(entry.bytesRead, "bytes read").to.equal(bytesToRead(made, op.gathers));
               expect(entry.bytesWritten, "bytes written").to.equal(bytesOf(Object.values(outputs)));
             });
           }

@@ -39,8 +39,9 @@
 //                                FL_KERNEL_EXPORT_PARAMS of kernel<T, extra...> as
 //                                op_f32, op_f16 and op_bf16 (T = float, __half, fl_bf16)
 //
-// And here, for every target: fl::to_float / fl::from_float<T>, and fl::vec<T, N>
-// for 16-byte loads and stores.
+// And here, for every target: fl::to_float / fl::from_float<T>, fl::vec<T, N>
+// for 16-byte loads and stores, fl::load_floats / fl::store_floats (a chunk of
+// W elements as floats) and fl::aligned16.
 #ifndef FUSELAB_FUSELAB_H
 #define FUSELAB_FUSELAB_H
 
@@ -103,6 +104,23 @@ struct alignas(sizeof(T) * N) vec {
 
 // Elements of T in one 16-byte access.
 template <typename T> struct vec16 { static constexpr int n = 16 / sizeof(T); };
+
+// Chunk `chunk` of W elements of p (W consecutive Ts, one access), as floats.
+template <typename T, int W>
+__device__ __forceinline__ void load_floats(const T* p, long long chunk, float (&f)[W]) {
+  const vec<T, W> v = reinterpret_cast<const vec<T, W>*>(p)[chunk];
+  for (int j = 0; j < W; ++j) f[j] = to_float(v.v[j]);
+}
+
+// f rounded to T, stored as chunk `chunk` of W elements of p.
+template <typename T, int W>
+__device__ __forceinline__ void store_floats(T* p, long long chunk, const float (&f)[W]) {
+  vec<T, W> v;
+  for (int j = 0; j < W; ++j) v.v[j] = from_float<T>(f[j]);
+  reinterpret_cast<vec<T, W>*>(p)[chunk] = v;
+}
+
+__device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<size_t>(p) % 16 == 0; }
 
 }  // namespace fl
 

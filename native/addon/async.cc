@@ -3,7 +3,7 @@
 #include "handles.h"
 #include "marshal.h"
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 // An AsyncWorker settling a promise. Execute() runs on a worker thread and
@@ -105,23 +105,6 @@ class CompileWorker : public PromiseWorker {
   void* module_ = nullptr;
   std::string log_;
   bool has_log_ = false;
-};
-
-class ElapsedWorker : public PromiseWorker {
- public:
-  ElapsedWorker(Napi::Env env, std::shared_ptr<EventState> start, std::shared_ptr<EventState> end)
-      : PromiseWorker(env), start_(std::move(start)), end_(std::move(end)) {}
-  void Execute() override {
-    const DeviceState& d = *start_->device;
-    if (d.api->event_elapsed(d.device, start_->event, end_->event, &ms_) != 0) fail(d, "event_elapsed");
-  }
-
- protected:
-  Napi::Value result(Napi::Env env) override { return Napi::Number::New(env, ms_); }
-
- private:
-  std::shared_ptr<EventState> start_, end_;
-  float ms_ = 0;
 };
 
 // The whole timing loop on the worker: no JS between iterations, so the
@@ -228,15 +211,6 @@ Napi::Value compile_async(const Napi::CallbackInfo& info) {
                               milliseconds(info[4], "compileAsync: timeoutMs"));
 }
 
-Napi::Value event_elapsed_async(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::shared_ptr<EventState> start_event = unwrap_handle<EventState>(info[0], &kEventTag, "event");
-  std::shared_ptr<EventState> end_event = unwrap_handle<EventState>(info[1], &kEventTag, "event");
-  if (start_event->device != end_event->device) throw Napi::Error::New(env, "eventElapsed: the events are on different devices");
-  if (start_event->device->closed) throw Napi::Error::New(env, "the events' device was closed");
-  return start<ElapsedWorker>(env, std::move(start_event), std::move(end_event));
-}
-
 Napi::Value bench_async(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<DeviceState> device = live_device(info[0]);
@@ -261,4 +235,4 @@ Napi::Value bench_async(const Napi::CallbackInfo& info) {
   return start<BenchWorker>(env, std::move(device), std::move(steps), std::move(flush), warmup, iters);
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

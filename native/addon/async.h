@@ -5,14 +5,13 @@
 
 #include <napi.h>
 
-namespace fuselab {
+namespace fl::addon {
 
 Napi::Value synchronize_async(const Napi::CallbackInfo& info);
 Napi::Value download_async(const Napi::CallbackInfo& info);
 Napi::Value compile_async(const Napi::CallbackInfo& info);
-Napi::Value event_elapsed_async(const Napi::CallbackInfo& info);
 Napi::Value bench_async(const Napi::CallbackInfo& info);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

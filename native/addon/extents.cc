@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 bool is_identifier(const std::string& s) {
@@ -247,4 +247,4 @@ void check_extents(Napi::Env env, const LaunchState& launch) {
   }
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

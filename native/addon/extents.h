@@ -9,7 +9,7 @@
 
 #include "handles.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 // Names kernel->params from the export's list and reads each extent; the
 // kernel's signature then shows the names. Throws a JS Error naming the kernel
@@ -20,6 +20,6 @@ void read_param_names(Napi::Env env, const std::string& list, KernelState* kerne
 // does not fit in 64 bits, or a buffer holds fewer bytes than its extent needs.
 void check_extents(Napi::Env env, const LaunchState& launch);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

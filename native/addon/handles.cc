@@ -1,12 +1,11 @@
 #include "handles.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 const napi_type_tag kDeviceTag = {0x6675736564657631ULL, 0x6465766963650001ULL};
 const napi_type_tag kBufferTag = {0x6675736564657631ULL, 0x6275666665720002ULL};
 const napi_type_tag kModuleTag = {0x6675736564657631ULL, 0x6d6f64756c650003ULL};
 const napi_type_tag kKernelTag = {0x6675736564657631ULL, 0x6b65726e656c0004ULL};
-const napi_type_tag kEventTag = {0x6675736564657631ULL, 0x6576656e74000005ULL};
 const napi_type_tag kLaunchTag = {0x6675736564657631ULL, 0x6c61756e63680006ULL};
 
 std::shared_ptr<DeviceState> live_device(const Napi::Value& value) {
@@ -88,4 +87,4 @@ size_t byte_count(const Napi::Value& value, const char* what) {
   return static_cast<size_t>(v);
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

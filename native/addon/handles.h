@@ -18,7 +18,7 @@
 
 #include "plugins.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 struct DeviceState {
   const fl_backend* api = nullptr;
@@ -122,16 +122,6 @@ struct KernelState {
   }
 };
 
-struct EventState {
-  std::shared_ptr<DeviceState> device;
-  void* event = nullptr;
-
-  EventState(std::shared_ptr<DeviceState> d, void* e) : device(std::move(d)), event(e) {}
-  EventState(const EventState&) = delete;
-  EventState& operator=(const EventState&) = delete;
-  ~EventState() { device->api->event_destroy(device->device, event); }
-};
-
 // A launch with its arguments packed once (launch(), prepare(), bench()).
 struct LaunchState {
   std::shared_ptr<KernelState> kernel;
@@ -151,7 +141,7 @@ struct LaunchState {
 };
 
 // Type tags: one a handle kind.
-extern const napi_type_tag kDeviceTag, kBufferTag, kModuleTag, kKernelTag, kEventTag, kLaunchTag;
+extern const napi_type_tag kDeviceTag, kBufferTag, kModuleTag, kKernelTag, kLaunchTag;
 
 template <typename T>
 Napi::External<std::shared_ptr<T>> wrap_handle(Napi::Env env, std::shared_ptr<T> state, const napi_type_tag* tag) {
@@ -194,6 +184,6 @@ int milliseconds(const Napi::Value& value, const char* what);
 // A byte count from JS: a non-negative integer no larger than 2^53.
 size_t byte_count(const Napi::Value& value, const char* what);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

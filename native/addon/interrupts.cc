@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 std::mutex devices_lock;
@@ -75,4 +75,4 @@ void watch_interrupts() {
   sigaction(SIGINT, &mine, nullptr);
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

@@ -9,7 +9,7 @@
 
 #include "handles.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 // Every opened device, so that an interrupt can cancel what runs on it.
 void remember_device(const std::shared_ptr<DeviceState>& device);
@@ -19,6 +19,6 @@ void remember_device(const std::shared_ptr<DeviceState>& device);
 // SIGINT ends the process, as it should.
 void watch_interrupts();
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "extents.h"
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 std::string trim(const std::string& s) {
@@ -214,4 +214,4 @@ void check_launch_alive(Napi::Env env, const LaunchState& launch) {
   }
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

@@ -5,7 +5,7 @@
 
 #include "handles.h"
 
-namespace fuselab {
+namespace fl::addon {
 
 // "f32*,const f32*,i32" -> {pointer f32}, {pointer f32}, {scalar i32}.
 std::vector<ParamKind> parse_signature(const std::string& signature);
@@ -18,6 +18,6 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
 // buffers released since it was packed.
 void check_launch_alive(Napi::Env env, const LaunchState& launch);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

@@ -4,8 +4,9 @@
 #include <sys/stat.h>
 
 #include <mutex>
+#include <utility>
 
-namespace fuselab {
+namespace fl::addon {
 namespace {
 
 #ifdef __APPLE__
@@ -22,6 +23,30 @@ std::string addon_folder() {
   std::string file = info.dli_fname;
   const size_t slash = file.find_last_of('/');
   return slash == std::string::npos ? "." : file.substr(0, slash);
+}
+
+// The first function the addon calls that the table leaves null, or null when
+// none is missing (notes and cancel are optional).
+const char* missing_function(const fl_backend& api) {
+  const std::pair<const char*, bool> required[] = {
+      {"last_error", api.last_error != nullptr},     {"probe", api.probe != nullptr},
+      {"device_count", api.device_count != nullptr}, {"open", api.open != nullptr},
+      {"close", api.close != nullptr},               {"props", api.props != nullptr},
+      {"alloc", api.alloc != nullptr},               {"release", api.release != nullptr},
+      {"upload", api.upload != nullptr},             {"download", api.download != nullptr},
+      {"copy", api.copy != nullptr},                 {"fill", api.fill != nullptr},
+      {"module_builtin", api.module_builtin != nullptr}, {"module_compile", api.module_compile != nullptr},
+      {"module_unload", api.module_unload != nullptr},   {"kernel_count", api.kernel_count != nullptr},
+      {"kernel_info", api.kernel_info != nullptr},   {"kernel_get", api.kernel_get != nullptr},
+      {"launch", api.launch != nullptr},             {"synchronize", api.synchronize != nullptr},
+      {"event_create", api.event_create != nullptr}, {"event_record", api.event_record != nullptr},
+      {"event_elapsed", api.event_elapsed != nullptr}, {"event_destroy", api.event_destroy != nullptr},
+      {"free_string", api.free_string != nullptr},
+  };
+  for (const auto& [name, present] : required) {
+    if (!present) return name;
+  }
+  return nullptr;
 }
 
 bool file_exists(const std::string& path) {
@@ -77,6 +102,10 @@ Plugin load_plugin(const std::string& folder, const std::string& name) {
                     ", this addon needs ABI " + std::to_string(FL_BACKEND_ABI) + " (rebuild it)";
     return plugin;
   }
+  if (const char* missing = missing_function(*api)) {
+    plugin.reason = std::string("cannot be loaded: its function table has no ") + missing;
+    return plugin;
+  }
   if (api->notes) plugin.notes = split_lines(api->notes());
   if (api->probe() != 0) {
     plugin.reason = backend_error(api, "probe() failed without a reason");
@@ -122,4 +151,4 @@ const Plugin* find_plugin(const std::string& name, std::string* why) {
   return nullptr;
 }
 
-}  // namespace fuselab
+}  // namespace fl::addon

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace fuselab {
+namespace fl::addon {
 
 struct Plugin {
   std::string name;                 // "cpu", "cuda", "hip"
@@ -29,6 +29,6 @@ const std::vector<Plugin>& plugins();
 // The loaded plugin called `name`, or nullptr with `why` set.
 const Plugin* find_plugin(const std::string& name, std::string* why);
 
-}  // namespace fuselab
+}  // namespace fl::addon
 
 #endif

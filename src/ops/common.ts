@@ -51,7 +51,7 @@ export function checkFloatTensor(where: string, name: string, value: unknown): T
 }
 
 /** `t` lives on the device of `ref` (named `refName` in the message). */
-function checkSameDevice(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+export function checkSameDevice(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
   if (t.device !== ref.device) {
     throw new ArgumentError(where, name, `on ${describe(ref.device)} (the device of ${refName})`,
       `a tensor on ${describe(t.device)}`);
@@ -59,7 +59,7 @@ function checkSameDevice(where: string, name: string, t: Tensor, refName: string
 }
 
 /** `t` has the dtype of `ref`. */
-function checkSameDtype(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+export function checkSameDtype(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
   if (t.dtype !== ref.dtype) {
     throw new ArgumentError(where, name, `of dtype ${ref.dtype} (the dtype of ${refName})`, t.dtype);
   }
@@ -219,7 +219,8 @@ export function launchRows(device: Device, rows: number, rowItems: number): Laun
   return { grid: [gridX, gridY], block: [blockX, blockY] };
 }
 
-function nextPowerOfTwo(n: number): number {
+/** The smallest power of two >= n (1 for n <= 1). */
+export function nextPowerOfTwo(n: number): number {
   let p = 1;
   while (p < n) p *= 2;
   return p;

@@ -7,8 +7,22 @@ import type { Tensor } from "../tensor";
 export type FloatDType = "f32" | "f16" | "bf16";
 export const FLOAT_DTYPES: readonly FloatDType[] = ["f32", "f16", "bf16"];
 
-/** Makes a tensor of `shape` for an example: random values, the dtype and device under test. */
-export type MakeTensor = (shape: number[]) => Tensor;
+/**
+ * Makes a tensor of `shape` for an example: random values, the dtype and device
+ * under test; with `integers`, an i32 tensor of integers from 0 to below - 1
+ * (positions, indices).
+ */
+export type MakeTensor = (shape: number[], integers?: { below: number }) => Tensor;
+
+/**
+ * An argument read only at some of its rows: `table` (an argument's index) at the
+ * rows its first dim that the i32 argument `index` names. Its traffic is each
+ * distinct row named, once.
+ */
+export interface Gather {
+  table: number;
+  index: number;
+}
 
 /** Example arguments of an op on data of `rows` rows of `cols` (tests and benchmarks run every example). */
 export interface OpExample {
@@ -27,6 +41,8 @@ export interface OpDeclaration<N extends string = string, A extends unknown[] = 
   /** Every built-in kernel it can launch. */
   kernels: readonly KernelsByDType[];
   fn: (...args: A) => R;
+  /** Arguments it reads only in part (a table read at given rows); every other tensor is read whole. */
+  gathers?: readonly Gather[];
   /** Between them, the examples launch every kernel of `kernels`. */
   examples: readonly OpExample[];
 }

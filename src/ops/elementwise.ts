@@ -117,6 +117,7 @@ const RELU = kernelsByDType("relu_f32", "relu_f16", "relu_bf16");
 const GELU = kernelsByDType("gelu_f32", "gelu_f16", "gelu_bf16");
 const GELU_TANH = kernelsByDType("gelu_tanh_f32", "gelu_tanh_f16", "gelu_tanh_bf16");
 const SILU = kernelsByDType("silu_f32", "silu_f16", "silu_bf16");
+const EXP = kernelsByDType("exp_f32", "exp_f16", "exp_bf16");
 
 /** a + b; into `options.out` when given (which may be a or b: in place). */
 export const add = declareOp({
@@ -179,6 +180,13 @@ export const gelu = declareOp({
 export const silu = declareOp({
   name: "silu", kernels: [SILU],
   fn: (x: Tensor): Tensor => unary("ops.silu", SILU, checkFloatTensor("fl.ops.silu", "x", x)),
+  examples: [{ label: "", args: (make, rows, cols) => [make([rows, cols])] }],
+});
+
+/** e^x. */
+export const exp = declareOp({
+  name: "exp", kernels: [EXP],
+  fn: (x: Tensor): Tensor => unary("ops.exp", EXP, checkFloatTensor("fl.ops.exp", "x", x)),
   examples: [{ label: "", args: (make, rows, cols) => [make([rows, cols])] }],
 });
 
@@ -314,5 +322,5 @@ function scaleOp(x: Tensor, s: number): Tensor {
   return scale.fn(x, s);
 }
 
-export const ELEMENTWISE_OPS = [add, mul, scale, biasAdd, relu, gelu, silu] as const;
+export const ELEMENTWISE_OPS = [add, mul, scale, biasAdd, relu, gelu, silu, exp] as const;
 export const ELEMENTWISE_FUSED = [addRelu, addReluScale, reluScaleBias, scaleBias, biasGelu, siluAndMul, geluAndMul] as const;

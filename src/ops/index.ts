@@ -4,18 +4,27 @@
 import { fusedTable, opTable, unfusedTable } from "./declare";
 import { ELEMENTWISE_FUSED, ELEMENTWISE_OPS } from "./elementwise";
 import { NORM_FUSED, NORM_OPS } from "./norm";
+import { REDUCE_FUSED, REDUCE_OPS } from "./reduce";
+import { ROPE_FUSED, ROPE_OPS } from "./rope";
 
-export const ops = { ...opTable(ELEMENTWISE_OPS), ...opTable(NORM_OPS) };
-export const fused = { ...fusedTable(ELEMENTWISE_FUSED), ...fusedTable(NORM_FUSED) };
-export const unfused = { ...unfusedTable(ELEMENTWISE_FUSED), ...unfusedTable(NORM_FUSED) };
+export const ops = { ...opTable(ELEMENTWISE_OPS), ...opTable(NORM_OPS), ...opTable(REDUCE_OPS), ...opTable(ROPE_OPS) };
+export const fused = {
+  ...fusedTable(ELEMENTWISE_FUSED), ...fusedTable(NORM_FUSED), ...fusedTable(REDUCE_FUSED), ...fusedTable(ROPE_FUSED),
+};
+export const unfused = {
+  ...unfusedTable(ELEMENTWISE_FUSED), ...unfusedTable(NORM_FUSED), ...unfusedTable(REDUCE_FUSED), ...unfusedTable(ROPE_FUSED),
+};
 
 /** Every op's declaration, by family: kernels, chains, examples (tests, benchmarks and lessons read them). */
 export const declarations = Object.freeze({
   elementwise: { ops: ELEMENTWISE_OPS, fused: ELEMENTWISE_FUSED },
   norm: { ops: NORM_OPS, fused: NORM_FUSED },
+  reduce: { ops: REDUCE_OPS, fused: REDUCE_FUSED },
+  rope: { ops: ROPE_OPS, fused: ROPE_FUSED },
 });
 
 export type { FusedOpDeclaration, KernelsByDType, MakeTensor, OpDeclaration, OpExample } from "./declare";
 export type { OutOptions } from "./common";
 export type { GeluApproximation, GeluOptions } from "./elementwise";
 export type { NormOptions } from "./norm";
+export type { RopePositionsOptions } from "./rope";

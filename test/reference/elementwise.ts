@@ -110,6 +110,7 @@ export const REFERENCES: Record<string, (args: any[], cols: number) => Float64Ar
   "ops.relu": ([x]) => relu(x),
   "ops.gelu": ([x, options]) => gelu(x, form(options)),
   "ops.silu": ([x]) => silu(x),
+  "ops.exp": ([x]) => Float64Array.from(x as ArrayLike<number>, Math.exp),
   "fused.addRelu": ([a, b]) => addRelu(a, b),
   "fused.addReluScale": ([a, b, s]) => addReluScale(a, b, s),
   "fused.reluScaleBias": ([x, s, bias]) => reluScaleBias(x, s, bias ?? undefined),

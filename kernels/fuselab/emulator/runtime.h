@@ -15,12 +15,27 @@
 //  - A thread that waits switches straight to the next ready thread. When none
 //    is ready and some have not exited, they can never go on: a deadlock,
 //    reported with what each group of threads waits at.
+//  - A warp operation waits for the lanes its mask names that have not exited
+//    (HIP's unmasked forms pass kLiveLanes: every lane not exited), so a part
+//    of a warp can shuffle or sync on its own, as on the GPU.
 // Check mode fills shared memory with 0xFF (NaN) and scrambles the order in which
 // threads take turns: loop mode runs the threads in a shuffled order; fiber mode
-// gives each thread of a block a random priority and always runs the ready thread
-// that ranks first, so some threads run far ahead of others (a whole warp through
-// several shuffles before thread 0 reads what it was owed). A missing barrier then
-// gives a wrong answer instead of passing by luck.
+// gives each thread of a block a random rank and always runs the ready thread
+// that ranks first (found in O(1) in a bitmap of ranks), so some threads run far
+// ahead of others (a whole warp through several shuffles before thread 0 reads
+// what it was owed). A missing barrier then gives a wrong answer instead of
+// passing by luck. Check mode also reports a lane that a warp operation's mask
+// names and that exits without reaching it, as compute-sanitizer's synccheck does.
+//
+// The kernel language (vendors/cpu.h and the intrinsics) reaches the scheduler
+// through these calls only:
+//   syncthreads(line)                                   __syncthreads()
+//   warp_exchange(op, line, value, param, width, mask)  every warp operation;
+//       mask: bit i names lane i, kLiveLanes the unmasked forms; returns this
+//       lane's result (a shuffled value, a vote, a ballot, __activemask's mask)
+//   shuffle_op<T>(op, line, v, param, width, mask)      the same, typed
+//   syncwarp_mask(...)                                  __syncwarp's optional mask
+//   current_block(), tls()                              where a thread is
 #ifndef FUSELAB_EMULATOR_RUNTIME_H
 #define FUSELAB_EMULATOR_RUNTIME_H
 
@@ -40,8 +55,7 @@
 #include "context.h"
 #include "types.h"
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 
 struct block_state;
 
@@ -68,15 +82,21 @@ enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exi
 
 enum class warp_op : uint8_t { shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp, activemask };
 
-inline const char* warp_op_name(warp_op op) {
+// Lanes of a warp as a mask: bit i is lane i.
+using lane_mask = uint64_t;
+// The mask HIP's unmasked warp operations (__shfl, __any, ...) pass: every lane
+// not exited takes part.
+constexpr lane_mask kLiveLanes = ~lane_mask(0);
+
+inline const char* warp_op_name(warp_op op, bool masked) {
   switch (op) {
-    case warp_op::shfl: return "__shfl";
-    case warp_op::shfl_xor: return "__shfl_xor";
-    case warp_op::shfl_down: return "__shfl_down";
-    case warp_op::shfl_up: return "__shfl_up";
-    case warp_op::any: return "__any";
-    case warp_op::all: return "__all";
-    case warp_op::ballot: return "__ballot";
+    case warp_op::shfl: return masked ? "__shfl_sync" : "__shfl";
+    case warp_op::shfl_xor: return masked ? "__shfl_xor_sync" : "__shfl_xor";
+    case warp_op::shfl_down: return masked ? "__shfl_down_sync" : "__shfl_down";
+    case warp_op::shfl_up: return masked ? "__shfl_up_sync" : "__shfl_up";
+    case warp_op::any: return masked ? "__any_sync" : "__any";
+    case warp_op::all: return masked ? "__all_sync" : "__all";
+    case warp_op::ballot: return masked ? "__ballot_sync" : "__ballot";
     case warp_op::syncwarp: return "__syncwarp";
     case warp_op::activemask: return "__activemask";
   }
@@ -90,23 +110,22 @@ struct gpu_thread {
   block_state* block;
   fl_emu_dim3 idx;
   uint32_t linear;
+  uint32_t warp, lane;       // linear / warpSize, linear % warpSize
   thread_status status;
   // What it waits at (deadlock reports), and its part in a warp operation.
-  int line;
   warp_op op;
+  int line;
+  lane_mask mask;            // the lanes taking part: kLiveLanes, or as the kernel named them
   uint32_t param;            // source lane, lane mask or delta
   uint32_t width;
-  uint64_t mask;             // the lanes taking part, as the _sync forms name them
   uint64_t value;
   uint64_t result;
 };
 
 struct warp_state {
-  uint32_t live;             // lanes not exited
-  uint64_t present;          // lanes inside the block
-  uint64_t gone;             // lanes exited
-  uint64_t waiting;          // lanes waiting at a warp operation other than __activemask()
-  uint64_t at_activemask;    // lanes waiting at __activemask()
+  lane_mask live;            // lanes not exited
+  lane_mask arrived;         // lanes waiting at a warp operation (but __activemask)
+  lane_mask at_activemask;   // lanes waiting at __activemask
 };
 
 struct launch_state {
@@ -119,9 +138,14 @@ struct launch_state {
   uint32_t threads_per_block;
 };
 
+// Check mode keeps the ready threads as a two-level bitmap over their ranks:
+// the first-ranked ready thread is two count-trailing-zeros away. Up to:
+constexpr uint32_t kMaxThreads = 4096;
+
 struct block_state {
   const launch_state* launch;
   fl_emu_worker* worker;
+  thread_state* state;       // tls(), looked up once
   uint32_t size;
   int warp_size;
   bool check;
@@ -129,19 +153,20 @@ struct block_state {
   context main;              // the worker's own stack
   gpu_thread* threads;       // fiber mode only
   gpu_thread* current;
-  uint32_t* ready;           // ring of threads ready to run
+  uint32_t* ready;           // plain mode: ring of threads ready to run
   uint32_t ready_head, ready_count;
-  uint32_t* released;        // scratch: threads released together
+  uint64_t ready_words;      // check mode: bit w set when ready_bits[w] is not 0
+  uint64_t ready_bits[kMaxThreads / 64];  // check mode: bit r set when the thread of rank r is ready
+  uint32_t* rank;            // check mode: rank of each thread (its position in `order`)
   warp_state* warps;
   uint32_t at_barrier;
   int barrier_line;
   bool barrier_mismatch;
   uint32_t exited;
-  const uint32_t* order;     // check mode: the loop order, else null (in order)
+  const uint32_t* order;     // check mode: the threads by rank (also the loop order), else null
   uint32_t loop_position;    // loop mode: position in the order of the running thread
   unsigned char* dynamic_shared;
   uint64_t rng;
-  uint64_t priority_salt;    // check mode: see priority()
   bool failed;
   char message[FL_EMU_ERROR_BYTES];
   void* escape[5];           // __builtin_setjmp buffer: where abandon_block() lands
@@ -163,10 +188,32 @@ inline uint64_t next_random(uint64_t& state) {  // splitmix64
 
 inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
   for (uint32_t i = n; i > 1; i--) {
-    uint32_t j = static_cast<uint32_t>(next_random(rng) % i);
+    uint32_t j = static_cast<uint32_t>((static_cast<unsigned __int128>(next_random(rng)) * i) >> 64);  // in [0, i)
     uint32_t t = items[i - 1];
     items[i - 1] = items[j];
     items[j] = t;
+  }
+}
+
+// Check mode: the threads of a block by rank. Half the blocks rank them all at
+// random; the other half rank whole warps (in a random order, their lanes
+// shuffled), so that one warp runs through a stretch of the kernel before the
+// next one starts it, which shows a reused buffer missing its barrier.
+inline void rank_threads(uint32_t* order, uint32_t n, uint32_t warp_size, uint64_t& rng) {
+  for (uint32_t i = 0; i < n; i++) order[i] = i;
+  if (next_random(rng) & 1) {
+    shuffle(order, n, rng);
+    return;
+  }
+  uint32_t warps[kMaxThreads / 32];
+  const uint32_t count = (n + warp_size - 1) / warp_size;
+  for (uint32_t w = 0; w < count; w++) warps[w] = w;
+  shuffle(warps, count, rng);
+  uint32_t k = 0;
+  for (uint32_t w = 0; w < count; w++) {
+    const uint32_t first = k;
+    for (uint32_t lane = warps[w] * warp_size; lane < n && lane < (warps[w] + 1) * warp_size; lane++) order[k++] = lane;
+    shuffle(order + first, k - first, rng);
   }
 }
 
@@ -211,15 +258,20 @@ __attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const cha
   device_stop(what, file, line);
 }
 
+inline const char* wait_name(const gpu_thread& t) {
+  return t.status == thread_status::at_barrier ? "__syncthreads()" : warp_op_name(t.op, t.mask != kLiveLanes);
+}
+
 inline void describe_deadlock(block_state& b) {
   hold_stops hold(b.worker);
-  const fl_emu_where& w = tls().where;
+  const fl_emu_where& w = b.state->where;
   char text[FL_EMU_ERROR_BYTES];
   int used = snprintf(text, sizeof text, "kernel '%s' deadlocked in block (%u,%u,%u):", b.launch->desc->kernel,
                       w.block.x, w.block.y, w.block.z);
   // Group the threads by what they wait at, in order of their first thread.
   auto same_wait = [](const gpu_thread& t, const gpu_thread& u) {
-    return u.status == t.status && (t.status == thread_status::exited || (u.line == t.line && u.op == t.op));
+    return u.status == t.status &&
+           (t.status == thread_status::exited || (u.line == t.line && u.op == t.op && u.mask == t.mask));
   };
   const char* separator = " ";
   for (uint32_t first = 0; first < b.size && used < int(sizeof text); first++) {
@@ -233,8 +285,7 @@ inline void describe_deadlock(block_state& b) {
     if (t.status == thread_status::exited)
       snprintf(what, sizeof what, "exited");
     else
-      snprintf(what, sizeof what, "wait%s at %s on line %d", others ? "" : "s",
-               t.status == thread_status::at_barrier ? "__syncthreads()" : warp_op_name(t.op), t.line);
+      snprintf(what, sizeof what, "wait%s at %s on line %d", others ? "" : "s", wait_name(t), t.line);
     char who[64];
     if (others)
       snprintf(who, sizeof who, "threads (%u,%u,%u) and %u more", t.idx.x, t.idx.y, t.idx.z, others);
@@ -247,42 +298,41 @@ inline void describe_deadlock(block_state& b) {
 }
 
 inline void push_ready(block_state& b, uint32_t linear) {
-  uint32_t slot = b.ready_head + b.ready_count;
+  b.threads[linear].status = thread_status::ready;
+  b.ready_count++;
+  if (b.check) {
+    uint32_t r = b.rank[linear];
+    b.ready_bits[r >> 6] |= uint64_t(1) << (r & 63);
+    b.ready_words |= uint64_t(1) << (r >> 6);
+    return;
+  }
+  uint32_t slot = b.ready_head + b.ready_count - 1;
   if (slot >= b.size) slot -= b.size;
   b.ready[slot] = linear;
-  b.ready_count++;
-  b.threads[linear].status = thread_status::ready;
 }
 
-// Check mode: a thread's rank in its block, fixed for the block, random across blocks.
-inline uint64_t priority(const block_state& b, uint32_t linear) {
-  uint64_t state = b.priority_salt ^ linear;
-  return next_random(state);
-}
-
+// Plain mode: the thread that has been ready longest. Check mode: the
+// first-ranked ready thread, so some threads run far ahead of others.
 inline gpu_thread* pop_ready(block_state& b) {
   if (b.ready_count == 0) return nullptr;
-  if (b.check) {  // bring the first-ranked ready thread to the head
-    uint32_t best = b.ready_head;
-    uint64_t best_rank = priority(b, b.ready[best]);
-    for (uint32_t k = 1; k < b.ready_count; k++) {
-      uint32_t slot = b.ready_head + k >= b.size ? b.ready_head + k - b.size : b.ready_head + k;
-      uint64_t rank = priority(b, b.ready[slot]);
-      if (rank < best_rank) best = slot, best_rank = rank;
-    }
-    uint32_t head = b.ready[b.ready_head];
-    b.ready[b.ready_head] = b.ready[best];
-    b.ready[best] = head;
+  b.ready_count--;
+  if (b.check) {
+    uint32_t word = static_cast<uint32_t>(__builtin_ctzll(b.ready_words));
+    uint64_t& bits = b.ready_bits[word];
+    uint32_t r = word * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+    bits &= bits - 1;
+    if (!bits) b.ready_words &= ~(uint64_t(1) << word);
+    return &b.threads[b.order[r]];
   }
   uint32_t linear = b.ready[b.ready_head];
   b.ready_head = b.ready_head + 1 == b.size ? 0 : b.ready_head + 1;
-  b.ready_count--;
+  // The stack top of the thread after it: the next switch loads its registers
+  // from there, and its frames lie just above.
+  if (b.ready_count) {
+    const char* top = static_cast<const char*>(context_memory(b.threads[b.ready[b.ready_head]].registers));
+    for (int line = 0; line < 4; line++) __builtin_prefetch(top + 64 * line);
+  }
   return &b.threads[linear];
-}
-
-// Makes b.released[0..n) ready (check mode then runs them by priority()).
-inline void release(block_state& b, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) push_ready(b, b.released[i]);
 }
 
 // Switches from the context `save` to thread `next`, or to the block's main
@@ -292,7 +342,7 @@ inline void switch_to(block_state& b, context* save, gpu_thread* next) {
   if (next) {
     b.current = next;
     next->status = thread_status::running;
-    tls().where.thread = next->idx;
+    b.state->where.thread = next->idx;
   }
   if (target != save) context_switch(save, target);
 }
@@ -312,114 +362,125 @@ inline void yield(block_state& b, gpu_thread& self) {
   if (b.failed) abandon_block(b);
 }
 
-inline uint32_t lowest_lane(uint64_t lanes) { return static_cast<uint32_t>(__builtin_ctzll(lanes)); }
+inline void describe_mismatch(block_state& b, uint32_t warp, const gpu_thread& x, const gpu_thread& y) {
+  const fl_emu_where& w = b.state->where;
+  fail(b, "kernel '%s': the lanes of warp %u in block (%u,%u,%u) wait at different warp operations: "
+          "thread (%u,%u,%u) at %s on line %d (mask 0x%llx), thread (%u,%u,%u) at %s on line %d (mask 0x%llx)",
+       b.launch->desc->kernel, warp, w.block.x, w.block.y, w.block.z, x.idx.x, x.idx.y, x.idx.z,
+       warp_op_name(x.op, x.mask != kLiveLanes), x.line, static_cast<unsigned long long>(x.mask), y.idx.x, y.idx.y,
+       y.idx.z, warp_op_name(y.op, y.mask != kLiveLanes), y.line, static_cast<unsigned long long>(y.mask));
+}
 
-// The lanes of `mask` that must arrive before a warp operation completes: those
-// inside the block and not exited. The others take no part, as on the GPU.
-inline uint64_t lanes_needed(const warp_state& w, uint64_t mask) { return mask & w.present & ~w.gone; }
+// Check mode, as compute-sanitizer's synccheck: a lane named in a warp
+// operation's mask exited without reaching it.
+inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, const gpu_thread& gone) {
+  const fl_emu_where& w = b.state->where;
+  fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): its mask 0x%llx names thread (%u,%u,%u), which exited "
+          "without reaching it (every thread a mask names must reach the operation)",
+       b.launch->desc->kernel, warp_op_name(waiting.op, true), waiting.line, w.block.x, w.block.y, w.block.z,
+       static_cast<unsigned long long>(waiting.mask), gone.idx.x, gone.idx.y, gone.idx.z);
+}
 
-// Completes the warp operation of the lanes named by `mask` once each of them
-// waits at it; false while some have not arrived.
-inline bool try_complete(block_state& b, uint32_t warp, uint64_t mask) {
+inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
+
+// The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
+inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
+
+// Computes and hands out the results of one warp operation whose group of
+// lanes has all arrived, and makes them ready.
+inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   warp_state& w = b.warps[warp];
-  uint64_t group = lanes_needed(w, mask);
-  if (group == 0 || (w.waiting & group) != group) return false;
-  uint32_t base = warp * b.warp_size;
-  gpu_thread& first = b.threads[base + lowest_lane(group)];
-  for (uint64_t rest = group; rest; rest &= rest - 1) {
-    gpu_thread& t = b.threads[base + lowest_lane(rest)];
-    if (t.line == first.line && t.op == first.op && t.mask == first.mask) continue;
-    fail(b, "kernel '%s': the lanes of warp %u in block (%u,%u,%u) wait at different warp operations: "
-            "thread (%u,%u,%u) at %s on line %d (lanes 0x%llx), thread (%u,%u,%u) at %s on line %d (lanes 0x%llx)",
-         b.launch->desc->kernel, warp, tls().where.block.x, tls().where.block.y, tls().where.block.z, first.idx.x,
-         first.idx.y, first.idx.z, warp_op_name(first.op), first.line, static_cast<unsigned long long>(first.mask),
-         t.idx.x, t.idx.y, t.idx.z, warp_op_name(t.op), t.line, static_cast<unsigned long long>(t.mask));
-    return true;
-  }
-  // A lane outside the group gives a lane its own value (the GPU's is undefined).
-  auto lane_value = [&](uint32_t self, uint32_t source_lane) {
-    return source_lane < 64 && ((group >> source_lane) & 1) ? b.threads[base + source_lane].value : b.threads[self].value;
+  const uint32_t base = warp * b.warp_size;
+  gpu_thread* lanes = b.threads + base;
+  const gpu_thread& first = lanes[lowest_lane(group)];
+  const warp_op op = first.op;
+  lane_mask yes = 0;
+  if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
+    for (lane_mask m = group; m; m &= m - 1)
+      if (lanes[lowest_lane(m)].value) yes |= lane_mask(1) << lowest_lane(m);
+  // Lanes outside the group take no part: reading one gives a lane its own value.
+  auto lane_value = [&](uint32_t self, uint32_t source) {
+    return source < 64 && (group >> source & 1) ? lanes[source].value : lanes[self].value;
   };
-  uint64_t ballot = 0;
-  for (uint64_t rest = group; rest; rest &= rest - 1)
-    if (b.threads[base + lowest_lane(rest)].value) ballot |= 1ull << lowest_lane(rest);
-  uint32_t n = 0;
-  for (uint64_t rest = group; rest; rest &= rest - 1) {
-    uint32_t lane = lowest_lane(rest), i = base + lane;
-    gpu_thread& t = b.threads[i];
-    uint32_t width = t.width, segment = lane & ~(width - 1);
-    switch (t.op) {
-      case warp_op::shfl: t.result = lane_value(i, segment + (t.param & (width - 1))); break;
+  // One pass: results written before a mismatch shows are never read (the block fails).
+  for (lane_mask m = group; m; m &= m - 1) {
+    const uint32_t lane = lowest_lane(m);
+    gpu_thread& t = lanes[lane];
+    if (t.op != op || t.mask != first.mask || (t.line != first.line && op != warp_op::syncwarp)) {
+      describe_mismatch(b, warp, first, t);
+      return;
+    }
+    const uint32_t width = t.width, segment = lane & ~(width - 1);
+    switch (op) {
+      case warp_op::shfl: t.result = lane_value(lane, segment + (t.param & (width - 1))); break;
       case warp_op::shfl_xor: {
         uint32_t source = lane ^ t.param;
-        t.result = source < segment + width ? lane_value(i, source) : t.value;  // later groups: own value
+        t.result = source < segment + width ? lane_value(lane, source) : t.value;  // later groups: own value
         break;
       }
       case warp_op::shfl_down:
-        t.result = (lane & (width - 1)) + t.param < width ? lane_value(i, lane + t.param) : t.value;
+        t.result = (lane & (width - 1)) + t.param < width ? lane_value(lane, lane + t.param) : t.value;
         break;
-      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(i, lane - t.param) : t.value; break;
-      case warp_op::any: t.result = ballot != 0; break;
-      case warp_op::all: t.result = ballot == group; break;
-      case warp_op::ballot: t.result = ballot; break;
-      case warp_op::syncwarp: t.result = 0; break;
-      case warp_op::activemask: t.result = group; break;
+      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(lane, lane - t.param) : t.value; break;
+      case warp_op::any: t.result = yes != 0; break;
+      case warp_op::all: t.result = yes == group; break;
+      case warp_op::ballot: t.result = yes; break;
+      case warp_op::syncwarp:
+      case warp_op::activemask: t.result = 0; break;
     }
-    b.released[n++] = i;
+    push_ready(b, base + lane);
   }
-  w.waiting &= ~group;
-  release(b, n);
-  return true;
+  w.arrived &= ~group;
 }
 
-// __activemask(): the lanes that reach it together. Its callers wait until no
-// lane of the warp can run on (each waits somewhere or has exited); then the
-// callers at one line get the mask of those callers.
+// Completes the group of `lane` if all of it has arrived.
+inline void try_complete(block_state& b, uint32_t warp, uint32_t lane) {
+  warp_state& w = b.warps[warp];
+  lane_mask group = group_of(b.threads[warp * b.warp_size + lane], w);
+  if ((w.arrived & group) == group) complete_group(b, warp, group);
+}
+
+// __activemask(): the lanes of the warp that reached it together. Those that
+// wait there are handed the mask once every other live lane of the warp waits
+// too (at a barrier or another warp operation), or has exited.
 inline void settle_activemask(block_state& b, uint32_t warp) {
   warp_state& w = b.warps[warp];
-  if (w.at_activemask == 0) return;
-  uint32_t base = warp * b.warp_size;
-  for (uint64_t rest = w.present & ~w.gone; rest; rest &= rest - 1) {
-    gpu_thread& t = b.threads[base + lowest_lane(rest)];
-    if (t.status != thread_status::at_barrier && t.status != thread_status::at_warp_op) return;  // still running
+  if (!w.at_activemask) return;
+  const uint32_t base = warp * b.warp_size;
+  for (lane_mask m = w.live & ~w.at_activemask & ~w.arrived; m; m &= m - 1)
+    if (b.threads[base + lowest_lane(m)].status != thread_status::at_barrier) return;
+  const int line = b.threads[base + lowest_lane(w.at_activemask)].line;
+  lane_mask together = 0;
+  for (lane_mask m = w.at_activemask; m; m &= m - 1)
+    if (b.threads[base + lowest_lane(m)].line == line) together |= lane_mask(1) << lowest_lane(m);
+  for (lane_mask m = together; m; m &= m - 1) {
+    b.threads[base + lowest_lane(m)].result = together;
+    push_ready(b, base + lowest_lane(m));
   }
-  uint64_t callers = w.at_activemask;
-  w.at_activemask = 0;
-  while (callers) {
-    int line = b.threads[base + lowest_lane(callers)].line;
-    uint64_t same = 0;
-    for (uint64_t rest = callers; rest; rest &= rest - 1)
-      if (b.threads[base + lowest_lane(rest)].line == line) same |= 1ull << lowest_lane(rest);
-    for (uint64_t rest = same; rest; rest &= rest - 1) b.threads[base + lowest_lane(rest)].mask = same;
-    w.waiting |= same;
-    try_complete(b, warp, same);
-    callers &= ~same;
-  }
-}
-
-// Re-examines the warp's waiting groups after a lane left (exited): a group may
-// now have every lane it needs.
-inline void recheck_warp(block_state& b, uint32_t warp) {
-  warp_state& w = b.warps[warp];
-  uint32_t base = warp * b.warp_size;
-  uint64_t pending = w.waiting;
-  while (pending && !b.failed) {
-    gpu_thread& t = b.threads[base + lowest_lane(pending)];
-    uint64_t mask = t.mask;
-    try_complete(b, warp, mask);
-    pending &= ~(lanes_needed(w, mask) | (1ull << lowest_lane(pending)));
-  }
-  settle_activemask(b, warp);
+  w.at_activemask &= ~together;
 }
 
 inline void mark_exited(block_state& b, gpu_thread& t) {
   t.status = thread_status::exited;
   b.exited++;
-  uint32_t warp = t.linear / b.warp_size;
+  const uint32_t warp = t.warp, lane = t.lane;
   warp_state& w = b.warps[warp];
-  w.live--;
-  w.gone |= 1ull << (t.linear % b.warp_size);
-  if (w.waiting || w.at_activemask) recheck_warp(b, warp);
+  const lane_mask bit = lane_mask(1) << lane;
+  w.live &= ~bit;
+  // The groups that waited for it may now be complete (in check mode, a lane a
+  // mask names must arrive).
+  lane_mask pending = w.arrived;
+  while (pending) {
+    gpu_thread& waiting = b.threads[warp * b.warp_size + lowest_lane(pending)];
+    if (b.check && waiting.mask != kLiveLanes && (waiting.mask & bit)) {
+      describe_missing_lane(b, waiting, t);
+      return;
+    }
+    lane_mask group = group_of(waiting, w);
+    pending &= ~group & ~(lane_mask(1) << lowest_lane(pending));
+    if ((w.arrived & group) == group) complete_group(b, warp, group);
+  }
+  settle_activemask(b, warp);
 }
 
 inline void fiber_main(void* arg) {
@@ -451,35 +512,43 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.threads = reinterpret_cast<gpu_thread*>(memory);
   b.warps = reinterpret_cast<warp_state*>(b.threads + b.size);
   b.ready = reinterpret_cast<uint32_t*>(b.warps + warps);
-  b.released = b.ready + b.size;
+  b.rank = b.ready + b.size;
   b.ready_head = b.ready_count = 0;
+  b.ready_words = 0;
+  if (b.check) {
+    memset(b.ready_bits, 0, sizeof b.ready_bits);
+    for (uint32_t r = 0; r < b.size; r++) b.rank[b.order[r]] = r;
+  }
   b.at_barrier = 0;
   b.barrier_mismatch = false;
   b.exited = 0;
-  for (uint32_t w = 0; w < warps; w++) {
-    uint32_t lanes = b.size - w * b.warp_size < uint32_t(b.warp_size) ? b.size - w * b.warp_size : b.warp_size;
-    b.warps[w] = warp_state{0, lanes == 64 ? ~0ull : (1ull << lanes) - 1, 0, 0, 0};
-  }
-  const fl_emu_dim3& dim = tls().block_dim;
+  for (uint32_t w = 0; w < warps; w++) b.warps[w] = warp_state{0, 0, 0};
+  const fl_emu_dim3& dim = b.state->block_dim;
+  fl_emu_dim3 idx{0, 0, 0};
   for (uint32_t i = 0; i < b.size; i++) {
     gpu_thread& t = b.threads[i];
     t.home = &t.registers;
     t.block = &b;
-    t.idx = thread_index(i, dim);
+    t.idx = idx;
     t.linear = i;
+    t.warp = i / b.warp_size;
+    t.lane = i % b.warp_size;
     t.status = thread_status::exited;
     t.line = 0;
+    t.mask = kLiveLanes;
+    if (++idx.x == dim.x) {  // the next index, without dividing
+      idx.x = 0;
+      if (++idx.y == dim.y) idx.y = 0, idx.z++;
+    }
   }
-  uint32_t n = 0;
   for (uint32_t k = 0; k < b.size; k++) {
     uint32_t i = b.order ? b.order[k] : k;
     gpu_thread& t = b.threads[i];
-    if (k < running && running != b.size) {
+    if (k < running && running != b.size) {  // already run in loop mode: gone, its warp does not wait for it
       b.exited++;
-      b.warps[i / b.warp_size].gone |= 1ull << (i % b.warp_size);
       continue;
     }
-    b.warps[i / b.warp_size].live++;
+    b.warps[t.warp].live |= lane_mask(1) << t.lane;
     if (k == running) {  // keeps the OS stack
       t.home = &b.main;
       t.status = thread_status::running;
@@ -492,11 +561,12 @@ inline void make_fibers(block_state& b, uint32_t running) {
       fail(b, "kernel '%s': out of memory for fiber stacks", b.launch->desc->kernel);
       abandon_block(b);
     }
-    context_prepare(&t.registers, stack, stack_bytes, &fiber_main, &t);
-    b.released[n++] = i;
+    // Stacks are a page multiple apart: starting each at another offset in its
+    // page keeps the fibers' top frames from competing for the same cache sets.
+    size_t stagger = (i * 64 * 7) % 4096;
+    context_prepare(&t.registers, stack, stack_bytes - stagger, &fiber_main, &t);
+    push_ready(b, i);
   }
-  // The threads already run in loop mode are gone: their warps do not wait for them.
-  release(b, n);
   b.fibers = true;
 }
 
@@ -513,6 +583,7 @@ inline gpu_thread& fiber_self(block_state& b) {
   return *b.current;
 }
 
+// __syncthreads(): the block's threads go on once all have arrived.
 inline void syncthreads(int line) {
   block_state& b = current_block();
   gpu_thread& self = fiber_self(b);
@@ -523,60 +594,88 @@ inline void syncthreads(int line) {
   } else if (line != b.barrier_line) {
     b.barrier_mismatch = true;
   }
-  if (b.warps[self.linear / b.warp_size].at_activemask) settle_activemask(b, self.linear / b.warp_size);
   if (++b.at_barrier == b.size) {
     if (b.barrier_mismatch) {
       describe_deadlock(b);
     } else {
       b.at_barrier = 0;
-      for (uint32_t i = 0; i < b.size; i++) b.released[i] = i;
-      release(b, b.size);
+      for (uint32_t i = 0; i < b.size; i++) push_ready(b, i);
     }
+  } else {
+    settle_activemask(b, self.warp);
   }
   yield(b, self);
 }
 
-// One lane's part in a warp operation over the lanes of `mask` (all of the warp
-// for the forms without _sync); returns once every lane of the mask has come.
-inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width, uint64_t mask = ~0ull) {
+[[noreturn]] inline void refuse_warp_op(block_state& b, warp_op op, bool masked, int line, const char* why) {
+  const fl_emu_where& w = b.state->where;
+  fail(b, "kernel '%s': %s on line %d: %s (block (%u,%u,%u), thread (%u,%u,%u))", b.launch->desc->kernel,
+       warp_op_name(op, masked), line, why, w.block.x, w.block.y, w.block.z, w.thread.x, w.thread.y, w.thread.z);
+  abandon_block(b);
+}
+
+inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
+  const uint32_t warp = self.warp;
+  self.status = thread_status::at_warp_op;
+  self.op = warp_op::activemask;
+  self.line = line;
+  self.mask = kLiveLanes;
+  b.warps[warp].at_activemask |= lane_mask(1) << self.lane;
+  settle_activemask(b, warp);
+  yield(b, self);
+  return self.result;
+}
+
+// Every warp operation: the lanes of `mask` (bit i: lane i; kLiveLanes: every
+// lane not exited) take part, each passing its `value`; `param` is the source
+// lane, xor mask or delta of a shuffle, `width` its segment. Returns this
+// lane's result once all of them have arrived. warp_op::activemask ignores
+// all but `line`: see settle_activemask.
+inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width,
+                              lane_mask mask = kLiveLanes) {
   block_state& b = current_block();
-  int lanes = b.warp_size;
-  const fl_emu_where& where = tls().where;
+  const int lanes = b.warp_size;
+  const bool masked = mask != kLiveLanes;
   if (width <= 0 || width > lanes || (width & (width - 1)) != 0) {
-    fail(b, "kernel '%s': %s on line %d: width must be a power of two from 1 to warpSize (%d), got %d "
-            "(block (%u,%u,%u), thread (%u,%u,%u))",
-         b.launch->desc->kernel, warp_op_name(op), line, lanes, width, where.block.x, where.block.y, where.block.z,
-         where.thread.x, where.thread.y, where.thread.z);
-    abandon_block(b);
+    char why[96];
+    snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", lanes, width);
+    refuse_warp_op(b, op, masked, line, why);
   }
   gpu_thread& self = fiber_self(b);
-  uint32_t warp = self.linear / lanes, lane = self.linear % lanes;
-  if (lanes < 64) mask &= (1ull << lanes) - 1;
-  if (!((mask >> lane) & 1)) {
-    fail(b, "kernel '%s': %s on line %d: the mask 0x%llx must include the calling lane %u "
-            "(block (%u,%u,%u), thread (%u,%u,%u))",
-         b.launch->desc->kernel, warp_op_name(op), line, static_cast<unsigned long long>(mask), lane, where.block.x,
-         where.block.y, where.block.z, where.thread.x, where.thread.y, where.thread.z);
-    abandon_block(b);
+  const uint32_t warp = self.warp, lane = self.lane;
+  if (op == warp_op::activemask) return wait_at_activemask(b, self, line);
+  if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
+  if (masked && !(mask >> lane & 1)) {
+    char why[96];
+    snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx", lane, static_cast<unsigned long long>(mask));
+    refuse_warp_op(b, op, masked, line, why);
+  }
+  warp_state& w = b.warps[warp];
+  if (b.check && masked && (mask & ~w.live)) {
+    // Lanes of the mask that already exited (lanes past the block's end do not exist and do not count).
+    const uint32_t base = warp * lanes;
+    for (lane_mask m = mask & ~w.live; m; m &= m - 1) {
+      uint32_t gone = lowest_lane(m);
+      if (base + gone >= b.size) break;
+      self.op = op, self.line = line, self.mask = mask;
+      describe_missing_lane(b, self, b.threads[base + gone]);
+      abandon_block(b);
+    }
   }
   self.status = thread_status::at_warp_op;
   self.op = op;
   self.line = line;
+  self.mask = mask;
   self.param = param;
   self.width = static_cast<uint32_t>(width);
   self.value = value;
-  self.mask = mask;
-  warp_state& w = b.warps[warp];
-  if (op == warp_op::activemask) {
-    w.at_activemask |= 1ull << lane;
-    settle_activemask(b, warp);
-  } else {
-    w.waiting |= 1ull << lane;
-    if (!try_complete(b, warp, mask) && w.at_activemask) settle_activemask(b, warp);
-  }
+  w.arrived |= lane_mask(1) << lane;
+  try_complete(b, warp, lane);
+  settle_activemask(b, warp);
   yield(b, self);
   return self.result;
 }
+
 
 template <typename T>
 inline uint64_t to_lane_bits(T v) {
@@ -592,11 +691,16 @@ inline T from_lane_bits(uint64_t bits) {
   return v;
 }
 
+// A shuffle of a value of type T; width < 0: the whole warp.
 template <typename T>
-inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, uint64_t mask = ~0ull) {
+inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_mask mask = kLiveLanes) {
   if (width < 0) width = tls().warp_size;
   return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
 }
+
+// __syncwarp() (every lane not exited) and __syncwarp(mask).
+inline lane_mask syncwarp_mask() { return kLiveLanes; }
+inline lane_mask syncwarp_mask(lane_mask mask) { return mask; }
 
 inline void* dynamic_shared() { return current_block().dynamic_shared; }
 
@@ -725,8 +829,8 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   b.order = nullptr;
   b.loop_position = 0;
   b.dynamic_shared = nullptr;
+  b.state = &t;
   b.rng = desc.seed ^ (index * 0xd1b54a32d192ed03ull);
-  b.priority_salt = next_random(b.rng);
   b.failed = false;
   b.message[0] = 0;
   t.block = &b;
@@ -736,10 +840,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
     if (desc.shared_bytes) b.dynamic_shared = static_cast<unsigned char*>(worker->scratch(worker, 1, desc.shared_bytes));
     if (b.check) {
       uint32_t* order = static_cast<uint32_t*>(worker->scratch(worker, 2, sizeof(uint32_t) * b.size));
-      if (order) {
-        for (uint32_t i = 0; i < b.size; i++) order[i] = i;
-        shuffle(order, b.size, b.rng);
-      }
+      if (order) rank_threads(order, b.size, b.warp_size, b.rng);
       b.order = order;
     }
   }
@@ -799,7 +900,6 @@ inline int launch(fl_emu_launch* desc) {
   return launch_with<F>(desc, F, std::make_index_sequence<parameter_count(F)>{});
 }
 
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 #endif

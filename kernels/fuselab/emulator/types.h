@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 
 inline uint32_t float_bits(float f) {
   uint32_t u;
@@ -21,8 +20,7 @@ inline float bits_float(uint32_t u) {
   return f;
 }
 
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 // Vector types, with the GPU's sizes and alignments (a float4 is one 16-byte
 // access, a float3 three 4-byte ones).

@@ -136,8 +136,7 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
       text, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__),   \
       reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<&__VA_ARGS__>)));
 
-namespace fl {
-namespace emu {
+namespace fl::emu {
 // The registry as the plugin reads it, in C. Built at the first call, after the
 // module's static initialisers have filled the registry.
 inline const fl_emu_module* module_table() {
@@ -149,8 +148,7 @@ inline const fl_emu_module* module_table() {
   }();
   return &module;
 }
-}  // namespace emu
-}  // namespace fl
+}  // namespace fl::emu
 
 // Ends a module compiled at run time: its one exported symbol.
 #define FL_EMU_MODULE_ENTRY() \

@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,15 +34,13 @@
 #include <vector>
 
 #include "compiler.h"
-#include "compiler_process.h"
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/emulator/half.h"
 #include "fuselab/registry.h"
 #include "pool.h"
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 namespace {
 
 // ---------------------------------------------------------------- errors
@@ -389,15 +388,26 @@ int cpu_device_count(int* count) {
   return 0;
 }
 
+// The cores this process may run on (its affinity), as os.availableParallelism() counts them.
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 int cpu_open(int index, const fl_device_options* options, void** out) {
   if (index != 0) return fail(format("open: the cpu backend has one device (index 0), got index %d", index));
   fl_device_options o = options ? *options : fl_device_options{};
   if (o.warp_size == 0) o.warp_size = 32;
   if (o.warp_size != 32 && o.warp_size != 64)
     return fail(format("open: warp size must be 32 or 64, got %d", o.warp_size));
-  if (o.threads < 0) return fail(format("open: threads must be 0 (all cores) or more, got %d", o.threads));
+  const int cores = available_cores();
+  if (o.threads < 0 || o.threads > cores)
+    return fail(format("open: threads must be from 0 (all cores) to %d (the cores this process may use), got %d", cores,
+                       o.threads));
   if (o.timeout_ms < 0) return fail(format("open: timeout_ms must be 0 (none) or more, got %d", o.timeout_ms));
-  if (o.threads == 0) o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (o.threads == 0) o.threads = cores;
   auto d = std::make_unique<device>();
   d->options = o;
   d->pool = std::make_unique<worker_pool>(o.threads);
@@ -549,10 +559,10 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   auto* d = static_cast<device*>(handle);
   const uint64_t stops = d->compile_stops.load();
   d->compiles_running++;
-  interrupt_watch interrupts;
+  // cancel() stops it: from device.cancel(), or from the addon when a notebook's cell is interrupted.
   process_limits limits;
   limits.timeout_ms = timeout_ms;
-  limits.should_stop = [d, stops, &interrupts] { return d->compile_stops.load() != stops || interrupts.seen(); };
+  limits.should_stop = [d, stops] { return d->compile_stops.load() != stops; };
   compile_result built =
       compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", limits);
   d->compiles_running--;
@@ -712,17 +722,46 @@ int cpu_module_symbol(void* mod, const char* name, void** address, size_t* bytes
   return 0;
 }
 
-const fl_backend cpu_backend = {
-    FL_BACKEND_ABI,    "cpu",           &cpu_last_error,     &cpu_probe,          &cpu_notes,
-    &cpu_device_count, &cpu_open,       &cpu_close,          &cpu_props,          &cpu_alloc,
-    &cpu_release,      &cpu_upload,     &cpu_download,       &cpu_copy,           &cpu_fill,
-    &cpu_module_builtin, &cpu_module_compile, &cpu_module_unload, &cpu_kernel_count, &cpu_kernel_info,
-    &cpu_kernel_get,   &cpu_launch,     &cpu_synchronize,    &cpu_cancel,         &cpu_event_create,
-    &cpu_event_record, &cpu_event_elapsed, &cpu_event_destroy, &cpu_free_string, &cpu_module_symbol,
-};
+// Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
+fl_backend make_backend() {
+  fl_backend b{};
+  b.abi = FL_BACKEND_ABI;
+  b.name = "cpu";
+  b.last_error = &cpu_last_error;
+  b.probe = &cpu_probe;
+  b.notes = &cpu_notes;
+  b.device_count = &cpu_device_count;
+  b.open = &cpu_open;
+  b.close = &cpu_close;
+  b.props = &cpu_props;
+  b.alloc = &cpu_alloc;
+  b.release = &cpu_release;
+  b.upload = &cpu_upload;
+  b.download = &cpu_download;
+  b.copy = &cpu_copy;
+  b.fill = &cpu_fill;
+  b.module_builtin = &cpu_module_builtin;
+  b.module_compile = &cpu_module_compile;
+  b.module_unload = &cpu_module_unload;
+  b.kernel_count = &cpu_kernel_count;
+  b.kernel_info = &cpu_kernel_info;
+  b.kernel_get = &cpu_kernel_get;
+  b.launch = &cpu_launch;
+  b.synchronize = &cpu_synchronize;
+  b.cancel = &cpu_cancel;
+  b.event_create = &cpu_event_create;
+  b.event_record = &cpu_event_record;
+  b.event_elapsed = &cpu_event_elapsed;
+  b.event_destroy = &cpu_event_destroy;
+  b.free_string = &cpu_free_string;
+  b.module_symbol = &cpu_module_symbol;
+  return b;
+}
 
 }  // namespace
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
-extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) { return &fl::cpu::cpu_backend; }
+extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) {
+  static const fl_backend backend = fl::cpu::make_backend();
+  return &backend;
+}

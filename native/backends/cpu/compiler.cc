@@ -31,8 +31,7 @@
 
 extern char** environ;
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -156,13 +155,6 @@ std::vector<std::string> environment_in(const std::string& folder) {
   return environment;
 }
 
-// What the compiler is (for the cache key: where it is, its file, what it says
-// of itself) and where it looks for headers. Asked once a process.
-struct compiler_facts {
-  std::string identity;
-  std::vector<std::string> include_folders;  // canonical
-};
-
 // The folders of the compiler's "#include ... search starts here:" lists (from -v).
 std::vector<std::string> search_folders(const std::string& text) {
   std::vector<std::string> folders;
@@ -183,35 +175,43 @@ std::vector<std::string> search_folders(const std::string& text) {
   return folders;
 }
 
-const compiler_facts& facts_about_compiler(const std::vector<std::string>& flags, const std::string& folder) {
+// What identifies the compiler without running it: its file, its size and its
+// times (a package update changes them). A process that may no longer start
+// processes (a grader's sandbox, once locked) computes the same key, and so
+// finds the module another process built.
+std::string compiler_identity() {
+  std::error_code ec;
+  std::string identity = fs::weakly_canonical(kSettings.program, ec).string() + "\n";
+  struct stat st;
+  if (stat(identity.substr(0, identity.size() - 1).c_str(), &st) == 0) {
+    identity += std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ctim.tv_sec) + "\n";
+  }
+  return identity;
+}
+
+// The compiler's own include folders (as `-v` lists them), asked once, when a
+// module is first built.
+const std::vector<std::string>& compiler_include_folders(const std::vector<std::string>& flags, const std::string& folder) {
   static std::mutex lock;
-  static compiler_facts facts;
+  static std::vector<std::string> folders;
   static bool known = false;
   std::lock_guard<std::mutex> guard(lock);
-  if (known) return facts;
-  std::error_code ec;
-  facts.identity = fs::weakly_canonical(kSettings.program, ec).string() + "\n";
-  struct stat st;
-  if (stat(kSettings.program.c_str(), &st) == 0)
-    facts.identity += std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "\n";
+  if (known) return folders;
   process_limits limits;
   limits.timeout_ms = 60000;
   const std::string output = folder + "/compiler.txt";
-  auto ask = [&](std::vector<std::string> arguments) {
-    std::vector<std::string> command = kSettings.compiler;
-    command.insert(command.end(), arguments.begin(), arguments.end());
-    process_result run = run_process(kSettings.program, command, environment_in(folder), folder, output, limits);
-    std::string said;
-    if (run.outcome != process_outcome::exited || run.code != 0 || !read_file(output, &said)) said.clear();
-    unlink(output.c_str());
-    return said;
-  };
-  facts.identity += ask({"--version"});
-  std::vector<std::string> query = flags;
-  query.insert(query.end(), {"-x", "c++", "-E", "-v", "/dev/null", "-o", "/dev/null"});
-  facts.include_folders = search_folders(ask(query));
-  known = true;
-  return facts;
+  std::vector<std::string> command = kSettings.compiler;
+  command.insert(command.end(), flags.begin(), flags.end());
+  command.insert(command.end(), {"-x", "c++", "-E", "-v", "/dev/null", "-o", "/dev/null"});
+  process_result run = run_process(kSettings.program, command, environment_in(folder), folder, output, limits);
+  std::string said;
+  if (run.outcome == process_outcome::exited && run.code == 0 && read_file(output, &said)) {
+    folders = search_folders(said);
+    known = true;
+  }
+  unlink(output.c_str());
+  return folders;
 }
 
 // The headers a compile opened, from -H's lines (". path", one dot a level),
@@ -353,10 +353,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
 
   // Everything that goes into the module, but for the files it includes, which
   // the entry lists and checks when it is found.
-  const compiler_facts& compiler = facts_about_compiler(flags, work.path);
   sha256 key_hash;
   key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI));
-  key_hash.add_field(compiler.identity);
+  key_hash.add_field(compiler_identity());
   for (const std::string& word : command) key_hash.add_field(word);
   key_hash.add_field(text);
   const std::string key = to_hex(key_hash.digest());
@@ -390,7 +389,11 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // elsewhere could be shown in the log or embedded in the module. Neither the
   // log nor the file's content is shown; its name, which the source gave, is.
   std::vector<std::string> allowed = named_include_folders(command);
-  allowed.insert(allowed.end(), compiler.include_folders.begin(), compiler.include_folders.end());
+  const std::vector<std::string>& own_folders = compiler_include_folders(flags, work.path);
+  if (own_folders.empty())
+    return fail("cannot learn where " + kSettings.compiler[0] + " looks for headers ('" + command_text() +
+                " -E -v' listed no include folder)");
+  allowed.insert(allowed.end(), own_folders.begin(), own_folders.end());
   std::vector<dependency> dependencies;
   for (const std::string& header : headers) {
     std::error_code ec;
@@ -450,5 +453,4 @@ void* load_shared_object(const std::string& code, int* keep_fd, std::string* err
   return library;
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

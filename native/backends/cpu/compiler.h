@@ -7,8 +7,7 @@
 
 #include "compiler_process.h"
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 // "run-time compilation: c++ (/usr/bin/c++), cache ~/.cache/fuselab/cpu" or
 // why run-time compilation cannot work here.
@@ -32,7 +31,6 @@ compile_result compile_module(const std::string& source, const std::string& kern
 // library is loaded (its name is the descriptor's), then be closed.
 void* load_shared_object(const std::string& code, int* keep_fd, std::string* error);
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

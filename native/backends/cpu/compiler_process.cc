@@ -4,18 +4,15 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -50,17 +47,25 @@ void reset_signals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
+// Sets a limit to `most`, or keeps a tighter one already set (a sandbox's):
+// raising a hard limit would fail.
+bool lower_limit(int resource, rlim_t most) {
+  rlimit current = {};
+  if (getrlimit(resource, &current) != 0) return false;
+  const rlim_t value = current.rlim_max < most ? current.rlim_max : most;
+  const rlimit lowered = {value, value};
+  return setrlimit(resource, &lowered) == 0;
+}
+
 [[noreturn]] void run_compiler(const char* program, char* const* argv, char* const* envp, const char* folder,
                                const char* output_path, int report_fd) {
   setpgid(0, 0);
   int output = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   int nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  rlimit no_core = {0, 0}, output_size = {kMostOutputBytes, kMostOutputBytes};
-  rlimit memory = {kMostCompilerBytes, kMostCompilerBytes};
   int error = 0;
   if (output < 0 || nothing < 0 || chdir(folder) != 0 || dup2(nothing, 0) < 0 || dup2(output, 1) < 0 ||
-      dup2(output, 2) < 0 || setrlimit(RLIMIT_CORE, &no_core) != 0 || setrlimit(RLIMIT_FSIZE, &output_size) != 0 ||
-      setrlimit(RLIMIT_AS, &memory) != 0)
+      dup2(output, 2) < 0 || !lower_limit(RLIMIT_CORE, 0) || !lower_limit(RLIMIT_FSIZE, kMostOutputBytes) ||
+      !lower_limit(RLIMIT_AS, kMostCompilerBytes))
     error = errno;
   else
     execve(program, argv, envp);
@@ -124,41 +129,7 @@ std::vector<char*> c_strings(std::vector<std::string>& words) {
   return pointers;
 }
 
-std::atomic<bool> interrupted{false};
-struct sigaction interrupt_before;
-
-void note_interrupt(int sig, siginfo_t* info, void* context) {
-  interrupted = true;
-  if (interrupt_before.sa_flags & SA_SIGINFO) {
-    if (interrupt_before.sa_sigaction) interrupt_before.sa_sigaction(sig, info, context);
-  } else if (interrupt_before.sa_handler != SIG_DFL && interrupt_before.sa_handler != SIG_IGN) {
-    interrupt_before.sa_handler(sig);
-  }
-}
-
 }  // namespace
-
-interrupt_watch::interrupt_watch() {
-  if (static_cast<pid_t>(syscall(SYS_gettid)) != getpid()) return;
-  struct sigaction current;
-  if (sigaction(SIGINT, nullptr, &current) != 0) return;
-  // SIG_DFL ends the process (the guard then kills the compiler); SIG_IGN means nobody wants interrupts.
-  const bool handled = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != nullptr
-                                                       : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
-  if (!handled) return;
-  interrupt_before = current;
-  interrupted = false;
-  struct sigaction watch = current;
-  watch.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
-  watch.sa_sigaction = note_interrupt;
-  active_ = sigaction(SIGINT, &watch, nullptr) == 0;
-}
-
-interrupt_watch::~interrupt_watch() {
-  if (active_) sigaction(SIGINT, &interrupt_before, nullptr);
-}
-
-bool interrupt_watch::seen() const { return active_ && interrupted; }
 
 process_result run_process(const std::string& program, const std::vector<std::string>& arguments,
                            const std::vector<std::string>& environment, const std::string& folder,
@@ -228,5 +199,4 @@ process_result run_process(const std::string& program, const std::vector<std::st
   return result;
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

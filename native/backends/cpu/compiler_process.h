@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 struct process_limits {
   int timeout_ms = 0;                  // 0: none
@@ -24,28 +23,12 @@ struct process_result {
   int error = 0;  // errno when it could not be started
 };
 
-// While it lives on the main thread, a SIGINT is noted (and still handed to
-// the handler that was there): a synchronous compile blocks the event loop, so
-// the interrupt's JS listener could not stop it in time. Elsewhere it does nothing.
-class interrupt_watch {
- public:
-  interrupt_watch();
-  ~interrupt_watch();
-  interrupt_watch(const interrupt_watch&) = delete;
-  interrupt_watch& operator=(const interrupt_watch&) = delete;
-  bool seen() const;
-
- private:
-  bool active_ = false;
-};
-
 // Runs `program` (an absolute path) with `arguments` (argv[0] first) and exactly
 // `environment`, in `folder`, with stdout and stderr into `output_path`.
 process_result run_process(const std::string& program, const std::vector<std::string>& arguments,
                            const std::vector<std::string>& environment, const std::string& folder,
                            const std::string& output_path, const process_limits& limits);
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

@@ -16,8 +16,7 @@
 
 #include "sha256.h"
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -388,5 +387,4 @@ void module_cache::evict() {
   }
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 // A file the compiler read, as it was then.
 struct dependency {
@@ -61,7 +60,6 @@ class module_cache {
   uint64_t max_bytes_;
 };
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

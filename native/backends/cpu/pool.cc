@@ -14,8 +14,7 @@
 #include <chrono>
 #include <optional>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -359,5 +358,4 @@ void worker_pool::run_job(worker& w) {
   }
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

@@ -16,8 +16,7 @@
 
 #include "fuselab/emulator/abi.h"
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 enum class stop_reason { none, fault, time_limit, cancelled };
 
@@ -98,7 +97,6 @@ class worker_pool {
 
 };
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

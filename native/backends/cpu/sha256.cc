@@ -4,8 +4,7 @@
 
 #include <algorithm>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 namespace {
 
@@ -118,5 +117,4 @@ std::string to_hex(const std::string& bytes) {
   return out;
 }
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu

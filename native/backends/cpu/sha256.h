@@ -8,8 +8,7 @@
 
 #include <string>
 
-namespace fl {
-namespace cpu {
+namespace fl::cpu {
 
 class sha256 {
  public:
@@ -32,7 +31,6 @@ class sha256 {
 std::string hmac_sha256(const std::string& key, const std::string& message);
 std::string to_hex(const std::string& bytes);
 
-}  // namespace cpu
-}  // namespace fl
+}  // namespace fl::cpu
 
 #endif

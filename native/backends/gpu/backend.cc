@@ -22,7 +22,7 @@
 #include "rtc.h"
 #include "runtime.h"
 
-namespace flgpu {
+namespace fl::gpu {
 namespace {
 
 thread_local std::string last_error_text;
@@ -704,6 +704,7 @@ int module_symbol(void* mv, const char* name, void** address, size_t* bytes) {
   return 0;
 }
 
+// Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
 fl_backend make_backend() {
   fl_backend b{};
   b.abi = FL_BACKEND_ABI;
@@ -740,9 +741,9 @@ fl_backend make_backend() {
 }
 
 }  // namespace
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 extern "C" __attribute__((visibility("default"))) const fl_backend* fuselab_backend(void) {
-  static const fl_backend backend = flgpu::make_backend();
+  static const fl_backend backend = fl::gpu::make_backend();
   return &backend;
 }

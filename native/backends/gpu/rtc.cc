@@ -7,7 +7,7 @@
 
 #include "runtime.h"
 
-namespace flgpu {
+namespace fl::gpu {
 namespace {
 
 // NVRTC and hiprtc have the same C interface shape: results are C enums (0 is
@@ -185,4 +185,4 @@ int rtc_compile(const std::string& source, const std::vector<std::string>& kerne
   return 0;
 }
 
-}  // namespace flgpu
+}  // namespace fl::gpu

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace flgpu {
+namespace fl::gpu {
 
 // "NVRTC 13.0 (/usr/local/cuda/lib64/libnvrtc.so.13)" when the compiler library
 // was found, else "unavailable (<why>)".
@@ -25,6 +25,6 @@ struct rtc_result {
 int rtc_compile(const std::string& source, const std::vector<std::string>& kernel_names,
                 const std::vector<std::string>& options, rtc_result* out, std::string* error);
 
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 #endif

@@ -60,7 +60,7 @@
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuEventDestroy hipEventDestroy
 
-namespace flgpu {
+namespace fl::gpu {
 
 // Errors after which the device's state is undefined and every later call
 // fails the same way: the process must be restarted to use it again.
@@ -99,7 +99,7 @@ inline std::string rtc_arch_option(const hipDeviceProp_t& p) {
   return std::string("--gpu-architecture=") + p.gcnArchName;
 }
 
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 #else  // CUDA
 
@@ -155,7 +155,7 @@ inline std::string rtc_arch_option(const hipDeviceProp_t& p) {
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuEventDestroy cudaEventDestroy
 
-namespace flgpu {
+namespace fl::gpu {
 
 // The errors the CUDA runtime documents as leaving the process in an
 // inconsistent state: every later call fails the same way until it restarts.
@@ -214,7 +214,7 @@ inline std::string rtc_arch_option(const cudaDeviceProp& p) {
   return "--gpu-architecture=" + arch_of(p);
 }
 
-}  // namespace flgpu
+}  // namespace fl::gpu
 
 #endif
 #endif

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""PyTorch eager and torch.compile on the cases fuselab's bench timed.
+
+Run by `npm run bench -- --vs torch` (bench/run.ts), which writes the cases it
+timed to SPEC and reads OUT back:
+
+    python3 bench/torch/bench_torch.py SPEC.json OUT.json
+
+SPEC: {"warmup": int, "iters": int, "cases": [{"id", "op", "dtype", "flushL2",
+"args": [...]}]}, each argument a tensor {"$tensor": shape} (random normal
+values of the case's dtype), a number, null, or an options object.
+OUT: {"torch", "cuda", "device", "results": [{"id", "eagerMs", "compileMs"}
+or {"id", "error"}]}.
+
+Timed as fuselab times: CUDA events around each iteration, L2 flushed before
+each one when fuselab flushed it for that case (a write over twice its size,
+outside the timed span), warm-up first (which is also when torch.compile
+compiles), the median of the iterations.
+"""
+import json
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def gelu_form(options):
+    return (options or {}).get("approximate", "none")
+
+
+# Each fused op as PyTorch code, with fuselab's arguments in fuselab's order.
+# Norms compute in f32 and round once, as fuselab's kernels do.
+def add_relu(a, b):
+    return torch.relu(a + b)
+
+
+def add_relu_scale(a, b, s):
+    return torch.relu(a + b) * s
+
+
+def relu_scale_bias(x, s, bias=None):
+    scaled = torch.relu(x) * s
+    return scaled if bias is None else scaled + bias
+
+
+def scale_bias(x, s, bias):
+    return x * s + bias
+
+
+def bias_gelu(x, bias, options=None):
+    return F.gelu(x + bias, approximate=gelu_form(options))
+
+
+def silu_and_mul(x):
+    return F.silu(x[..., 0, :]) * x[..., 1, :]
+
+
+def gelu_and_mul(x, options=None):
+    return F.gelu(x[..., 0, :], approximate=gelu_form(options)) * x[..., 1, :]
+
+
+def add_rms_norm(x, residual, weight, options=None):
+    residual.add_(x)
+    r = residual.float()
+    eps = (options or {}).get("eps", 1e-6)
+    out = (r * torch.rsqrt(r.pow(2).mean(-1, keepdim=True) + eps) * weight.float()).to(x.dtype)
+    return out, residual
+
+
+def softmax(x):
+    return torch.softmax(x, dim=-1)
+
+
+OPS = {
+    "addRelu": add_relu,
+    "addReluScale": add_relu_scale,
+    "reluScaleBias": relu_scale_bias,
+    "scaleBias": scale_bias,
+    "biasGelu": bias_gelu,
+    "siluAndMul": silu_and_mul,
+    "geluAndMul": gelu_and_mul,
+    "addRmsNorm": add_rms_norm,
+    "softmax": softmax,
+}
+
+
+def make_args(spec_args, dtype, device):
+    args = []
+    for a in spec_args:
+        if isinstance(a, dict) and "$tensor" in a:
+            args.append(torch.randn(a["$tensor"], dtype=dtype, device=device))
+        else:
+            args.append(a)
+    return args
+
+
+def median_ms(fn, args, warmup, iters, flush):
+    for _ in range(warmup):
+        fn(*args)
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for start, end in zip(starts, ends):
+        if flush is not None:
+            flush.fill_(1)
+        start.record()
+        fn(*args)
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench_torch.py SPEC.json OUT.json")
+    with open(sys.argv[1]) as f:
+        spec = json.load(f)
+    if not torch.cuda.is_available():
+        sys.exit("bench_torch.py: torch sees no CUDA device")
+    device = torch.device("cuda")
+    props = torch.cuda.get_device_properties(device)
+    l2_bytes = getattr(props, "L2_cache_size", 0) or 64 * 2**20
+    flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device=device)
+    torch.manual_seed(1)
+    results = []
+    for case in spec["cases"]:
+        op = OPS.get(case["op"])
+        if op is None:
+            results.append({"id": case["id"], "error": f"no PyTorch version of {case['op']} in bench_torch.py"})
+            continue
+        try:
+            args = make_args(case["args"], DTYPES[case["dtype"]], device)
+            flush = flush_buffer if case["flushL2"] else None
+            eager = median_ms(op, args, spec["warmup"], spec["iters"], flush)
+            torch._dynamo.reset()
+            compiled = torch.compile(op)
+            compile_ms = median_ms(compiled, args, spec["warmup"], spec["iters"], flush)
+            results.append({"id": case["id"], "eagerMs": eager, "compileMs": compile_ms})
+            print(f"torch {case['id']}: eager {eager:.4f} ms, torch.compile {compile_ms:.4f} ms", flush=True)
+            del args
+            torch.cuda.empty_cache()
+        except Exception as e:  # one case failing leaves the others' numbers
+            results.append({"id": case["id"], "error": f"{type(e).__name__}: {e}"})
+            print(f"torch {case['id']}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+    with open(sys.argv[2], "w") as f:
+        json.dump({"torch": torch.__version__, "cuda": torch.version.cuda, "device": props.name, "results": results}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+// Rotary position embedding (RoPE): each pair (a, b) of a head's values turns by
+// an angle that depends on the token's position and the pair's index,
+//   a' = a cos - b sin,   b' = a sin + b cos.
+// Which values pair up is the layout:
+//   rope_i     interleaved: (x[2i], x[2i + 1]); x [b, h, t, d]
+//   rope       halves d/2 apart ("neox"): (x[i], x[i + d/2]); x [b, h, t, d]
+//   rope_thd   halves, with x [b, t, h, d]
+// with cos and sin tables [t, d/2] (row = the token's time step); and the
+// positions form, where each token names its row of a cos_sin_cache
+// [max_pos, rot_dim] (cos in the first rot_dim/2 columns, sin in the rest) and
+// only the first rot_dim values of a head turn, the rest copied
+// (rope_positions_neox, rope_positions_interleaved).
+//
+// The table kernels take W pairs' worth of values a work item as 16-byte vectors
+// when the head dim allows it and every pointer is aligned, else one pair. Every
+// kernel is a grid-stride loop over its work items. Storage is f32, f16 or bf16;
+// arithmetic is f32.
+#include "fuselab/fuselab.h"
+
+namespace fl_rope {
+
+// (a, b) turned by the angle whose cosine is c and sine s.
+__device__ __forceinline__ void rotate(float& a, float& b, float c, float s) {
+  const float a0 = a;
+  a = a0 * c - b * s;
+  b = a0 * s + b * c;
+}
+
+__device__ __forceinline__ long long first_item() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ long long item_stride() { return (long long)gridDim.x * blockDim.x; }
+
+// Interleaved pairs, rows of d = 2 * half values with time step row % t. A
+// work item is W consecutive values (W / 2 pairs); W divides d.
+template <typename T, int W>
+__device__ void rope_interleaved_rows(T* out, const T* x, const T* cos, const T* sin, long long rows, int t, int half) {
+  constexpr int P = W / 2 > 0 ? W / 2 : 1;  // pairs a work item
+  const int d = 2 * half;
+  const long long items_per_row = d / W;
+  const long long items = rows * items_per_row;
+  for (long long item = first_item(); item < items; item += item_stride()) {
+    const long long row = item / items_per_row;
+    const long long table = (row % t) * half / P + item % items_per_row;  // chunk of P in cos and sin
+    float v[W], c[P], s[P];
+    fl::load_floats<T, W>(x, item, v);
+    fl::load_floats<T, P>(cos, table, c);
+    fl::load_floats<T, P>(sin, table, s);
+    for (int p = 0; p < P; ++p) rotate(v[2 * p], v[2 * p + 1], c[p], s[p]);
+    fl::store_floats<T, W>(out, item, v);
+  }
+}
+
+// Halves d/2 apart. A work item is W consecutive pair indices of one row; W
+// divides half. kThd: rows are [b, t, h] (time step (row / h) % t), else [b, h, t].
+template <typename T, int W, bool kThd>
+__device__ void rope_halves_rows(T* out, const T* x, const T* cos, const T* sin, long long rows, int h, int t, int half) {
+  const long long items_per_half = half / W;
+  const long long items = rows * items_per_half;
+  for (long long item = first_item(); item < items; item += item_stride()) {
+    const long long row = item / items_per_half;
+    const long long chunk = item % items_per_half;
+    const long long step = kThd ? (row / h) % t : row % t;
+    // Chunks of W: the first half of the row starts at chunk row * 2 * items_per_half.
+    const long long lo = row * 2 * items_per_half + chunk, hi = lo + items_per_half;
+    const long long table = step * items_per_half + chunk;
+    float a[W], b[W], c[W], s[W];
+    fl::load_floats<T, W>(x, lo, a);
+    fl::load_floats<T, W>(x, hi, b);
+    fl::load_floats<T, W>(cos, table, c);
+    fl::load_floats<T, W>(sin, table, s);
+    for (int j = 0; j < W; ++j) rotate(a[j], b[j], c[j], s[j]);
+    fl::store_floats<T, W>(out, lo, a);
+    fl::store_floats<T, W>(out, hi, b);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ bool all_aligned(const T* out, const T* x, const T* cos, const T* sin) {
+  return fl::aligned16(out) && fl::aligned16(x) && fl::aligned16(cos) && fl::aligned16(sin);
+}
+
+// x [b, h, t, 2 * half]; cos, sin [t, half]; interleaved pairs.
+template <typename T>
+__global__ void rope_i(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ cos,
+                       const T* __restrict__ sin, int b, int h, int t, int half) {
+  constexpr int V = fl::vec16<T>::n;
+  const long long rows = (long long)b * h * t;
+  // A vector's pairs take half a vector of cos: both must stay aligned.
+  if ((2 * half) % V == 0 && all_aligned(out, x, cos, sin)) rope_interleaved_rows<T, V>(out, x, cos, sin, rows, t, half);
+  else rope_interleaved_rows<T, 2>(out, x, cos, sin, rows, t, half);
+}
+
+// x [b, h, t, 2 * half]; cos, sin [t, half]; halves.
+template <typename T>
+__global__ void rope(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ cos,
+                     const T* __restrict__ sin, int b, int h, int t, int half) {
+  constexpr int V = fl::vec16<T>::n;
+  const long long rows = (long long)b * h * t;
+  if (half % V == 0 && all_aligned(out, x, cos, sin)) rope_halves_rows<T, V, false>(out, x, cos, sin, rows, h, t, half);
+  else rope_halves_rows<T, 1, false>(out, x, cos, sin, rows, h, t, half);
+}
+
+// x [b, t, h, 2 * half]; cos, sin [t, half]; halves.
+template <typename T>
+__global__ void rope_thd(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ cos,
+                         const T* __restrict__ sin, int b, int h, int t, int half) {
+  constexpr int V = fl::vec16<T>::n;
+  const long long rows = (long long)b * t * h;
+  if (half % V == 0 && all_aligned(out, x, cos, sin)) rope_halves_rows<T, V, true>(out, x, cos, sin, rows, h, t, half);
+  else rope_halves_rows<T, 1, true>(out, x, cos, sin, rows, h, t, half);
+}
+
+// x [tokens, heads, 2 * half_head]; positions [tokens]; cache [max_pos, 2 * rot_half].
+// A work item is one pair of a head: pair j < rot_half turns by its token's row
+// of the cache; the pairs past the rotary dims are copied. A position outside
+// the cache (which the launcher refuses before launching) makes its pairs NaN
+// instead of reading out of bounds.
+template <typename T, bool kNeox>
+__global__ void rope_positions(T* __restrict__ out, const T* __restrict__ x, const int* __restrict__ positions,
+                               const T* __restrict__ cache, int tokens, int heads, int half_head, int max_pos,
+                               int rot_half) {
+  // The launcher checks rot_half <= half_head; a direct launch with more must not reach past a head.
+  rot_half = min(rot_half, half_head);
+  const long long items = (long long)tokens * heads * half_head;
+  for (long long item = first_item(); item < items; item += item_stride()) {
+    const long long row = item / half_head;
+    const int j = item % half_head;
+    const long long base = row * 2 * half_head;
+    if (j >= rot_half) {
+      out[base + 2 * j] = x[base + 2 * j];
+      out[base + 2 * j + 1] = x[base + 2 * j + 1];
+      continue;
+    }
+    const long long lo = base + (kNeox ? j : 2 * j), hi = base + (kNeox ? j + rot_half : 2 * j + 1);
+    const int pos = positions[row / heads];
+    float a = fl::to_float(x[lo]), b = fl::to_float(x[hi]);
+    if (pos >= 0 && pos < max_pos) {
+      const T* cache_row = cache + (long long)pos * 2 * rot_half;
+      rotate(a, b, fl::to_float(cache_row[j]), fl::to_float(cache_row[rot_half + j]));
+    } else {
+      a = b = __builtin_nanf("");
+    }
+    out[lo] = fl::from_float<T>(a);
+    out[hi] = fl::from_float<T>(b);
+  }
+}
+
+}  // namespace fl_rope
+
+FL_EXPORT_DTYPES(rope_i, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", fl_rope::rope_i)
+FL_EXPORT_DTYPES(rope, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", fl_rope::rope)
+FL_EXPORT_DTYPES(rope_thd, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", fl_rope::rope_thd)
+FL_EXPORT_DTYPES(rope_positions_neox,
+                 "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
+                 "tokens heads half_head max_pos rot_half",
+                 fl_rope::rope_positions, true)
+FL_EXPORT_DTYPES(rope_positions_interleaved,
+                 "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
+                 "tokens heads half_head max_pos rot_half",
+                 fl_rope::rope_positions, false)

@@ -1,0 +1,180 @@
+// Rotary position embedding (kernels/rope.hip) in its layouts: ropeI
+// (interleaved pairs), rope (halves d/2 apart, "neox") and ropeThd (halves, x as
+// [batch, time, heads, dim]) with cos and sin tables [time, dim/2]; and
+// ropePositions, where each token names its row of a cos/sin cache and only the
+// first rotaryDim values of a head turn.
+import { ArgumentError, describe, shapeString } from "../errors";
+import { Tensor } from "../tensor";
+import {
+  checkFloatTensor, checkOptions, checkSameDevice, checkSameDtype, emptyLike, launch1D, launchBuiltin,
+  vectorWidth,
+} from "./common";
+import { FloatDType, KernelsByDType, OpExample, declareOp, kernelsByDType } from "./declare";
+
+/** Options of ropePositions. */
+export interface RopePositionsOptions {
+  /** Pairs d/2 apart (true, the default: GPT-NeoX, Llama) or interleaved (false: GPT-J). */
+  neox?: boolean;
+}
+
+const ROPE_I = kernelsByDType("rope_i_f32", "rope_i_f16", "rope_i_bf16");
+const ROPE = kernelsByDType("rope_f32", "rope_f16", "rope_bf16");
+const ROPE_THD = kernelsByDType("rope_thd_f32", "rope_thd_f16", "rope_thd_bf16");
+const ROPE_POSITIONS_NEOX = kernelsByDType("rope_positions_neox_f32", "rope_positions_neox_f16", "rope_positions_neox_bf16");
+const ROPE_POSITIONS_INTERLEAVED = kernelsByDType(
+  "rope_positions_interleaved_f32", "rope_positions_interleaved_f16", "rope_positions_interleaved_bf16");
+
+/** A float tensor of `rank` dims whose last (the head dim) is even and > 0. */
+function checkHeads(where: string, name: string, value: unknown, rank: number, dims: string): Tensor {
+  const x = checkFloatTensor(where, name, value);
+  const d = x.shape[x.shape.length - 1];
+  if (x.shape.length !== rank || d % 2 !== 0 || x.size === 0) {
+    throw new ArgumentError(where, name, `of shape ${dims} with an even head dim`, shapeString(x.shape));
+  }
+  return x;
+}
+
+/** A tensor of exactly `shape`, on x's device, of x's dtype. */
+function checkShaped(where: string, name: string, value: unknown, shape: number[], what: string, x: Tensor): Tensor {
+  const t = checkFloatTensor(where, name, value);
+  checkSameDevice(where, name, t, "x", x);
+  checkSameDtype(where, name, t, "x", x);
+  if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
+    throw new ArgumentError(where, name, `have shape ${shapeString(shape)} (${what})`, shapeString(t.shape));
+  }
+  return t;
+}
+
+/** Work items of a table kernel: vectors of W values when the head dim allows them (as the kernel decides), else pairs. */
+function tableItems(x: Tensor, interleaved: boolean): number {
+  const d = x.shape[x.shape.length - 1];
+  const v = vectorWidth(x.dtype as FloatDType);
+  const vectorized = interleaved ? d % v === 0 : (d / 2) % v === 0;
+  return x.size / (vectorized ? v : 2);
+}
+
+/**
+ * One launch of a table kernel: `timeDim` is where x keeps its time steps (2 in
+ * [b, h, t, d], 1 in [b, t, h, d]); cos and sin are [t, d/2].
+ */
+function ropeTables(name: string, kernels: KernelsByDType, x: unknown, cos: unknown, sin: unknown, timeDim: 1 | 2,
+                    interleaved: boolean): Tensor {
+  const where = `fl.ops.${name}`;
+  const dims = timeDim === 2 ? "[batch, heads, time, dim]" : "[batch, time, heads, dim]";
+  const input = checkHeads(where, "x", x, 4, dims);
+  const [b, second, third, d] = input.shape;
+  const [t, h] = timeDim === 2 ? [third, second] : [second, third];
+  const tableShape = [t, d / 2];
+  const c = checkShaped(where, "cos", cos, tableShape, "[time, dim/2] of x", input);
+  const s = checkShaped(where, "sin", sin, tableShape, "[time, dim/2] of x", input);
+  const out = emptyLike(input);
+  launchBuiltin(`ops.${name}`, kernels, input, launch1D(input.device, tableItems(input, interleaved)),
+    input.bytes + c.bytes + s.bytes, out.bytes, [out, input, c, s, b, h, t, d / 2]);
+  return out;
+}
+
+// Examples: two sequences of three heads (an odd count), `rows` time steps, head dim `cols`.
+const tables = (layout: "bhtd" | "bthd"): OpExample[] => [{
+  label: "", args: (make, rows, cols) => [
+    make(layout === "bhtd" ? [2, 3, rows, cols] : [2, rows, 3, cols]), make([rows, cols / 2]), make([rows, cols / 2]),
+  ],
+}];
+
+/**
+ * RoPE with interleaved pairs (x[2i], x[2i+1]), as candle's rope_i: x
+ * [batch, heads, time, dim], cos and sin [time, dim/2] (the angle of pair i at
+ * time step t). Returns a new tensor.
+ */
+export const ropeI = declareOp({
+  name: "ropeI", kernels: [ROPE_I],
+  fn: (x: Tensor, cos: Tensor, sin: Tensor): Tensor => ropeTables("ropeI", ROPE_I, x, cos, sin, 2, true),
+  examples: tables("bhtd"),
+});
+
+/** RoPE with pairs d/2 apart (x[i], x[i + d/2]), as candle's rope (GPT-NeoX, Llama): x [batch, heads, time, dim]. */
+export const rope = declareOp({
+  name: "rope", kernels: [ROPE],
+  fn: (x: Tensor, cos: Tensor, sin: Tensor): Tensor => ropeTables("rope", ROPE, x, cos, sin, 2, false),
+  examples: tables("bhtd"),
+});
+
+/** rope with x as [batch, time, heads, dim], as candle's rope_thd. */
+export const ropeThd = declareOp({
+  name: "ropeThd", kernels: [ROPE_THD],
+  fn: (x: Tensor, cos: Tensor, sin: Tensor): Tensor => ropeTables("ropeThd", ROPE_THD, x, cos, sin, 1, false),
+  examples: tables("bthd"),
+});
+
+/** positions: a 1-D i32 tensor of `tokens` values, each a row of a table of `rows` rows (read back to check). */
+export function checkPositions(where: string, value: unknown, tokens: number, rows: number, table: string,
+                               x: Tensor): { positions: Tensor; distinct: number } {
+  if (!Tensor.isTensor(value)) throw new ArgumentError(where, "positions", "a tensor", describe(value));
+  if (value.dtype !== "i32" || value.shape.length !== 1 || value.shape[0] !== tokens) {
+    throw new ArgumentError(where, "positions", `an i32 tensor of shape [${tokens}] (one position a token of x)`,
+      `a tensor of dtype ${value.dtype} and shape ${shapeString(value.shape)}`);
+  }
+  checkSameDevice(where, "positions", value, "x", x);
+  const values = value.toArray();
+  const bad = values.findIndex((p) => !(p >= 0 && p < rows));
+  if (bad >= 0) {
+    throw new ArgumentError(where, `positions[${bad}]`, `from 0 to ${rows - 1} (the rows of ${table})`, String(values[bad]));
+  }
+  return { positions: value, distinct: new Set(values).size };
+}
+
+/**
+ * RoPE as vLLM's rotary_embedding: x [tokens, heads, headDim]; positions, i32
+ * [tokens], pick each token's row of cosSinCache [maxPositions, rotaryDim] (cos
+ * in its first rotaryDim/2 columns, sin in the rest); the first rotaryDim values
+ * of each head turn (rotaryDim even, at most headDim), the rest are copied. A
+ * position outside the cache is an error naming it. Returns a new tensor.
+ */
+export const ropePositions = declareOp({
+  name: "ropePositions", kernels: [ROPE_POSITIONS_NEOX, ROPE_POSITIONS_INTERLEAVED],
+  gathers: [{ table: 2, index: 1 }],
+  fn: (x: Tensor, positions: Tensor, cosSinCache: Tensor, options?: RopePositionsOptions): Tensor => {
+    const where = "fl.ops.ropePositions";
+    const input = checkHeads(where, "x", x, 3, "[tokens, heads, headDim]");
+    const [tokens, heads, headDim] = input.shape;
+    const cache = checkFloatTensor(where, "cosSinCache", cosSinCache);
+    checkSameDevice(where, "cosSinCache", cache, "x", input);
+    checkSameDtype(where, "cosSinCache", cache, "x", input);
+    const rotaryDim = cache.shape[1];
+    if (cache.shape.length !== 2 || rotaryDim % 2 !== 0 || rotaryDim === 0 || rotaryDim > headDim) {
+      throw new ArgumentError(where, "cosSinCache", `of shape [maxPositions, rotaryDim] with rotaryDim even, from 2 to ${headDim} (the head dim of x)`,
+        shapeString(cache.shape));
+    }
+    const maxPositions = cache.shape[0];
+    const neox = checkOptions<RopePositionsOptions>(where, options, ["neox"]).neox ?? true;
+    if (typeof neox !== "boolean") throw new ArgumentError(where, "options.neox", "a boolean", describe(neox));
+    const { positions: pos, distinct } = checkPositions(where, positions, tokens, maxPositions, "cosSinCache", input);
+    const out = emptyLike(input);
+    // Each distinct position's row of the cache is read once; the others hit in cache.
+    const cacheRead = distinct * (cache.bytes / maxPositions);
+    launchBuiltin(where.slice(3), neox ? ROPE_POSITIONS_NEOX : ROPE_POSITIONS_INTERLEAVED, input,
+      launch1D(input.device, input.size / 2), input.bytes + pos.bytes + cacheRead, out.bytes,
+      [out, input, pos, cache, tokens, heads, headDim / 2, maxPositions, rotaryDim / 2]);
+    return out;
+  },
+  examples: [
+    // `rows` tokens at positions among 2 * rows + 3 cache rows, three heads.
+    { label: "", args: (make, rows, cols) => [make([rows, 3, cols]), make([rows], { below: 2 * rows + 3 }), make([2 * rows + 3, cols])] },
+    {
+      label: "interleaved, partial rotary dim",
+      args: (make, rows, cols) => [make([rows, 3, cols]), make([rows], { below: rows + 1 }),
+        make([rows + 1, partialRotaryDim(cols)]), { neox: false }],
+    },
+    {
+      label: "partial rotary dim",
+      args: (make, rows, cols) => [make([rows, 5, cols]), make([rows], { below: 7 }), make([7, partialRotaryDim(cols)])],
+    },
+  ],
+});
+
+/** About half the head dim, even, at least 2: the rotary dims of the partial examples. */
+function partialRotaryDim(headDim: number): number {
+  return Math.max(2, 2 * Math.floor(headDim / 4));
+}
+
+export const ROPE_OPS = [ropeI, rope, ropeThd, ropePositions] as const;
+export const ROPE_FUSED = [] as const;
