@@ -5,9 +5,10 @@ import { createHash } from "crypto";
 import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
-import { Module } from "./module";
+import { checkKernelSource, userLogLines } from "./language";
+import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
-import { KernelDeclaration, paramsFromSignature, parseKernels } from "./signature";
+import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
 
 /** Options of `compile()`. */
 export interface CompileOptions {
@@ -35,10 +36,32 @@ interface Prepared {
   dev: Device;
   key: string;
   text: string;
+  /** The file name compiler messages give the source: "saxpy.hip". */
+  file: string;
   declarations: KernelDeclaration[];
+  templates: KernelTemplate[];
+  constants: ConstantDeclaration[];
   flags: string[];
   timeoutMs: number;
   cached?: Module;
+}
+
+// What the compiler of each backend predefines, so that signatures are read as it will read them.
+function predefinedMacros(dev: Device): Record<string, string> {
+  const common = { __cplusplus: "201703L" };
+  if (dev.backend === "cuda") return { ...common, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
+  if (dev.backend === "hip") return { ...common, __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
+  return { ...common, FL_TARGET_CPU: "1" };
+}
+
+// Headers real kernels include that each target must find: on the CPU, the
+// toolkit's (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cub ...) as the
+// emulator provides them; under NVRTC and hiprtc, which see no C or C++ library,
+// device-side forms of the few C and C++ headers kernels include.
+function includeFolders(dev: Device): string[] {
+  const kernels = path.join(packageRoot(), "kernels");
+  const own = dev.backend === "cpu" ? path.join(kernels, "fuselab", "emulator", "include") : path.join(kernels, "fuselab", "rtc");
+  return [`-I${kernels}`, `-I${own}`];
 }
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
@@ -56,15 +79,42 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
   }
-  const declarations = parseKernels(source);
-  if (declarations.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
-  const name = (o.name as string | undefined) ?? declarations[0].name;
+  const predefined = predefinedMacros(dev);
+  checkKernelSource(where, source, dev.backend as "cpu" | "cuda" | "hip", predefined);
+  const { kernels: declarations, templates, constants } = findKernels(source, predefined);
+  if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
+  const first = declarations[0]?.name ?? templates[0].name;
+  const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${name}.hip"\n${withPortableDynamicShared(source)}`;
-  const flags = [`-I${path.join(packageRoot(), "kernels")}`];
+  const file = `${name}.hip`;
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(source)}`;
+  const flags = includeFolders(dev);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  return { dev, key, text, declarations, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
+  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
+}
+
+// Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
+function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle {
+  try {
+    return nativeCall(() => native().compile(p.dev.handle, p.text, names, p.flags, p.timeoutMs));
+  } catch (e) {
+    throw compileError(where, p, e);
+  }
+}
+
+// The source's template kernels: an instance named by fn() is compiled then, as a module of its own.
+function templatesOf(p: Prepared): KernelTemplates {
+  return {
+    names: p.templates.map((t) => t.name),
+    instantiate(name) {
+      const parsed = parseNameExpression(name);
+      const template = parsed && name.includes("<") ? p.templates.find((t) => t.name === parsed.name) : undefined;
+      if (!parsed || !template) return undefined;
+      const instance = instantiate(template, parsed.args);
+      return { handle: compileNames("module.fn", p, [instance.name]), entry: instance };
+    },
+  };
 }
 
 // `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory,
@@ -78,12 +128,13 @@ function withPortableDynamicShared(source: string): string {
   return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
 }
 
-function compileError(where: string, dev: Device, e: unknown): Error {
+function compileError(where: string, p: Prepared, e: unknown): Error {
   if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
-  const lines = e.log.split("\n");
+  const lines = userLogLines(e.log, p.file);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
-  const more = lines.length > LOG_LINES_SHOWN ? `\n... ${lines.length - LOG_LINES_SHOWN} more lines in error.log` : "";
-  return new DeviceError(`${where}: compilation failed on ${dev.describe()}:\n${shown}${more}`, e.log);
+  const total = e.log.split("\n").length;
+  const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in error.log` : "";
+  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}`, e.log);
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU
@@ -118,8 +169,9 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
     nativeCall(() => native().unload(handle));
     return existing;
   }
-  const module = new Module(p.dev, handle, p.declarations, `a module of ${p.declarations.map((d) => d.name).join(", ")}`,
-    () => perDevice!.delete(p.key));
+  const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
+  const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants });
   perDevice.set(p.key, module);
   return module;
 }
@@ -133,12 +185,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
 export function compile(source: string, options?: CompileOptions): Module {
   const p = prepare("fl.compile", source, options);
   if (p.cached) return p.cached;
-  try {
-    const handle = nativeCall(() => native().compile(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags, p.timeoutMs));
-    return remember("fl.compile", p, handle);
-  } catch (e) {
-    throw compileError("fl.compile", p.dev, e);
-  }
+  return remember("fl.compile", p, compileNames("fl.compile", p, p.declarations.map((d) => d.name)));
 }
 
 /** As `compile()`, with the compiler running off the main thread. */
@@ -149,6 +196,6 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
     const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags, p.timeoutMs));
     return remember("fl.compileAsync", p, handle);
   } catch (e) {
-    throw compileError("fl.compileAsync", p.dev, e);
+    throw compileError("fl.compileAsync", p, e);
   }
 }

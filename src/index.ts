@@ -7,7 +7,7 @@ export {
   debug, empty, full, ones, rand, randn, tensor, zeros,
 } from "./tensor";
 export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, PreparedLaunch } from "./kernel";
-export { KernelStats, KernelStatsOptions, Module, builtins } from "./module";
+export { Constant, KernelStats, KernelStatsOptions, Module, builtins } from "./module";
 export {
   CommittedBench, CommittedBenchRow, CommittedResults, committedBench, committedResults, kernelFiles, kernelSource, resultsFiles,
 } from "./source";

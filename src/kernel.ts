@@ -4,6 +4,7 @@
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
 import { KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
+import { f32ToBf16Bits, f32ToF16Bits } from "./dtype";
 import { KernelParam, SCALAR_TYPES } from "./signature";
 import { Tensor, checkNotDisposed } from "./tensor";
 
@@ -194,7 +195,11 @@ export class Kernel {
     }
     const type = param.type as ScalarType;
     if (!(SCALAR_TYPES as readonly string[]).includes(type)) {
-      throw new ArgumentError(where, label, "of a type fuselab can pass (integers, float, double, pointers)", param.declaration);
+      throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, pointers)", param.declaration);
+    }
+    if (type === "f16" || type === "bf16") {
+      if (typeof arg !== "number") throw new ArgumentError(where, label, `a number (${param.declaration})`, describe(arg));
+      return { type, value: type === "f16" ? f32ToF16Bits(arg) : f32ToBf16Bits(arg) };
     }
     const range = INTEGER_RANGES[type];
     if (!range) {

@@ -5,7 +5,8 @@ import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe 
 import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam } from "./kernel";
 import { ModuleHandle, native, nativeCall } from "./native";
-import { paramsFromSignature } from "./signature";
+import { f32ToBf16Bits, f32ToF16Bits } from "./dtype";
+import { ConstantDeclaration, canonicalName, paramsFromSignature } from "./signature";
 
 /** A kernel of a module: its name and parameters, before it is loaded. */
 export interface KernelEntry {
@@ -44,20 +45,113 @@ export interface KernelStatsOptions {
   sharedBytes?: number;
 }
 
+/** A compiled module's template kernels, instantiated on demand. */
+export interface KernelTemplates {
+  /** The templates' names ("k", "ns::k"). */
+  names: readonly string[];
+  /** Compiles the instance `name` ("k<float, 256>"); undefined when no template has that name. */
+  instantiate(name: string): { handle: ModuleHandle; entry: KernelEntry } | undefined;
+}
+
+/** What a compiled module has beyond its kernels. */
+export interface CompiledParts {
+  templates: KernelTemplates;
+  constants: readonly ConstantDeclaration[];
+}
+
+// Host arrays of each element type a __constant__ variable may have.
+const HOST_ARRAYS: Record<string, new (n: number) => ArrayBufferView & ArrayLike<number | bigint> & { [i: number]: number | bigint }> = {
+  i8: Int8Array, u8: Uint8Array, i16: Int16Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array,
+  i64: BigInt64Array, u64: BigUint64Array, f16: Uint16Array, bf16: Uint16Array, f32: Float32Array, f64: Float64Array,
+};
+
+/**
+ * A `__constant__` variable of a compiled module, written from the host before
+ * launches as cudaMemcpyToSymbol writes it: `module.constant("table").set([...])`.
+ */
+export class Constant {
+  /** @internal Constants come from `module.constant(name)`. */
+  constructor(readonly name: string, readonly type: string, readonly bytes: number,
+              private readonly write: (data: ArrayBufferView) => void) {}
+
+  /** How many elements of its type the variable holds. */
+  get length(): number {
+    return this.type === "void" ? this.bytes : Math.floor(this.bytes / HOST_ARRAYS[this.type].prototype.BYTES_PER_ELEMENT);
+  }
+
+  /**
+   * Writes `values` at the start of the variable, in order with the launches
+   * around it: numbers (bigints for 64-bit integers) of the variable's type,
+   * or the bytes themselves (a Uint8Array) for a variable of another type.
+   */
+  set(values: ArrayLike<number | bigint> | ArrayBufferView): void {
+    const where = `constant ${this.name}.set`;
+    const isBytes = values instanceof Uint8Array && this.type !== "u8";
+    const type = isBytes ? "u8" : this.type;
+    if (type === "void") {
+      throw new ArgumentError(where, "values", `a Uint8Array of at most ${this.bytes} bytes (the variable's type is not a scalar type)`, describe(values));
+    }
+    const list = values as ArrayLike<number | bigint>;
+    if (typeof list !== "object" || list === null || typeof list.length !== "number") {
+      throw new ArgumentError(where, "values", `an array of ${type} values`, describe(values));
+    }
+    const Host = HOST_ARRAYS[type];
+    const capacity = Math.floor(this.bytes / Host.prototype.BYTES_PER_ELEMENT);
+    if (list.length > capacity) throw new ArgumentError(where, "values", `at most ${capacity} ${type} values (the variable's size)`, `${list.length} values`);
+    const host = new Host(list.length);
+    const isBig = type === "i64" || type === "u64";
+    for (let i = 0; i < list.length; i++) {
+      const v = list[i];
+      if (isBig ? typeof v !== "bigint" && !Number.isSafeInteger(v) : typeof v !== "number") {
+        throw new ArgumentError(where, `values[${i}]`, isBig ? "a bigint or a safe integer" : "a number", describe(v));
+      }
+      host[i] = type === "f16" ? f32ToF16Bits(v as number) : type === "bf16" ? f32ToBf16Bits(v as number) : isBig ? BigInt(v) : (v as number);
+    }
+    this.write(host);
+  }
+}
+
 /** Kernels on one device, launched through `fn(name)`. */
 export class Module {
-  /** The names of the module's kernels. */
+  /** The names of the module's kernels: `__global__` functions and the instances of templates the source makes ("k<float>"). */
   readonly kernels: readonly string[];
+  /** The template `__global__` functions ("k", "ns::k"); `fn("k<float, 256>")` makes an instance. */
+  readonly templates: readonly string[];
   private handle: ModuleHandle | undefined;
   private readonly entries: ReadonlyMap<string, KernelEntry>;
   private readonly functions = new Map<string, Kernel>();
+  // Template instances fn() compiled, each a module of its own, unloaded with this one.
+  private readonly instances: ModuleHandle[] = [];
+  // What constant(name).set() wrote last, written again into each instance compiled later.
+  private readonly constantValues = new Map<string, ArrayBufferView>();
 
   /** @internal Modules come from `compile()` and `builtins()`. */
   constructor(readonly device: Device, handle: ModuleHandle, entries: readonly KernelEntry[],
-              private readonly what: string, private readonly onDispose?: () => void) {
+              private readonly what: string, private readonly onDispose?: () => void,
+              private readonly compiled?: CompiledParts) {
     this.handle = handle;
     this.entries = new Map(entries.map((e) => [e.name, e]));
     this.kernels = Object.freeze(entries.map((e) => e.name));
+    this.templates = Object.freeze([...(compiled?.templates.names ?? [])]);
+  }
+
+  /** The `__constant__` variable `name` of the source, to set before launches. */
+  constant(name: string): Constant {
+    const handle = this.handle;
+    if (handle === undefined) throw new FuselabError(`module.constant: the module of ${this.kernels.join(", ")} was used after dispose()`);
+    const declared = this.compiled?.constants ?? [];
+    const declaration = declared.find((c) => c.name === name);
+    if (!declaration) {
+      const names = declared.map((c) => c.name);
+      throw new ArgumentError("module.constant", "name", names.length > 0 ? `one of the module's __constant__ variables (${names.join(", ")})` :
+        "a __constant__ variable of the module (it declares none)", describe(name));
+    }
+    const bytes = nativeCall(() => native().symbol(handle, name));
+    return new Constant(name, declaration.type, bytes, (data) => {
+      if (this.handle === undefined) throw new FuselabError(`constant ${name}.set: its module was disposed`);
+      for (const h of [this.handle, ...this.instances]) nativeCall(() => native().writeSymbol(h, name, data));
+      this.constantValues.set(name, data);
+    });
   }
 
   /** Whether `dispose()` has unloaded the module. */
@@ -65,16 +159,30 @@ export class Module {
     return this.handle === undefined;
   }
 
-  /** The kernel `name`; an error lists close names when there is none. */
+  /**
+   * The kernel `name`; an error lists close names when there is none. A
+   * template instance is named as NVRTC's name expressions name it
+   * ("norm<float, 256>"); one the source does not make is compiled now.
+   */
   fn(name: string): Kernel {
     if (this.handle === undefined) throw new FuselabError(`module.fn: the module of ${this.kernels.join(", ")} was used after dispose()`);
-    const cached = this.functions.get(name);
+    const canonical = (typeof name === "string" ? canonicalName(name) : undefined) ?? name;
+    const cached = this.functions.get(canonical);
     if (cached) return cached;
-    const entry = typeof name === "string" ? this.entries.get(name) : undefined;
+    let handle = this.handle;
+    let entry = typeof canonical === "string" ? this.entries.get(canonical) : undefined;
+    if (!entry && typeof canonical === "string") {
+      const instance = this.compiled?.templates.instantiate(canonical);
+      if (instance) {
+        this.instances.push(instance.handle);
+        for (const [constant, data] of this.constantValues) nativeCall(() => native().writeSymbol(instance.handle, constant, data));
+        ({ handle, entry } = instance);
+      }
+    }
     if (!entry) throw new ArgumentError("module.fn", "name", this.expectedName(name), describe(name));
-    const handle = this.handle;
-    const kernel = new Kernel(name, this.device, nativeCall(() => native().kernel(handle, name)), entry.params, this);
-    this.functions.set(name, kernel);
+    const kernelName = entry.name;
+    const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this);
+    this.functions.set(canonical, kernel);
     return kernel;
   }
 
@@ -116,10 +224,10 @@ export class Module {
   dispose(): void {
     if (this.handle === undefined) return;
     if (!this.onDispose) throw new FuselabError(`module.dispose: the ${this.what} cannot be unloaded`);
-    const handle = this.handle;
+    const handles = [this.handle, ...this.instances.splice(0)];
     this.handle = undefined;
     this.onDispose();
-    nativeCall(() => native().unload(handle));
+    for (const handle of handles) nativeCall(() => native().unload(handle));
   }
 
   /** "the built-in kernels of cpu", "a module of saxpy". */
@@ -129,7 +237,8 @@ export class Module {
 
   private expectedName(name: unknown): string {
     if (typeof name !== "string") return "a kernel name (a string)";
-    if (this.kernels.length <= 8) return `one of the module's kernels (${this.kernels.join(", ")})`;
+    const known = [...this.kernels, ...this.templates.map((t) => `${t}<...>`)];
+    if (known.length <= 8) return `one of the module's kernels (${known.join(", ")})`;
     const close = closeNames(name, this.kernels);
     return close.length > 0 ? `one of ${this.what} (close names: ${close.join(", ")})` : `one of ${this.what} (${this.kernels.length} kernels)`;
   }

@@ -79,6 +79,10 @@ export interface Native {
    * ("out[n] x[n] n"), null where it gives none (compiled kernels).
    */
   kernels(mod: ModuleHandle): { name: string; signature: string | null; params: string | null }[];
+  /** The size in bytes of a compiled module's __constant__ variable. */
+  symbol(mod: ModuleHandle, name: string): number;
+  /** Writes `data` at the start of the variable, in stream order (cudaMemcpyToSymbol). */
+  writeSymbol(mod: ModuleHandle, name: string, data: ArrayBufferView): void;
   kernel(mod: ModuleHandle, name: string): KernelHandle;
   /** The compiler's facts about a kernel and its occupancy at blockThreads; null where the backend has no compiler (cpu). */
   kernelStats(k: KernelHandle, blockThreads: number, dynamicSharedBytes: number): NativeKernelStats | null;

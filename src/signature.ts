@@ -1,6 +1,7 @@
 // Finds the __global__ functions of a HIP source and parses their parameter
 // lists, so that launches can be checked before they reach the device.
 import { ArgumentError } from "./errors";
+import { Preprocessor } from "./preprocess";
 
 /** One parameter of a kernel. */
 export interface KernelParam {
@@ -46,7 +47,7 @@ const C_TYPES: Record<string, string> = {
 const QUALIFIERS = new Set(["const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class", "typename", "register"]);
 
 /** Scalar types a launch can pass. */
-export const SCALAR_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"] as const;
+export const SCALAR_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "bf16", "f32", "f64"] as const;
 
 /**
  * The source with comments, string and character literals and preprocessor
@@ -103,7 +104,8 @@ function stripNonCode(source: string): string {
   return out.join("");
 }
 
-type Token = { text: string; at: number };
+/** A token of the source and its offset. */
+export type Token = { text: string; at: number };
 
 function tokenize(code: string): Token[] {
   const tokens: Token[] = [];
@@ -168,64 +170,293 @@ function sameParams(a: readonly KernelParam[], b: readonly KernelParam[]): boole
   return a.length === b.length && a.every((p, n) => p.declaration === b[n].declaration);
 }
 
-/** Every __global__ function of `source`, with its parameters; templates are refused with advice. */
-export function parseKernels(source: string): KernelDeclaration[] {
-  const code = stripNonCode(source);
+/** A template parameter of a template __global__ function. */
+interface TemplateParam {
+  name: string;
+  /** Its default, as tokens; empty when it has none. */
+  fallback: Token[];
+}
+
+/** A template __global__ function: its instances are made by name (`module.fn("k<float, 256>")`). */
+export interface KernelTemplate {
+  /** The qualified name without template arguments: "k", "ns::k". */
+  name: string;
+  line: number;
+  templateParams: TemplateParam[];
+  /** The function parameters as written, one token list each, to substitute template arguments into. */
+  paramTokens: Token[][];
+}
+
+/** A `__constant__` variable of a source, which the host sets before launches. */
+export interface ConstantDeclaration {
+  name: string;
+  /** Its element type ("f32", "i32", ...), "void" for other types. */
+  type: string;
+  line: number;
+}
+
+/** What a source declares: kernels to launch (explicit instantiations among them), kernel templates, constants. */
+export interface SourceKernels {
+  kernels: KernelDeclaration[];
+  templates: KernelTemplate[];
+  constants: ConstantDeclaration[];
+}
+
+// Splits tokens[from, to) at commas outside brackets.
+function splitTopLevel(tokens: Token[], from: number, to: number): Token[][] {
+  const parts: Token[][] = [];
+  let current: Token[] = [];
+  let depth = 0;
+  for (let j = from; j < to; j++) {
+    const t = tokens[j].text;
+    if (t === "(" || t === "<" || t === "[" || t === "{") depth++;
+    if (t === ")" || t === ">" || t === "]" || t === "}") depth--;
+    if (t === "," && depth === 0) {
+      parts.push(current);
+      current = [];
+    } else {
+      current.push(tokens[j]);
+    }
+  }
+  if (current.length > 0) parts.push(current);
+  return parts;
+}
+
+/** Tokens as one canonical string: "k<float, 256>", "ns::k", "unsigned int". */
+function spell(tokens: readonly Token[]): string {
+  let out = "";
+  for (const t of tokens) {
+    const word = /^\w/.test(t.text);
+    if (word && /\w$/.test(out)) out += " ";
+    out += t.text;
+    if (t.text === ",") out += " ";
+  }
+  return out;
+}
+
+function parseTemplateParams(tokens: Token[]): TemplateParam[] {
+  return tokens.length === 0 ? [] : splitTopLevel(tokens, 0, tokens.length).map((part) => {
+    const equals = part.findIndex((t) => t.text === "=");
+    const head = equals >= 0 ? part.slice(0, equals) : part;
+    const names = head.filter((t) => /^[A-Za-z_]/.test(t.text));
+    return { name: names[names.length - 1]?.text ?? "", fallback: equals >= 0 ? part.slice(equals + 1) : [] };
+  });
+}
+
+// Scalar spellings a source gives other names (typedef unsigned int uint; using index_t = int64_t;).
+function typeAliases(tokens: Token[]): Map<string, string> {
+  const aliases = new Map<string, string>();
+  for (let i = 0; i < tokens.length; i++) {
+    let words: string[] | undefined;
+    let alias = "";
+    if (tokens[i].text === "typedef") {
+      const end = tokens.findIndex((t, j) => j > i && t.text === ";");
+      const body = tokens.slice(i + 1, end < 0 ? tokens.length : end).map((t) => t.text);
+      if (body.length >= 2 && body.every((w) => /^\w+$/.test(w) || w === "::")) {
+        alias = body[body.length - 1];
+        words = body.slice(0, -1);
+      }
+    } else if (tokens[i].text === "using" && /^\w+$/.test(tokens[i + 1]?.text ?? "") && tokens[i + 2]?.text === "=") {
+      const end = tokens.findIndex((t, j) => j > i && t.text === ";");
+      const body = tokens.slice(i + 3, end < 0 ? tokens.length : end).map((t) => t.text);
+      if (body.every((w) => /^\w+$/.test(w) || w === "::")) {
+        alias = tokens[i + 1].text;
+        words = body;
+      }
+    }
+    if (!words) continue;
+    const spelled = words.filter((w) => w !== "std" && w !== "::" && !QUALIFIERS.has(w)).join(" ");
+    const known = C_TYPES[spelled] !== undefined ? spelled : aliases.get(spelled);
+    if (known !== undefined) aliases.set(alias, known);
+  }
+  return aliases;
+}
+
+// Replaces typedef'd names by the type they stand for.
+function resolveAliases(tokens: Token[], aliases: Map<string, string>): Token[] {
+  return tokens.flatMap((t) => {
+    const spelled = aliases.get(t.text);
+    return spelled === undefined ? [t] : spelled.split(" ").map((w) => ({ text: w, at: t.at }));
+  });
+}
+
+function parseParams(kernel: string, line: number, parts: Token[][]): KernelParam[] {
+  const params: KernelParam[] = [];
+  for (const part of parts) {
+    if (parts.length === 1 && part.length === 1 && part[0].text === "void") break;
+    params.push(parseParam(kernel, line, params.length, part));
+  }
+  return params;
+}
+
+/** The name and template arguments of a name expression: "ns::k<float, 256>". */
+export function parseNameExpression(expression: string): { name: string; args: Token[][] } | undefined {
+  const tokens = tokenize(expression);
+  if (tokens.length === 0) return undefined;
+  const open = tokens.findIndex((t) => t.text === "<");
+  const nameTokens = open < 0 ? tokens : tokens.slice(0, open);
+  if (!nameTokens.every((t, i) => (i % 2 === 0 ? /^[A-Za-z_]\w*$/.test(t.text) : t.text === "::"))) return undefined;
+  if (nameTokens.length % 2 === 0) return undefined;
+  if (open < 0) return { name: spell(nameTokens), args: [] };
+  const close = closing(tokens, open);
+  if (close !== tokens.length - 1) return undefined;
+  return { name: spell(nameTokens), args: splitTopLevel(tokens, open + 1, close) };
+}
+
+/** The canonical spelling of a kernel name expression (spaces as `spell` puts them), or undefined when malformed. */
+export function canonicalName(expression: string): string | undefined {
+  const parsed = parseNameExpression(expression);
+  if (!parsed) return undefined;
+  return parsed.args.length === 0 && !expression.includes("<") ? parsed.name : `${parsed.name}<${parsed.args.map(spell).join(", ")}>`;
+}
+
+/** The kernel `template` instantiated with `args`: template arguments substituted into its parameters. */
+export function instantiate(template: KernelTemplate, args: Token[][]): KernelDeclaration {
+  const name = `${template.name}<${args.map(spell).join(", ")}>`;
+  const given = template.templateParams;
+  if (args.length > given.length) {
+    throw new ArgumentError("module.fn", "name", `${template.name} with at most ${given.length} template arguments (line ${template.line})`,
+      JSON.stringify(name));
+  }
+  const bound = new Map<string, Token[]>();
+  const substitute = (tokens: Token[]): Token[] => tokens.flatMap((t) => bound.get(t.text) ?? [t]);
+  given.forEach((p, i) => {
+    if (i < args.length) bound.set(p.name, args[i]);
+    else if (p.fallback.length > 0) bound.set(p.name, substitute(p.fallback));
+    else {
+      throw new ArgumentError("module.fn", "name", `${template.name} with a value for its template parameter ${p.name} (line ${template.line})`,
+        JSON.stringify(name));
+    }
+  });
+  return { name, params: parseParams(name, template.line, template.paramTokens.map(substitute)), line: template.line };
+}
+
+/** Every __global__ function of `source` after preprocessing, with its parameters; templates apart. */
+export function findKernels(source: string, predefined: Record<string, string> = {}): SourceKernels {
+  const code = stripNonCode(new Preprocessor(predefined).run(source));
   const tokens = tokenize(code);
+  const aliases = typeAliases(tokens);
   const kernels: KernelDeclaration[] = [];
+  const templates: KernelTemplate[] = [];
+  const constants: ConstantDeclaration[] = [];
+  const add = (declaration: KernelDeclaration, at: number) => {
+    const earlier = kernels.find((k) => k.name === declaration.name);
+    if (earlier && sameParams(earlier.params, declaration.params)) return;  // a prototype and its definition
+    if (earlier) {
+      throw new ArgumentError("fl.compile", "source", "one __global__ function of each name (kernels cannot be overloaded)",
+        `two named ${declaration.name} (lines ${earlier.line} and ${lineAt(code, at)})`);
+    }
+    kernels.push(declaration);
+  };
+  // Namespaces enclosing the current token ("" for other braces).
+  const scopes: string[] = [];
+  const qualified = (name: string) => [...scopes.filter((s) => s.trim() !== ""), name].join("::");
+  let statementStart = 0;
   for (let g = 0; g < tokens.length; g++) {
-    if (tokens[g].text !== "__global__") continue;
-    // The declaration starts after the previous ; } or { (or a template's closing >).
-    let start = g;
-    while (start > 0 && !([";", "}", "{"].includes(tokens[start - 1].text))) start--;
-    const isTemplate = tokens.slice(start, g).some((t) => t.text === "template");
+    const text = tokens[g].text;
+    if (text === "namespace") {
+      let j = g + 1;
+      const name: string[] = [];
+      while (j < tokens.length && tokens[j].text !== "{" && tokens[j].text !== "=" && tokens[j].text !== ";") name.push(tokens[j++].text);
+      if (tokens[j]?.text === "{") {
+        // namespace a::b { opens two scopes; an anonymous one adds no qualifier.
+        const parts = name.filter((w) => w !== "::" && w !== "inline");
+        scopes.push(parts.join("::") || " ");
+        g = j;
+        statementStart = g + 1;
+        continue;
+      }
+    }
+    if (text === "{") {
+      // A function body or a class: skip it whole (no kernel lives inside one).
+      scopes.push("");
+      const close = closing(tokens, g);
+      const opener = tokens.slice(statementStart, g).map((t) => t.text);
+      if (!opener.includes("extern")) {
+        scopes.pop();
+        g = close;
+      }
+      statementStart = g + 1;
+      continue;
+    }
+    if (text === "}") {
+      scopes.pop();
+      statementStart = g + 1;
+      continue;
+    }
+    if (text === ";") {
+      statementStart = g + 1;
+      continue;
+    }
+    if (text === "template" && tokens[g + 1]?.text !== "<" && g === statementStart) {
+      // An explicit instantiation: template __global__ void k<float>(float*, int);
+      const end = tokens.findIndex((t, j) => j > g && (t.text === ";" || t.text === "{"));
+      const stop = end < 0 ? tokens.length : end;
+      for (let j = g + 1; j < stop; j++) {
+        if (tokens[j + 1]?.text !== "<" || !/^[A-Za-z_]/.test(tokens[j].text)) continue;
+        let first = j;
+        while (first >= 2 && tokens[first - 1].text === "::") first -= 2;
+        const written = spell(tokens.slice(first, j + 1));
+        const template = templates.find((t) => t.name === written || t.name === qualified(written));
+        if (!template) continue;
+        const close = closing(tokens, j + 1);
+        add(instantiate(template, splitTopLevel(tokens, j + 2, close)), tokens[g].at);
+        break;
+      }
+      g = stop - 1;
+      continue;
+    }
+    if (text === "__constant__") {
+      // __constant__ float table[64]; the name is the identifier before [ = { or ;
+      let end = g;
+      while (end < tokens.length && !["[", "=", "{", ";"].includes(tokens[end].text)) end++;
+      const words = tokens.slice(statementStart, end).map((t) => t.text)
+        .filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__align__"].includes(w));
+      const name = words.pop();
+      if (name) constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void", line: lineAt(code, tokens[g].at) });
+      continue;
+    }
+    if (text !== "__global__") continue;
+    const head = tokens.slice(statementStart, g);
+    const templateAt = head.findIndex((t) => t.text === "template");
     let i = g + 1;
-    let name = "";
+    let nameAt = -1;
     while (i < tokens.length && tokens[i].text !== "(") {
       const t = tokens[i].text;
       if (["__launch_bounds__", "__attribute__", "__declspec", "alignas"].includes(t) && tokens[i + 1]?.text === "(") {
         i = closing(tokens, i + 1) + 1;
         continue;
       }
-      if (/^[A-Za-z_]/.test(t)) name = t;
+      if (t === "<") {  // an explicit specialization's arguments: k<float>(...)
+        i = closing(tokens, i) + 1;
+        continue;
+      }
+      if (/^[A-Za-z_]/.test(t)) nameAt = i;
       i++;
     }
-    if (i >= tokens.length || name === "") continue;
+    if (i >= tokens.length || nameAt < 0) continue;
+    const name = qualified(tokens[nameAt].text);
     const line = lineAt(code, tokens[g].at);
-    if (isTemplate) {
-      throw new ArgumentError("fl.compile", "source",
-        "__global__ functions that are not templates (make the template a __device__ function and call it from one non-template __global__ wrapper per type)",
-        `the template __global__ function ${name} (line ${line})`);
-    }
     const close = closing(tokens, i);
-    const params: KernelParam[] = [];
-    let current: Token[] = [];
-    let depth = 0;
-    for (let j = i + 1; j < close; j++) {
-      const t = tokens[j].text;
-      if (t === "(" || t === "<" || t === "[") depth++;
-      if (t === ")" || t === ">" || t === "]") depth--;
-      if (t === "," && depth === 0) {
-        params.push(parseParam(name, line, params.length, current));
-        current = [];
-      } else {
-        current.push(tokens[j]);
+    const parts = splitTopLevel(tokens, i + 1, close).map((part) => resolveAliases(part, aliases));
+    if (templateAt >= 0 && head[templateAt + 1]?.text === "<") {
+      const openAt = statementStart + templateAt + 1;
+      const templateClose = closing(tokens, openAt);
+      // template <> is a specialization of a template already found: nothing new to launch.
+      if (templateClose > openAt + 1 && !templates.some((t) => t.name === name)) {
+        templates.push({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)), paramTokens: parts });
       }
+    } else {
+      add({ name, params: parseParams(name, line, parts), line }, tokens[g].at);
     }
-    if (current.length > 0 && !(current.length === 1 && current[0].text === "void")) params.push(parseParam(name, line, params.length, current));
-    const earlier = kernels.find((k) => k.name === name);
-    if (earlier && sameParams(earlier.params, params)) {
-      g = close; // a prototype and its definition
-      continue;
-    }
-    if (earlier) {
-      throw new ArgumentError("fl.compile", "source", "one __global__ function of each name (kernels cannot be overloaded)",
-        `two named ${name} (lines ${earlier.line} and ${line})`);
-    }
-    kernels.push({ name, params, line });
     g = close;
   }
-  return kernels;
+  return { kernels, templates, constants };
+}
+
+/** The kernels of `source` (explicit template instantiations among them), with their parameters. */
+export function parseKernels(source: string, predefined: Record<string, string> = {}): KernelDeclaration[] {
+  return findKernels(source, predefined).kernels;
 }
 
 /**

@@ -22,6 +22,10 @@
 //   assert(e) (with <assert.h>) and __trap(): the launch fails with an error
 //     naming the kernel, block, thread and line (on a GPU: a device-side assert,
 //     after which the process must restart to use that GPU)
+//   Run-time compiled sources (fl.compile) may use much more of CUDA's and
+//   HIP's language: the _sync warp operations with lane masks, the 16-bit float
+//   API, cooperative groups, cub's block and warp primitives, __constant__ ...
+//   (docs/ARCHITECTURE.md, "The kernel language of compile()").
 //   FL_DYNAMIC_SHARED(T, name)   declares the dynamic shared memory as T name[]
 //   FL_KERNEL_EXPORT(name, fn)   exports a kernel (function or template
 //                                instantiation) to the launch-by-name registry

@@ -214,6 +214,40 @@ Napi::Value fill(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// A module variable's address and size (module_symbol); throws when it has none of that name.
+std::pair<void*, size_t> find_symbol(const Napi::CallbackInfo& info, const char* call) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<ModuleState> module = live_module(info[0]);
+  if (!info[1].IsString()) throw Napi::TypeError::New(env, std::string(call) + ": name must be a string");
+  const std::string name = info[1].As<Napi::String>().Utf8Value();
+  DeviceState& d = *module->device;
+  if (!d.api->module_symbol) throw Napi::Error::New(env, std::string(call) + ": the " + d.backend + " backend cannot reach module variables");
+  void* address = nullptr;
+  size_t bytes = 0;
+  if (d.api->module_symbol(module->module, name.c_str(), &address, &bytes) != 0) throw_failure(env, d, call);
+  return {address, bytes};
+}
+
+// symbol(module, name): the size in bytes of a __constant__ variable of the module.
+Napi::Value symbol(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(find_symbol(info, "symbol").second));
+}
+
+// writeSymbol(module, name, data): writes data at the start of the variable, in
+// stream order (cudaMemcpyToSymbol).
+Napi::Value write_symbol(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto [address, bytes] = find_symbol(info, "writeSymbol");
+  const HostBytes host = host_bytes(info[2], "writeSymbol: data");
+  if (host.bytes > bytes) {
+    throw Napi::RangeError::New(env, "writeSymbol: " + std::to_string(host.bytes) + " bytes do not fit in a " +
+                                         std::to_string(bytes) + "-byte variable");
+  }
+  DeviceState& d = *live_module(info[0])->device;
+  if (host.bytes > 0 && d.api->upload(d.device, address, host.data, host.bytes) != 0) throw_failure(env, d, "writeSymbol");
+  return env.Undefined();
+}
+
 Napi::Value builtin(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<DeviceState> device = live_device(info[0]);
@@ -227,7 +261,7 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   std::shared_ptr<DeviceState> device = live_device(info[0]);
   if (!info[1].IsString()) throw Napi::TypeError::New(env, "compile: source must be a string");
   const std::string source = info[1].As<Napi::String>().Utf8Value();
-  const std::string names = join_strings(info[2], "compile: kernelNames", ',');
+  const std::string names = join_strings(info[2], "compile: kernelNames", '\n');
   const std::string options = join_strings(info[3], "compile: options", ' ');
   const int timeout_ms = milliseconds(info[4], "compile: timeoutMs");
   void* module = nullptr;
@@ -387,6 +421,8 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"compileAsync", compile_async},
       {"unload", unload},
       {"kernels", kernels},
+      {"symbol", symbol},
+      {"writeSymbol", write_symbol},
       {"kernel", kernel},
       {"kernelStats", kernel_stats},
       {"launch", launch},

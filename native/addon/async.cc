@@ -206,7 +206,7 @@ Napi::Value compile_async(const Napi::CallbackInfo& info) {
   std::shared_ptr<DeviceState> device = live_device(info[0]);
   if (!info[1].IsString()) throw Napi::TypeError::New(env, "compileAsync: source must be a string");
   return start<CompileWorker>(env, std::move(device), info[1].As<Napi::String>().Utf8Value(),
-                              join_strings(info[2], "compileAsync: kernelNames", ','),
+                              join_strings(info[2], "compileAsync: kernelNames", '\n'),
                               join_strings(info[3], "compileAsync: options", ' '),
                               milliseconds(info[4], "compileAsync: timeoutMs"));
 }

@@ -61,7 +61,7 @@ const ValueType* find_value_type(const std::string& name) {
       {"i8", 1, true, true, true},     {"u8", 1, true, false, true},    {"i16", 2, true, true, true},
       {"u16", 2, true, false, true},   {"i32", 4, true, true, true},    {"u32", 4, true, false, true},
       {"i64", 8, true, true, true},    {"u64", 8, true, false, true},   {"f32", 4, false, true, true},
-      {"f64", 8, false, true, true},   {"f16", 2, false, true, false},  {"bf16", 2, false, true, false},
+      {"f64", 8, false, true, true},   {"f16", 2, false, true, true},   {"bf16", 2, false, true, true},
       {"void", 1, false, false, false},
   };
   for (const ValueType& type : kTypes) {

@@ -79,7 +79,7 @@ struct ValueType {
   size_t bytes;
   bool integer;
   bool is_signed;
-  bool scalar;  // a launch can pass it by value (not f16, bf16, void)
+  bool scalar;  // a launch can pass it by value (not void; f16 and bf16 as their bits)
 };
 
 // The type of that name, or null.

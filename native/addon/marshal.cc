@@ -66,6 +66,12 @@ void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const 
   }
   if (!value.IsNumber()) fail(env, kernel, index, std::string("must be a number for ") + type.name);
   const double v = value.As<Napi::Number>().DoubleValue();
+  if (type.bytes == 2) {  // f16, bf16: TS sends the bits it rounded (src/kernel.ts)
+    if (!(v >= 0 && v <= 65535 && v == std::floor(v))) fail(env, kernel, index, std::string("must be the 16 bits of a ") + type.name);
+    const uint16_t bits = static_cast<uint16_t>(v);
+    std::memcpy(slot, &bits, sizeof bits);
+    return;
+  }
   if (type.bytes == 4) {
     const float f = static_cast<float>(v);
     std::memcpy(slot, &f, sizeof f);

@@ -21,6 +21,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "../emulator/half.h"
+#include "../emulator/intrinsics.h"
 #include "../emulator/runtime.h"
 
 #define __global__
@@ -28,15 +30,24 @@
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
-#define __shared__ static thread_local
+// thread_local at block scope implies static; "static __shared__" stays valid.
+#define __shared__ thread_local
+// Exported by name, so that module.constant(name).set() finds it (dlsym).
+#define __constant__ __attribute__((visibility("default")))
+#define __managed__
+#define __grid_constant__
+#define __noinline__ __attribute__((noinline))
+#define __inline__ inline
+#define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 
 typedef __half fl_half;
 
-#define threadIdx (::fl::emu::tls().where.thread)
-#define blockIdx (::fl::emu::tls().where.block)
-#define blockDim (::fl::emu::tls().block_dim)
-#define gridDim (::fl::emu::tls().grid_dim)
+// uint3 and dim3 views of the run time's fl_emu_dim3s (the same three unsigned ints).
+#define threadIdx (reinterpret_cast<const uint3&>(::fl::emu::tls().where.thread))
+#define blockIdx (reinterpret_cast<const uint3&>(::fl::emu::tls().where.block))
+#define blockDim (reinterpret_cast<const dim3&>(::fl::emu::tls().block_dim))
+#define gridDim (reinterpret_cast<const dim3&>(::fl::emu::tls().grid_dim))
 #define warpSize (::fl::emu::tls().warp_size)
 
 // assert() calls the C library's __assert_fail; each module has its own hidden
@@ -48,49 +59,7 @@ extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const 
 #define __trap() ::fl::emu::device_stop("__trap() was called", __FILE__, __LINE__)
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
-// __syncwarp(mask): the lanes of the mask; __syncwarp(): every lane not exited.
-#define __syncwarp(...) \
-  ((void)::fl::emu::warp_exchange(::fl::emu::warp_op::syncwarp, __LINE__, 0, 0, warpSize, ::fl::emu::syncwarp_mask(__VA_ARGS__)))
 
-#define __shfl(v, ...) ::fl::emu::shfl(__LINE__, v, __VA_ARGS__)
-#define __shfl_xor(v, ...) ::fl::emu::shfl_xor(__LINE__, v, __VA_ARGS__)
-#define __shfl_down(v, ...) ::fl::emu::shfl_down(__LINE__, v, __VA_ARGS__)
-#define __shfl_up(v, ...) ::fl::emu::shfl_up(__LINE__, v, __VA_ARGS__)
-#define __any(p) static_cast<int>(::fl::emu::warp_exchange(::fl::emu::warp_op::any, __LINE__, (p) != 0, 0, warpSize))
-#define __all(p) static_cast<int>(::fl::emu::warp_exchange(::fl::emu::warp_op::all, __LINE__, (p) != 0, 0, warpSize))
-#define __ballot(p) \
-  static_cast<unsigned long long>(::fl::emu::warp_exchange(::fl::emu::warp_op::ballot, __LINE__, (p) != 0, 0, warpSize))
-
-namespace fl::emu {
-// width < 0: the whole warp.
-template <typename T> inline T shfl(int line, T v, int source, int width = -1) {
-  return shuffle_op(warp_op::shfl, line, v, static_cast<uint32_t>(source), width);
-}
-template <typename T> inline T shfl_xor(int line, T v, int mask, int width = -1) {
-  return shuffle_op(warp_op::shfl_xor, line, v, static_cast<uint32_t>(mask), width);
-}
-template <typename T> inline T shfl_down(int line, T v, unsigned delta, int width = -1) {
-  return shuffle_op(warp_op::shfl_down, line, v, delta, width);
-}
-template <typename T> inline T shfl_up(int line, T v, unsigned delta, int width = -1) {
-  return shuffle_op(warp_op::shfl_up, line, v, delta, width);
-}
-
-// Atomics are real atomics: blocks run on different OS threads.
-template <typename T> inline T atomic_update_float(T* address, T value, T (*update)(T, T)) {
-  using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  bits_t* word = reinterpret_cast<bits_t*>(address);
-  bits_t expected = __atomic_load_n(word, __ATOMIC_RELAXED);
-  for (;;) {
-    T old;
-    memcpy(&old, &expected, sizeof old);
-    T updated = update(old, value);
-    bits_t desired;
-    memcpy(&desired, &updated, sizeof desired);
-    if (__atomic_compare_exchange_n(word, &expected, desired, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
-  }
-}
-}  // namespace fl::emu
 
 #define FL_INTEGER_ATOMICS(T)                                                                               \
   inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                     \
@@ -120,15 +89,10 @@ FL_INTEGER_ATOMICS(unsigned int)
 FL_INTEGER_ATOMICS(unsigned long long)
 #undef FL_INTEGER_ATOMICS
 
-inline float atomicAdd(float* a, float v) {
-  return fl::emu::atomic_update_float<float>(a, v, [](float x, float y) { return x + y; });
-}
-inline double atomicAdd(double* a, double v) {
-  return fl::emu::atomic_update_float<double>(a, v, [](double x, double y) { return x + y; });
-}
-inline float atomicExch(float* a, float v) {
-  return fl::emu::atomic_update_float<float>(a, v, [](float, float y) { return y; });
-}
+// Atomics are real atomics: blocks run on different OS threads.
+inline float atomicAdd(float* a, float v) { return fl::emu::atomic_update(a, [v](float x) { return x + v; }); }
+inline double atomicAdd(double* a, double v) { return fl::emu::atomic_update(a, [v](double x) { return x + v; }); }
+inline float atomicExch(float* a, float v) { return fl::emu::atomic_update(a, [v](float) { return v; }); }
 
 // Math: the C library's, plus the GPU's fast and reciprocal forms.
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
@@ -161,10 +125,15 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
 
 #include "../registry.h"
 
-#define FL_KERNEL_EXPORT_PARAMS(name, params, ...)                                               \
-  FL_PARAMS_CHECK(name, params, __VA_ARGS__)                                                     \
-  static ::fl::kernel_registrar fl_registrar_##name(                                             \
-      #name, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__), \
+#define FL_KERNEL_EXPORT_PARAMS(name, params, ...) \
+  FL_PARAMS_CHECK(name, params, __VA_ARGS__)       \
+  FL_KERNEL_REGISTRAR(name, #name, params, __VA_ARGS__)
+// Exports the kernel __VA_ARGS__ ("ns::k", "k<float, 256>") of a run-time
+// module under the name text; id makes the registrar's name unique.
+#define FL_KERNEL_EXPORT_AS(id, text, ...) FL_KERNEL_REGISTRAR(id, text, "", __VA_ARGS__)
+#define FL_KERNEL_REGISTRAR(id, text, params, ...)                                                   \
+  static ::fl::kernel_registrar fl_registrar_##id(                                                   \
+      text, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__),   \
       reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<&__VA_ARGS__>)));
 
 namespace fl::emu {

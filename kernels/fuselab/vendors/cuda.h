@@ -31,12 +31,15 @@ __device__ __forceinline__ int fl_all(int p) { return __all_sync(FL_FULL_MASK, p
 // HIP's ballot is 64 bits wide (wavefronts of 64); on NVIDIA the top half is zero.
 __device__ __forceinline__ unsigned long long fl_ballot(int p) { return __ballot_sync(FL_FULL_MASK, p); }
 
-#define __shfl(...) fl_shfl(__VA_ARGS__)
-#define __shfl_xor(...) fl_shfl_xor(__VA_ARGS__)
-#define __shfl_down(...) fl_shfl_down(__VA_ARGS__)
-#define __shfl_up(...) fl_shfl_up(__VA_ARGS__)
-#define __any(p) fl_any(p)
-#define __all(p) fl_all(p)
-#define __ballot(p) fl_ballot(p)
+// Renames rather than function-like macros: the toolkit's C++ library has its
+// own names __any and __shfl (a struct with a constructor __any(...)), which a
+// rename leaves consistent and a function-like macro would break.
+#define __shfl fl_shfl
+#define __shfl_xor fl_shfl_xor
+#define __shfl_down fl_shfl_down
+#define __shfl_up fl_shfl_up
+#define __any fl_any
+#define __all fl_all
+#define __ballot fl_ballot
 
 #endif

@@ -8,6 +8,7 @@
 // cleared: a CPU device is never lost. While an error waits to be returned,
 // later launches are skipped (their inputs may be garbage).
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -36,7 +37,7 @@
 #include "compiler.h"
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
-#include "fuselab/emulator/types.h"
+#include "fuselab/emulator/half.h"
 #include "fuselab/registry.h"
 #include "pool.h"
 
@@ -759,6 +760,23 @@ void cpu_event_destroy(void* handle, void* ev) {
 
 void cpu_free_string(char* s) { free(s); }
 
+int cpu_module_symbol(void* mod, const char* name, void** address, size_t* bytes) {
+  auto* m = static_cast<module*>(mod);
+  if (!m || !name || !address || !bytes) return fail("module_symbol: module, name, address and bytes must be pointers, got null");
+  if (!m->library) return fail(format("module_symbol: the built-in kernels have no variable '%s'", name));
+  // __constant__ variables are exported by name (vendors/cpu.h); the symbol table gives their size.
+  void* found = dlsym(m->library, name);
+  Dl_info info;
+  void* entry = nullptr;
+  const bool described = found && dladdr1(found, &info, &entry, RTLD_DL_SYMENT) && entry;
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  if (!described || ELF64_ST_TYPE(symbol->st_info) != STT_OBJECT)
+    return fail(format("module_symbol: the module has no __constant__ or __device__ variable '%s' at namespace scope", name));
+  *address = found;
+  *bytes = symbol->st_size;
+  return 0;
+}
+
 // Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
 fl_backend make_backend() {
   fl_backend b{};
@@ -792,6 +810,7 @@ fl_backend make_backend() {
   b.event_destroy = &cpu_event_destroy;
   b.free_string = &cpu_free_string;
   b.kernel_stats = nullptr;  // kernels run as host code, with no registers or occupancy to report
+  b.module_symbol = &cpu_module_symbol;
   return b;
 }
 

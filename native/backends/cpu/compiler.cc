@@ -47,18 +47,23 @@ std::vector<std::string> split_spaces(const std::string& text) {
   return words;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
+std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> items;
   std::string item;
   std::istringstream in(text);
-  while (std::getline(in, item, ','))
+  while (std::getline(in, item))
     if (!item.empty()) items.push_back(item);
   return items;
 }
 
-bool is_identifier(const std::string& s) {
+// A kernel name expression: "k", "ns::k", "k<float, 256>". Nothing that could
+// end the export statement or start a comment or directive.
+bool is_name_expression(const std::string& s) {
   if (s.empty() || !(isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (s.find("//") != std::string::npos || s.find("/*") != std::string::npos) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return isalnum(static_cast<unsigned char>(c)) || strchr("_:<>,() +-*/%&|^~!.=", c) != nullptr;
+  });
 }
 
 bool read_file(const fs::path& path, std::string* out) {
@@ -333,9 +338,10 @@ compile_result compile_module(const std::string& source, const std::string& kern
   for (const std::string& option : split_spaces(options)) command.push_back(option);
 
   std::string text = source + "\n#line 1 \"<fuselab exports>\"\n";
-  for (const std::string& name : split_commas(kernel_names)) {
-    if (!is_identifier(name)) return fail("kernel name '" + name + "' is not a C++ identifier");
-    text += "FL_KERNEL_EXPORT(" + name + ", " + name + ")\n";
+  int exported = 0;
+  for (const std::string& name : split_lines(kernel_names)) {
+    if (!is_name_expression(name)) return fail("kernel name '" + name + "' is not a C++ name expression");
+    text += "FL_KERNEL_EXPORT_AS(" + std::to_string(exported++) + ", \"" + name + "\", " + name + ")\n";
   }
   text += "FL_EMU_MODULE_ENTRY()\n";
 

@@ -396,16 +396,22 @@ int module_builtin(void* dv, void** out) {
   return 0;
 }
 
-// The include folder holding cuda_fp16.h and cuda_bf16.h, which the kernels'
-// portability header includes; empty when there is none (HIP: hiprtc has its own).
-std::string rtc_include_dir() {
+// The include folders run-time compiled kernels need: the toolkit's (cuda_fp16.h,
+// cuda_bf16.h, cooperative_groups.h) and its C++ library (CCCL: cuda/std, cub),
+// which CUDA 13 keeps in include/cccl. None for HIP (hiprtc has its own).
+std::vector<std::string> rtc_include_dirs() {
 #if defined(FL_GPU_HIP)
-  return "";
+  return {};
 #else
+  std::string include;
   if (const char* home = std::getenv("CUDA_HOME"); home && *home && is_directory(std::string(home) + "/include"))
-    return std::string(home) + "/include";
-  if (is_directory("/usr/local/cuda/include")) return "/usr/local/cuda/include";
-  return "";
+    include = std::string(home) + "/include";
+  else if (is_directory("/usr/local/cuda/include"))
+    include = "/usr/local/cuda/include";
+  if (include.empty()) return {};
+  std::vector<std::string> dirs = {include};
+  if (is_directory(include + "/cccl")) dirs.push_back(include + "/cccl");
+  return dirs;
 #endif
 }
 
@@ -458,15 +464,20 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (!d || !out) return fail("module_compile: device and module must be pointers, got null");
   *out = nullptr;
   if (!source) return fail("module_compile: source must be a string, got null");
-  std::vector<std::string> names = split(kernel_names ? kernel_names : "", ",");
-  if (names.empty())
-    return fail(std::string("module_compile: kernel_names must name at least one __global__ function, got '") +
-                (kernel_names ? kernel_names : "") + "'");
+  // None is allowed: a source of kernel templates only, instantiated by later compiles.
+  std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
   if (int r = enter(d)) return r;
 
   std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
-  if (std::string include = rtc_include_dir(); !include.empty()) argv.push_back("-I" + include);
+#if !defined(FL_GPU_HIP)
+  // constexpr functions of the C++ library (std::min, std::numeric_limits) in
+  // device code, as projects build with nvcc --expt-relaxed-constexpr.
+  argv.push_back("--expt-relaxed-constexpr");
+#endif
+  // The caller's folders first: its stand-ins for the C and C++ headers, and for
+  // the toolkit's host headers, come before the toolkit's own.
   for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
+  for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
 
   rtc_result compiled;
   std::string error;
@@ -715,6 +726,26 @@ int kernel_stats(void* dv, void* kv, uint32_t block_threads, size_t dynamic_shar
   return 0;
 }
 
+int module_symbol(void* mv, const char* name, void** address, size_t* bytes) {
+  auto* m = static_cast<module*>(mv);
+  if (!m || !name || !address || !bytes) return fail("module_symbol: module, name, address and bytes must be pointers, got null");
+  if (!m->loaded) return fail(std::string("module_symbol: the built-in kernels have no variable '") + name + "'");
+#if defined(FL_GPU_HIP)
+  hipDeviceptr_t found = nullptr;
+  hipError_t e = hipModuleGetGlobal(&found, bytes, m->loaded, name);
+#else
+  void* found = nullptr;
+  cudaError_t e = cudaLibraryGetGlobal(&found, bytes, m->loaded, name);
+#endif
+  if (e != gpuSuccess) {
+    clear_error();
+    return fail(std::string("module_symbol: the module has no __constant__ or __device__ variable '") + name +
+                "' at namespace scope");
+  }
+  *address = reinterpret_cast<void*>(found);
+  return 0;
+}
+
 // Filled by field name: a reordered fl_backend cannot wire a function into the wrong slot.
 fl_backend make_backend() {
   fl_backend b{};
@@ -748,6 +779,7 @@ fl_backend make_backend() {
   b.event_destroy = event_destroy;
   b.free_string = free_string;
   b.kernel_stats = kernel_stats;
+  b.module_symbol = module_symbol;
   return b;
 }
 

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define FL_BACKEND_ABI 3
+#define FL_BACKEND_ABI 4
 
 typedef struct fl_dim3 { uint32_t x, y, z; } fl_dim3;
 
@@ -109,8 +109,9 @@ typedef struct fl_backend {
 
   /* The kernels built into the plugin ahead of time (kernels/<family>.hip). */
   int (*module_builtin)(void* device, void** module);
-  /* Run-time compilation. kernel_names: comma separated __global__ names found in
-     the source. options: extra compiler flags, space separated (include paths).
+  /* Run-time compilation. kernel_names: one a line, the __global__ functions to
+     export, each a name expression ("k", "ns::k", "k<float, 256>"). options:
+     extra compiler flags, space separated (include paths).
      timeout_ms: a compile running longer is stopped with an error (0: no limit);
      cancel() also stops a running compile. The cpu backend's compiler is a child
      process and honours both; NVRTC and hiprtc run inside the process and
@@ -143,6 +144,11 @@ typedef struct fl_backend {
      (the CPU emulator runs kernels as host code: no registers, no occupancy). */
   int (*kernel_stats)(void* device, void* kernel, uint32_t block_threads, size_t dynamic_shared,
                       fl_kernel_stats* out);
+
+  /* A variable of a compiled module (__constant__ or __device__, at namespace
+     scope, not in a named namespace): its address on the device and its size,
+     so that upload() can write it as cudaMemcpyToSymbol does. */
+  int (*module_symbol)(void* module, const char* name, void** address, size_t* bytes);
 } fl_backend;
 
 typedef const fl_backend* (*fl_backend_entry_fn)(void);

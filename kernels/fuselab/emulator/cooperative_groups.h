@@ -1,0 +1,161 @@
+// CUDA's cooperative groups on the CPU emulator: the thread block, tiles of a
+// warp (thread_block_tile<N>, N a power of two up to warpSize) with their
+// shuffles and votes, cg::reduce and the scans. A grid-wide sync needs a
+// cooperative launch, which fuselab does not make: it stops the kernel with
+// that reason.
+#ifndef FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
+#define FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
+
+#include "intrinsics.h"
+
+namespace cooperative_groups {
+
+namespace details {
+inline unsigned linear_thread() {
+  const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
+  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
+  return t.x + d.x * (t.y + d.y * t.z);
+}
+inline unsigned block_threads() {
+  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
+  return d.x * d.y * d.z;
+}
+}  // namespace details
+
+class thread_block {
+ public:
+  void sync() const { ::fl::emu::syncthreads(__LINE__); }
+  unsigned int thread_rank() const { return details::linear_thread(); }
+  unsigned long long size() const { return details::block_threads(); }
+  unsigned long long num_threads() const { return details::block_threads(); }
+  dim3 group_index() const { return blockIdx; }
+  dim3 thread_index() const { return threadIdx; }
+  dim3 group_dim() const { return blockDim; }
+  dim3 dim_threads() const { return blockDim; }
+};
+
+inline thread_block this_thread_block() { return {}; }
+
+class grid_group {
+ public:
+  void sync() const {
+    ::fl::emu::block_state& b = ::fl::emu::current_block();
+    ::fl::emu::fail(b, "kernel '%s': grid.sync() needs a cooperative launch, which fuselab does not make",
+                    b.launch->desc->kernel);
+    ::fl::emu::abandon_block(b);
+  }
+  unsigned long long thread_rank() const {
+    const fl_emu_dim3& b = ::fl::emu::tls().where.block;
+    const fl_emu_dim3& g = ::fl::emu::tls().grid_dim;
+    return (b.x + g.x * (b.y + g.y * static_cast<unsigned long long>(b.z))) * details::block_threads() +
+           details::linear_thread();
+  }
+  unsigned long long size() const {
+    const fl_emu_dim3& g = ::fl::emu::tls().grid_dim;
+    return static_cast<unsigned long long>(g.x) * g.y * g.z * details::block_threads();
+  }
+  unsigned long long num_threads() const { return size(); }
+};
+
+inline grid_group this_grid() { return {}; }
+
+// Size lanes of a warp, aligned to Size.
+template <unsigned Size, typename Parent = void>
+class thread_block_tile {
+  static_assert(Size >= 1 && Size <= 64 && (Size & (Size - 1)) == 0, "tiles are a power of two from 1 to 64 threads");
+
+  static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
+  static unsigned long long lanes() {
+    unsigned long long ones = Size == 64 ? ~0ull : (1ull << Size) - 1;
+    return ones << (lane() & ~(Size - 1));
+  }
+
+ public:
+  thread_block_tile() = default;
+  // A tile of one parent type stands for a tile of any (thread_block_tile<32> t = tiled_partition<32>(block)).
+  template <typename OtherParent> thread_block_tile(const thread_block_tile<Size, OtherParent>&) {}
+
+  static constexpr unsigned int size() { return Size; }
+  static constexpr unsigned int num_threads() { return Size; }
+  unsigned int thread_rank() const { return lane() & (Size - 1); }
+  unsigned int meta_group_rank() const { return details::linear_thread() / Size; }
+  unsigned int meta_group_size() const { return (details::block_threads() + Size - 1) / Size; }
+  void sync() const { ::fl::emu::syncwarp(__LINE__, lanes()); }
+
+  template <typename T> T shfl(T v, int source) const { return ::fl::emu::shfl_sync(__LINE__, lanes(), v, source, Size); }
+  template <typename T> T shfl_down(T v, unsigned delta) const {
+    return ::fl::emu::shfl_down_sync(__LINE__, lanes(), v, delta, Size);
+  }
+  template <typename T> T shfl_up(T v, unsigned delta) const { return ::fl::emu::shfl_up_sync(__LINE__, lanes(), v, delta, Size); }
+  template <typename T> T shfl_xor(T v, unsigned mask) const {
+    return ::fl::emu::shfl_xor_sync(__LINE__, lanes(), v, static_cast<int>(mask), Size);
+  }
+  int any(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, __LINE__, lanes(), p != 0)); }
+  int all(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, __LINE__, lanes(), p != 0)); }
+  // The tile's lanes' votes, bit 0 for its rank 0.
+  unsigned int ballot(int p) const {
+    unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes(), p != 0);
+    return static_cast<unsigned int>(votes >> (lane() & ~(Size - 1)));
+  }
+};
+
+template <unsigned Size, typename Parent>
+inline thread_block_tile<Size, Parent> tiled_partition(const Parent&) {
+  return {};
+}
+
+template <typename Group> inline void sync(const Group& g) { g.sync(); }
+
+template <typename T = void> struct plus {
+  T operator()(const T& a, const T& b) const { return a + b; }
+};
+template <typename T = void> struct less {
+  T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+template <typename T = void> struct greater {
+  T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+template <typename T = void> struct bit_and {
+  T operator()(const T& a, const T& b) const { return a & b; }
+};
+template <typename T = void> struct bit_or {
+  T operator()(const T& a, const T& b) const { return a | b; }
+};
+template <typename T = void> struct bit_xor {
+  T operator()(const T& a, const T& b) const { return a ^ b; }
+};
+
+// Every lane of the tile gets op applied over the tile's values (a butterfly).
+template <unsigned Size, typename Parent, typename T, typename Op>
+inline T reduce(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
+  for (unsigned offset = Size / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
+  return value;
+}
+
+template <unsigned Size, typename Parent, typename T, typename Op>
+inline T inclusive_scan(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
+  for (unsigned offset = 1; offset < Size; offset *= 2) {
+    T other = tile.shfl_up(value, offset);
+    if (tile.thread_rank() >= offset) value = op(value, other);
+  }
+  return value;
+}
+template <unsigned Size, typename Parent, typename T>
+inline T inclusive_scan(const thread_block_tile<Size, Parent>& tile, T value) {
+  return inclusive_scan(tile, value, plus<T>());
+}
+// Rank 0 gets T() (CUDA leaves it undefined for operators other than plus).
+template <unsigned Size, typename Parent, typename T, typename Op>
+inline T exclusive_scan(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
+  T inclusive = inclusive_scan(tile, value, op);
+  T shifted = tile.shfl_up(inclusive, 1);
+  return tile.thread_rank() == 0 ? T() : shifted;
+}
+template <unsigned Size, typename Parent, typename T>
+inline T exclusive_scan(const thread_block_tile<Size, Parent>& tile, T value) {
+  return exclusive_scan(tile, value, plus<T>());
+}
+
+}  // namespace cooperative_groups
+
+#endif

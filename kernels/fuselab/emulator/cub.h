@@ -1,0 +1,243 @@
+// cub's block and warp primitives on the CPU emulator: WarpReduce, WarpScan,
+// BlockReduce and BlockScan, with cub's interfaces (TempStorage in __shared__,
+// results valid where cub says they are) and cub's order of operations for
+// reductions (shuffles down by 1, 2, 4 ... inside a warp, then the warps'
+// totals in order), so float sums round as cub's default algorithms do.
+// Partial warps and num_valid arguments take part as in cub: absent lanes add
+// nothing.
+#ifndef FUSELAB_EMULATOR_CUB_H
+#define FUSELAB_EMULATOR_CUB_H
+
+#include "intrinsics.h"
+
+namespace cub {
+
+struct Sum {
+  template <typename T> T operator()(const T& a, const T& b) const { return a + b; }
+};
+struct Max {
+  template <typename T> T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+struct Min {
+  template <typename T> T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+
+enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
+enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
+
+namespace detail {
+
+inline unsigned linear_thread() {
+  const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
+  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
+  return t.x + d.x * (t.y + d.y * t.z);
+}
+
+// The lanes [base, base + width) of the caller's warp.
+inline unsigned long long segment_lanes(unsigned base, unsigned width) {
+  return (width >= 64 ? ~0ull : (1ull << width) - 1) << base;
+}
+
+// Reduces over the first `valid` lanes of a logical warp of `width` lanes;
+// the result is complete in its lane 0.
+template <typename T, typename Op>
+inline T warp_reduce(T value, Op op, unsigned lane, unsigned width, unsigned valid, unsigned long long lanes) {
+  for (unsigned offset = 1; offset < width; offset *= 2) {
+    T other = ::fl::emu::shfl_down_sync(__LINE__, lanes, value, offset, static_cast<int>(width));
+    if (lane + offset < valid) value = op(value, other);
+  }
+  return value;
+}
+
+// Inclusive scan over a logical warp (shuffles up by 1, 2, 4 ...).
+template <typename T, typename Op>
+inline T warp_inclusive_scan(T value, Op op, unsigned lane, unsigned width, unsigned long long lanes) {
+  for (unsigned offset = 1; offset < width; offset *= 2) {
+    T other = ::fl::emu::shfl_up_sync(__LINE__, lanes, value, offset, static_cast<int>(width));
+    if (lane >= offset) value = op(other, value);
+  }
+  return value;
+}
+
+}  // namespace detail
+
+template <typename T, int LOGICAL_WARP_THREADS = 32, int LEGACY_PTX_ARCH = 0>
+class WarpReduce {
+  static_assert(LOGICAL_WARP_THREADS >= 1 && LOGICAL_WARP_THREADS <= 64, "a logical warp has 1 to 64 threads");
+
+ public:
+  struct TempStorage {};
+
+  explicit WarpReduce(TempStorage&) {}
+
+  template <typename Op> T Reduce(T input, Op op) { return Reduce(input, op, LOGICAL_WARP_THREADS); }
+  template <typename Op> T Reduce(T input, Op op, int valid_items) {
+    unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    unsigned width = pow2_width();
+    unsigned base = warp_lane / width * width;
+    unsigned present = lanes_present(base, width);
+    unsigned valid = static_cast<unsigned>(valid_items) < present ? static_cast<unsigned>(valid_items) : present;
+    return detail::warp_reduce(input, op, warp_lane - base, width, valid, detail::segment_lanes(base, present));
+  }
+  T Sum(T input) { return Reduce(input, cub::Sum()); }
+  T Sum(T input, int valid_items) { return Reduce(input, cub::Sum(), valid_items); }
+
+ private:
+  // A logical warp that is not a power of two is rounded up (cub allows any size).
+  static unsigned pow2_width() {
+    unsigned w = 1;
+    while (w < LOGICAL_WARP_THREADS) w *= 2;
+    return w;
+  }
+  // Lanes of this logical warp that are inside the block.
+  static unsigned lanes_present(unsigned base, unsigned width) {
+    const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
+    unsigned threads = d.x * d.y * d.z;
+    unsigned first = detail::linear_thread() - (detail::linear_thread() % ::fl::emu::tls().warp_size) + base;
+    unsigned left = threads - first;
+    unsigned n = left < width ? left : width;
+    return n < LOGICAL_WARP_THREADS ? n : LOGICAL_WARP_THREADS;
+  }
+};
+
+template <typename T, int LOGICAL_WARP_THREADS = 32, int LEGACY_PTX_ARCH = 0>
+class WarpScan {
+ public:
+  struct TempStorage {};
+  explicit WarpScan(TempStorage&) {}
+
+  template <typename Op> void InclusiveScan(T input, T& output, Op op) {
+    unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    unsigned base = warp_lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
+    output = detail::warp_inclusive_scan(input, op, warp_lane - base, LOGICAL_WARP_THREADS,
+                                         detail::segment_lanes(base, LOGICAL_WARP_THREADS));
+  }
+  void InclusiveSum(T input, T& output) { InclusiveScan(input, output, Sum()); }
+  template <typename Op> void ExclusiveScan(T input, T& output, T initial, Op op) {
+    T inclusive;
+    InclusiveScan(input, inclusive, op);
+    unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    unsigned base = warp_lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
+    T previous = ::fl::emu::shfl_up_sync(__LINE__, detail::segment_lanes(base, LOGICAL_WARP_THREADS), inclusive, 1,
+                                         LOGICAL_WARP_THREADS);
+    output = warp_lane == base ? initial : op(initial, previous);
+  }
+  void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T(), Sum()); }
+};
+
+template <typename T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS,
+          int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
+class BlockReduce {
+  static constexpr int BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+
+ public:
+  // One slot a warp's total; sized for the smallest warps.
+  struct TempStorage {
+    T warp_totals[BLOCK_THREADS];
+  };
+
+  explicit BlockReduce(TempStorage& storage) : storage_(storage) {}
+
+  // The result is valid in thread 0.
+  template <typename Op> T Reduce(T input, Op op) { return Reduce(input, op, BLOCK_THREADS); }
+  template <typename Op> T Reduce(T input, Op op, int num_valid) {
+    unsigned thread = detail::linear_thread();
+    unsigned warp_size = ::fl::emu::tls().warp_size;
+    unsigned warp = thread / warp_size, lane = thread % warp_size, base = warp * warp_size;
+    unsigned valid_total = num_valid < BLOCK_THREADS ? static_cast<unsigned>(num_valid) : BLOCK_THREADS;
+    unsigned in_warp = BLOCK_THREADS - base < warp_size ? BLOCK_THREADS - base : warp_size;
+    unsigned valid = valid_total <= base ? 0 : valid_total - base < in_warp ? valid_total - base : in_warp;
+    T total = detail::warp_reduce(input, op, lane, warp_size, valid, detail::segment_lanes(0, in_warp));
+    if (lane == 0 && valid > 0) storage_.warp_totals[warp] = total;
+    ::fl::emu::syncthreads(__LINE__);
+    if (thread == 0) {
+      unsigned warps = (valid_total + warp_size - 1) / warp_size;
+      for (unsigned w = 1; w < warps; w++) total = op(total, storage_.warp_totals[w]);
+    }
+    return total;
+  }
+  T Sum(T input) { return Reduce(input, cub::Sum()); }
+  T Sum(T input, int num_valid) { return Reduce(input, cub::Sum(), num_valid); }
+  template <int N, typename Op> T Reduce(T (&inputs)[N], Op op) {
+    T partial = inputs[0];
+    for (int i = 1; i < N; i++) partial = op(partial, inputs[i]);
+    return Reduce(partial, op);
+  }
+  template <int N> T Sum(T (&inputs)[N]) { return Reduce(inputs, cub::Sum()); }
+
+ private:
+  TempStorage& storage_;
+};
+
+template <typename T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1,
+          int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
+class BlockScan {
+  static constexpr int BLOCK_THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+
+ public:
+  struct TempStorage {
+    T warp_totals[BLOCK_THREADS];
+  };
+
+  explicit BlockScan(TempStorage& storage) : storage_(storage) {}
+
+  template <typename Op> void InclusiveScan(T input, T& output, Op op) {
+    T aggregate;
+    InclusiveScan(input, output, op, aggregate);
+  }
+  // block_aggregate: the scan of the whole block, in every thread.
+  template <typename Op> void InclusiveScan(T input, T& output, Op op, T& block_aggregate) {
+    T before;
+    bool has_before;
+    scan(input, op, output, before, has_before, block_aggregate);
+  }
+  void InclusiveSum(T input, T& output) { InclusiveScan(input, output, cub::Sum()); }
+  void InclusiveSum(T input, T& output, T& block_aggregate) { InclusiveScan(input, output, cub::Sum(), block_aggregate); }
+
+  // Thread i gets op(initial, x0 ... x(i-1)); thread 0 gets initial.
+  template <typename Op> void ExclusiveScan(T input, T& output, T initial, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, initial, op, aggregate);
+  }
+  template <typename Op> void ExclusiveScan(T input, T& output, T initial, Op op, T& block_aggregate) {
+    T inclusive, before;
+    bool has_before;
+    scan(input, op, inclusive, before, has_before, block_aggregate);
+    output = has_before ? op(initial, before) : initial;
+  }
+  void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T(), cub::Sum()); }
+  void ExclusiveSum(T input, T& output, T& block_aggregate) {
+    ExclusiveScan(input, output, T(), cub::Sum(), block_aggregate);
+  }
+
+ private:
+  // Scans each warp with shuffles, then adds the totals of the warps before.
+  // before: the scan of the threads before this one (has_before: there are some).
+  template <typename Op> void scan(T input, Op op, T& inclusive, T& before, bool& has_before, T& aggregate) {
+    unsigned thread = detail::linear_thread();
+    unsigned warp_size = ::fl::emu::tls().warp_size;
+    unsigned warp = thread / warp_size, lane = thread % warp_size, base = warp * warp_size;
+    unsigned in_warp = BLOCK_THREADS - base < warp_size ? BLOCK_THREADS - base : warp_size;
+    unsigned long long lanes = detail::segment_lanes(0, in_warp);
+    T in_warp_scan = detail::warp_inclusive_scan(input, op, lane, warp_size, lanes);
+    if (lane == in_warp - 1) storage_.warp_totals[warp] = in_warp_scan;
+    T previous = ::fl::emu::shfl_up_sync(__LINE__, lanes, in_warp_scan, 1, static_cast<int>(warp_size));
+    ::fl::emu::syncthreads(__LINE__);
+    T prefix = storage_.warp_totals[0];
+    for (unsigned w = 1; w < warp; w++) prefix = op(prefix, storage_.warp_totals[w]);
+    inclusive = warp > 0 ? op(prefix, in_warp_scan) : in_warp_scan;
+    has_before = thread > 0;
+    if (lane > 0) before = warp > 0 ? op(prefix, previous) : previous;
+    else before = prefix;
+    unsigned warps = (BLOCK_THREADS + warp_size - 1) / warp_size;
+    aggregate = storage_.warp_totals[0];
+    for (unsigned w = 1; w < warps; w++) aggregate = op(aggregate, storage_.warp_totals[w]);
+    ::fl::emu::syncthreads(__LINE__);  // the storage may be reused once every thread has read it
+  }
+
+  TempStorage& storage_;
+};
+
+}  // namespace cub
+
+#endif

@@ -1,0 +1,385 @@
+// The 16-bit float API of cuda_fp16.h / cuda_bf16.h (and HIP's hip_fp16.h) on
+// the CPU. Every __half and __nv_bfloat16 operation rounds its result to 16 bits
+// as the GPU's f16 and bf16 instructions do, so outputs are bit-identical:
+//  - add, sub, mul, div and sqrt are computed in float and rounded once more to
+//    16 bits; float carries at least 2p+2 bits of a 16-bit type's p, so the
+//    double rounding gives the correctly rounded result;
+//  - fma is rounded to odd on the way (round_to_odd), which keeps it exact too;
+//  - the transcendental functions (hexp, hlog, hsin ...) are the float
+//    function rounded to 16 bits; the GPU's approximations may differ in the
+//    last bit there, as they do between GPU generations.
+#ifndef FUSELAB_EMULATOR_HALF_H
+#define FUSELAB_EMULATOR_HALF_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "types.h"
+
+namespace fl {
+namespace emu {
+
+// IEEE binary16: 1 sign, 5 exponent, 10 mantissa bits.
+inline float half_bits_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu;
+  uint32_t mantissa = h & 0x3ffu;
+  if (exponent == 0x1f) return bits_float(sign | 0x7f800000u | (mantissa << 13));  // Inf, NaN
+  if (exponent != 0) return bits_float(sign | ((exponent + 112) << 23) | (mantissa << 13));
+  if (mantissa == 0) return bits_float(sign);
+  // Subnormal: mantissa * 2^-24, exact in float.
+  float magnitude = static_cast<float>(mantissa) * (1.0f / 16777216.0f);
+  return sign ? -magnitude : magnitude;
+}
+
+// Round to nearest even, as the GPU's cvt.rn.f16.f32; a NaN becomes the GPU's
+// canonical NaN, 0x7fff (so do the results of f16 and bf16 arithmetic).
+inline uint16_t float_to_half_bits(float f) {
+  uint32_t x = float_bits(f);
+  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
+  x &= 0x7fffffffu;
+  if (x > 0x7f800000u) return 0x7fffu;  // NaN: the GPU's one NaN
+  if (x >= 0x477ff000u) return sign | 0x7c00u;  // >= 65520 rounds to Inf
+  uint32_t exponent = x >> 23;
+  uint32_t mantissa = x & 0x7fffffu;
+  if (exponent >= 113) {  // a normal half
+    uint32_t h = ((exponent - 112) << 10) | (mantissa >> 13);
+    uint32_t rest = mantissa & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++;  // a carry rolls into the exponent, as it should
+    return sign | static_cast<uint16_t>(h);
+  }
+  if (x <= 0x33000000u) return sign;  // at most 2^-25: rounds to zero (the tie goes to even, zero)
+  // A subnormal half: round(f / 2^-24). f = (1.mantissa) * 2^(exponent-127).
+  uint32_t significand = mantissa | 0x800000u;
+  uint32_t shift = 126 - exponent;  // 14..24
+  uint32_t h = significand >> shift;
+  uint32_t rest = significand & ((1u << shift) - 1);
+  uint32_t halfway = 1u << (shift - 1);
+  if (rest > halfway || (rest == halfway && (h & 1u))) h++;
+  return sign | static_cast<uint16_t>(h);
+}
+
+// Toward zero: the GPU's _rz conversions.
+inline uint16_t float_to_half_bits_rz(float f) {
+  uint16_t h = float_to_half_bits(f);
+  if (f != f) return h;
+  float back = half_bits_to_float(h);
+  if (fabsf(back) > fabsf(f)) h = static_cast<uint16_t>(h - 1);  // one step toward zero, in magnitude
+  return h;
+}
+
+inline float bf16_bits_to_float(uint16_t h) { return bits_float(static_cast<uint32_t>(h) << 16); }
+
+// Round to nearest even; NaN gives the GPU's one NaN.
+inline uint16_t float_to_bf16_bits(float f) {
+  uint32_t u = float_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fffu;
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+// A double rounded to float toward zero, its last bit set when inexact (round
+// to odd): rounding that again to a narrower type gives the correct rounding of
+// the double.
+inline float round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d || d != d || isinf(d)) return f;
+  if (fabs(static_cast<double>(f)) > fabs(d)) f = nextafterf(f, 0.0f);
+  return bits_float(float_bits(f) | 1u);
+}
+
+// a * b + c with one rounding, to float, rounded to odd: a * b is exact in
+// double (16-bit operands), the sum's error is recovered exactly (two-sum).
+inline float fma_to_odd(float a, float b, float c) {
+  double product = static_cast<double>(a) * b;
+  double sum = product + c;
+  double bb = sum - product;
+  double error = (product - (sum - bb)) + (c - bb);
+  if (error != 0 && sum == sum && !isinf(sum)) {
+    // Rounded away from the exact value: step back toward it, then mark inexact.
+    if ((error > 0) != (sum > 0)) sum = nextafter(sum, 0.0);
+    uint64_t bits;
+    memcpy(&bits, &sum, sizeof bits);
+    bits |= 1u;
+    memcpy(&sum, &bits, sizeof sum);
+  }
+  return round_to_odd(sum);
+}
+
+}  // namespace emu
+}  // namespace fl
+
+struct __half_raw {
+  unsigned short x;
+};
+struct __half2_raw {
+  unsigned short x, y;
+};
+
+// Constructors and conversions of a 16-bit float type T, as CUDA gives them:
+// implicit from and to float, double and the integer types (integer
+// conversions truncate), and from and to its raw bits.
+#define FL_HALF_CONVERSIONS(T, RAW, FROM_FLOAT, TO_FLOAT)                                       \
+  T() = default;                                                                                \
+  constexpr T(const RAW& r) : __x(r.x) {}                                                       \
+  T(float f) : __x(FROM_FLOAT(f)) {}                                                            \
+  T(double d) : __x(FROM_FLOAT(fl::emu::round_to_odd(d))) {}                                    \
+  T(short v) : T(static_cast<float>(v)) {}                                                      \
+  T(unsigned short v) : T(static_cast<float>(v)) {}                                             \
+  T(int v) : T(static_cast<double>(v)) {}                                                       \
+  T(unsigned int v) : T(static_cast<double>(v)) {}                                              \
+  T(long v) : T(static_cast<double>(v)) {}                                                      \
+  T(unsigned long v) : T(static_cast<double>(v)) {}                                             \
+  T(long long v) : T(static_cast<double>(v)) {}                                                 \
+  T(unsigned long long v) : T(static_cast<double>(v)) {}                                        \
+  operator RAW() const { return {__x}; }                                                        \
+  operator float() const { return TO_FLOAT(__x); }                                              \
+  operator signed char() const { return static_cast<signed char>(float(*this)); }               \
+  operator unsigned char() const { return static_cast<unsigned char>(float(*this)); }           \
+  operator char() const { return static_cast<char>(float(*this)); }                             \
+  operator short() const { return static_cast<short>(float(*this)); }                           \
+  operator unsigned short() const { return static_cast<unsigned short>(float(*this)); }         \
+  operator int() const { return static_cast<int>(float(*this)); }                               \
+  operator unsigned int() const { return static_cast<unsigned int>(float(*this)); }             \
+  operator long() const { return static_cast<long>(float(*this)); }                             \
+  operator unsigned long() const { return static_cast<unsigned long>(float(*this)); }           \
+  operator long long() const { return static_cast<long long>(float(*this)); }                   \
+  operator unsigned long long() const { return static_cast<unsigned long long>(float(*this)); } \
+  constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
+
+// f16 as its 16 bits. Trivial to construct, so it can live in __shared__ arrays.
+struct alignas(2) __half {
+  unsigned short __x;
+  FL_HALF_CONVERSIONS(__half, __half_raw, fl::emu::float_to_half_bits, fl::emu::half_bits_to_float)
+};
+
+struct alignas(2) __nv_bfloat16_raw {
+  unsigned short x;
+};
+struct alignas(4) __nv_bfloat162_raw {
+  unsigned short x, y;
+};
+
+// bf16 as its 16 bits.
+struct alignas(2) __nv_bfloat16 {
+  unsigned short __x;
+  FL_HALF_CONVERSIONS(__nv_bfloat16, __nv_bfloat16_raw, fl::emu::float_to_bf16_bits, fl::emu::bf16_bits_to_float)
+  explicit __nv_bfloat16(__half h) : __nv_bfloat16(float(h)) {}
+};
+#undef FL_HALF_CONVERSIONS
+
+typedef __half half;
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat16 __hip_bfloat16;
+typedef __nv_bfloat16 hip_bfloat16;
+typedef __nv_bfloat16 fl_bf16;
+
+struct alignas(4) __half2 {
+  __half x, y;
+  __half2() = default;
+  constexpr __half2(const __half& a, const __half& b) : x(a), y(b) {}
+  __half2(const __half2_raw& r) : x(__half_raw{r.x}), y(__half_raw{r.y}) {}
+  operator __half2_raw() const { return {x.__x, y.__x}; }
+};
+struct alignas(4) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  constexpr __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}
+  __nv_bfloat162(const __nv_bfloat162_raw& r) : x(__nv_bfloat16_raw{r.x}), y(__nv_bfloat16_raw{r.y}) {}
+  operator __nv_bfloat162_raw() const { return {x.__x, y.__x}; }
+};
+typedef __half2 half2;
+typedef __nv_bfloat162 nv_bfloat162;
+typedef __nv_bfloat162 __hip_bfloat162;
+
+// ---- conversions
+inline float __half2float(__half h) { return float(h); }
+inline __half __float2half(float f) { return __half(f); }
+inline __half __float2half_rn(float f) { return __half(f); }
+inline __half __float2half_rz(float f) { return __half_raw{fl::emu::float_to_half_bits_rz(f)}; }
+inline __half __double2half(double d) { return __half(d); }
+inline __half2 __float2half2_rn(float f) { return {__half(f), __half(f)}; }
+inline __half2 __floats2half2_rn(float a, float b) { return {__half(a), __half(b)}; }
+inline __half2 __float22half2_rn(float2 f) { return {__half(f.x), __half(f.y)}; }
+inline float2 __half22float2(__half2 h) { return {float(h.x), float(h.y)}; }
+inline float __low2float(__half2 h) { return float(h.x); }
+inline float __high2float(__half2 h) { return float(h.y); }
+inline __half __low2half(__half2 h) { return h.x; }
+inline __half __high2half(__half2 h) { return h.y; }
+inline __half2 __halves2half2(__half lo, __half hi) { return {lo, hi}; }
+inline __half2 __half2half2(__half h) { return {h, h}; }
+inline __half2 make_half2(__half x, __half y) { return {x, y}; }
+inline __half2 __lows2half2(__half2 a, __half2 b) { return {a.x, b.x}; }
+inline __half2 __highs2half2(__half2 a, __half2 b) { return {a.y, b.y}; }
+inline __half2 __low2half2(__half2 a) { return {a.x, a.x}; }
+inline __half2 __high2half2(__half2 a) { return {a.y, a.y}; }
+inline __half2 __lowhigh2highlow(__half2 a) { return {a.y, a.x}; }
+inline __half __int2half_rn(int v) { return __half(v); }
+inline __half __uint2half_rn(unsigned int v) { return __half(v); }
+inline __half __short2half_rn(short v) { return __half(v); }
+inline __half __ushort2half_rn(unsigned short v) { return __half(v); }
+inline __half __ll2half_rn(long long v) { return __half(v); }
+inline int __half2int_rz(__half h) { return static_cast<int>(float(h)); }
+inline int __half2int_rn(__half h) { return static_cast<int>(rintf(float(h))); }
+inline unsigned int __half2uint_rz(__half h) { return static_cast<unsigned int>(float(h)); }
+inline short __half2short_rz(__half h) { return static_cast<short>(float(h)); }
+inline short __half_as_short(__half h) { return static_cast<short>(h.__x); }
+inline unsigned short __half_as_ushort(__half h) { return h.__x; }
+inline __half __short_as_half(short v) { return __half_raw{static_cast<unsigned short>(v)}; }
+inline __half __ushort_as_half(unsigned short v) { return __half_raw{v}; }
+
+inline float __bfloat162float(__nv_bfloat16 h) { return float(h); }
+inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
+inline __nv_bfloat162 __float2bfloat162_rn(float f) { return {__nv_bfloat16(f), __nv_bfloat16(f)}; }
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__nv_bfloat16(a), __nv_bfloat16(b)}; }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return {__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+inline float2 __bfloat1622float2(__nv_bfloat162 h) { return {float(h.x), float(h.y)}; }
+inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { return {lo, hi}; }
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 h) { return {h, h}; }
+inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return {x, y}; }
+inline __nv_bfloat16 __int2bfloat16_rn(int v) { return __nv_bfloat16(v); }
+inline int __bfloat162int_rz(__nv_bfloat16 h) { return static_cast<int>(float(h)); }
+inline short __bfloat16_as_short(__nv_bfloat16 h) { return static_cast<short>(h.__x); }
+inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
+inline __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{static_cast<unsigned short>(v)}; }
+inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat16_raw{v}; }
+
+// ---- arithmetic, one set per 16-bit type: H is the scalar, H2 the pair, P its
+// prefix in the API's names (__hadd / __hadd2 serve both types, as in CUDA).
+#define FL_HALF_ARITHMETIC(H, H2, P)                                                                       \
+  inline H __hadd(H a, H b) { return H(float(a) + float(b)); }                                             \
+  inline H __hsub(H a, H b) { return H(float(a) - float(b)); }                                             \
+  inline H __hmul(H a, H b) { return H(float(a) * float(b)); }                                             \
+  inline H __hdiv(H a, H b) { return H(float(a) / float(b)); }                                             \
+  inline H __hadd_rn(H a, H b) { return __hadd(a, b); }                                                    \
+  inline H __hsub_rn(H a, H b) { return __hsub(a, b); }                                                    \
+  inline H __hmul_rn(H a, H b) { return __hmul(a, b); }                                                    \
+  inline H __hfma(H a, H b, H c) { return H(fl::emu::fma_to_odd(float(a), float(b), float(c))); }          \
+  inline H __hneg(H a) { H r = a; r.__x ^= 0x8000u; return r; }                                            \
+  inline H __habs(H a) { H r = a; r.__x &= 0x7fffu; return r; }                                            \
+  inline H fl_saturate_##P(H a) { float f = float(a); return f != f ? H(0.0f) : H(f < 0 ? 0.0f : f > 1 ? 1.0f : f); } \
+  inline H __hadd_sat(H a, H b) { return fl_saturate_##P(__hadd(a, b)); }                                 \
+  inline H __hsub_sat(H a, H b) { return fl_saturate_##P(__hsub(a, b)); }                                  \
+  inline H __hmul_sat(H a, H b) { return fl_saturate_##P(__hmul(a, b)); }                                  \
+  inline H __hfma_sat(H a, H b, H c) { return fl_saturate_##P(__hfma(a, b, c)); }                          \
+  inline H __hfma_relu(H a, H b, H c) { H r = __hfma(a, b, c); return float(r) < 0 ? H(0.0f) : r; }       \
+  /* max/min: NaN loses to a number, as fmaxf; _nan forms propagate it */                                 \
+  inline H __hmax(H a, H b) { return H(fmaxf(float(a), float(b))); }                                       \
+  inline H __hmin(H a, H b) { return H(fminf(float(a), float(b))); }                                       \
+  inline H __hmax_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmax(a, b); } \
+  inline H __hmin_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmin(a, b); } \
+  inline bool __heq(H a, H b) { return float(a) == float(b); }                                             \
+  inline bool __hne(H a, H b) { return float(a) != float(b) && float(a) == float(a) && float(b) == float(b); } \
+  inline bool __hlt(H a, H b) { return float(a) < float(b); }                                              \
+  inline bool __hle(H a, H b) { return float(a) <= float(b); }                                             \
+  inline bool __hgt(H a, H b) { return float(a) > float(b); }                                              \
+  inline bool __hge(H a, H b) { return float(a) >= float(b); }                                             \
+  inline bool __hequ(H a, H b) { return !(float(a) != float(b)); }                                         \
+  inline bool __hneu(H a, H b) { return float(a) != float(b); }                                            \
+  inline bool __hisnan(H a) { return float(a) != float(a); }                                               \
+  inline int __hisinf(H a) { float f = float(a); return isinf(f) ? (f < 0 ? -1 : 1) : 0; }                \
+  inline H operator+(const H& a, const H& b) { return __hadd(a, b); }                                      \
+  inline H operator-(const H& a, const H& b) { return __hsub(a, b); }                                      \
+  inline H operator*(const H& a, const H& b) { return __hmul(a, b); }                                      \
+  inline H operator/(const H& a, const H& b) { return __hdiv(a, b); }                                      \
+  inline H& operator+=(H& a, const H& b) { return a = __hadd(a, b); }                                      \
+  inline H& operator-=(H& a, const H& b) { return a = __hsub(a, b); }                                      \
+  inline H& operator*=(H& a, const H& b) { return a = __hmul(a, b); }                                      \
+  inline H& operator/=(H& a, const H& b) { return a = __hdiv(a, b); }                                      \
+  inline H operator+(const H& a) { return a; }                                                             \
+  inline H operator-(const H& a) { return __hneg(a); }                                                     \
+  inline H& operator++(H& a) { return a = __hadd(a, H(1.0f)); }                                            \
+  inline H& operator--(H& a) { return a = __hsub(a, H(1.0f)); }                                            \
+  inline H operator++(H& a, int) { H old = a; ++a; return old; }                                           \
+  inline H operator--(H& a, int) { H old = a; --a; return old; }                                           \
+  inline bool operator==(const H& a, const H& b) { return __heq(a, b); }                                   \
+  inline bool operator!=(const H& a, const H& b) { return __hneu(a, b); }                                  \
+  inline bool operator<(const H& a, const H& b) { return __hlt(a, b); }                                    \
+  inline bool operator<=(const H& a, const H& b) { return __hle(a, b); }                                   \
+  inline bool operator>(const H& a, const H& b) { return __hgt(a, b); }                                    \
+  inline bool operator>=(const H& a, const H& b) { return __hge(a, b); }                                   \
+  /* pairs: each half on its own */                                                                       \
+  inline H2 __hadd2(H2 a, H2 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }                          \
+  inline H2 __hsub2(H2 a, H2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                          \
+  inline H2 __hmul2(H2 a, H2 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }                          \
+  inline H2 __h2div(H2 a, H2 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }                          \
+  inline H2 __hadd2_rn(H2 a, H2 b) { return __hadd2(a, b); }                                               \
+  inline H2 __hmul2_rn(H2 a, H2 b) { return __hmul2(a, b); }                                               \
+  inline H2 __hfma2(H2 a, H2 b, H2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }          \
+  inline H2 __hfma2_relu(H2 a, H2 b, H2 c) { return {__hfma_relu(a.x, b.x, c.x), __hfma_relu(a.y, b.y, c.y)}; } \
+  inline H2 __hadd2_sat(H2 a, H2 b) { return {__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)}; }              \
+  inline H2 __hmul2_sat(H2 a, H2 b) { return {__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y)}; }              \
+  inline H2 __hfma2_sat(H2 a, H2 b, H2 c) { return {__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y)}; } \
+  inline H2 __hneg2(H2 a) { return {__hneg(a.x), __hneg(a.y)}; }                                          \
+  inline H2 __habs2(H2 a) { return {__habs(a.x), __habs(a.y)}; }                                          \
+  inline H2 __hmax2(H2 a, H2 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }                          \
+  inline H2 __hmin2(H2 a, H2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }                          \
+  inline H2 __hmax2_nan(H2 a, H2 b) { return {__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)}; }              \
+  inline H2 __hmin2_nan(H2 a, H2 b) { return {__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)}; }              \
+  inline H2 __heq2(H2 a, H2 b) { return {H(__heq(a.x, b.x) ? 1.0f : 0.0f), H(__heq(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  inline H2 __hlt2(H2 a, H2 b) { return {H(__hlt(a.x, b.x) ? 1.0f : 0.0f), H(__hlt(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  inline H2 __hgt2(H2 a, H2 b) { return {H(__hgt(a.x, b.x) ? 1.0f : 0.0f), H(__hgt(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  inline bool __hbeq2(H2 a, H2 b) { return __heq(a.x, b.x) && __heq(a.y, b.y); }                          \
+  inline bool __hbne2(H2 a, H2 b) { return __hne(a.x, b.x) && __hne(a.y, b.y); }                          \
+  inline bool __hblt2(H2 a, H2 b) { return __hlt(a.x, b.x) && __hlt(a.y, b.y); }                          \
+  inline bool __hbgt2(H2 a, H2 b) { return __hgt(a.x, b.x) && __hgt(a.y, b.y); }                          \
+  inline H2 __hisnan2(H2 a) { return {H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)}; }  \
+  inline H2 operator+(const H2& a, const H2& b) { return __hadd2(a, b); }                                  \
+  inline H2 operator-(const H2& a, const H2& b) { return __hsub2(a, b); }                                  \
+  inline H2 operator*(const H2& a, const H2& b) { return __hmul2(a, b); }                                  \
+  inline H2 operator/(const H2& a, const H2& b) { return __h2div(a, b); }                                  \
+  inline H2& operator+=(H2& a, const H2& b) { return a = __hadd2(a, b); }                                  \
+  inline H2& operator-=(H2& a, const H2& b) { return a = __hsub2(a, b); }                                  \
+  inline H2& operator*=(H2& a, const H2& b) { return a = __hmul2(a, b); }                                  \
+  inline H2& operator/=(H2& a, const H2& b) { return a = __h2div(a, b); }                                  \
+  inline H2 operator+(const H2& a) { return a; }                                                           \
+  inline H2 operator-(const H2& a) { return __hneg2(a); }                                                  \
+  inline bool operator==(const H2& a, const H2& b) { return __hbeq2(a, b); }                               \
+  inline bool operator!=(const H2& a, const H2& b) { return !(__heq(a.x, b.x) && __heq(a.y, b.y)); }       \
+  /* functions: the float function, rounded */                                                            \
+  inline H P##exp(H a) { return H(expf(float(a))); }                                                       \
+  inline H P##exp2(H a) { return H(exp2f(float(a))); }                                                     \
+  inline H P##exp10(H a) { return H(exp10f(float(a))); }                                                   \
+  inline H P##log(H a) { return H(logf(float(a))); }                                                       \
+  inline H P##log2(H a) { return H(log2f(float(a))); }                                                     \
+  inline H P##log10(H a) { return H(log10f(float(a))); }                                                   \
+  inline H P##sqrt(H a) { return H(sqrtf(float(a))); }                                                     \
+  inline H P##rsqrt(H a) { return H(1.0f / sqrtf(float(a))); }                                             \
+  inline H P##rcp(H a) { return H(1.0f / float(a)); }                                                      \
+  inline H P##sin(H a) { return H(sinf(float(a))); }                                                       \
+  inline H P##cos(H a) { return H(cosf(float(a))); }                                                       \
+  inline H P##tanh(H a) { return H(tanhf(float(a))); }                                                     \
+  inline H P##ceil(H a) { return H(ceilf(float(a))); }                                                     \
+  inline H P##floor(H a) { return H(floorf(float(a))); }                                                   \
+  inline H P##rint(H a) { return H(rintf(float(a))); }                                                     \
+  inline H P##trunc(H a) { return H(truncf(float(a))); }                                                   \
+  inline H2 P##2exp(H2 a) { return {P##exp(a.x), P##exp(a.y)}; }                                           \
+  inline H2 P##2exp2(H2 a) { return {P##exp2(a.x), P##exp2(a.y)}; }                                        \
+  inline H2 P##2log(H2 a) { return {P##log(a.x), P##log(a.y)}; }                                           \
+  inline H2 P##2log2(H2 a) { return {P##log2(a.x), P##log2(a.y)}; }                                        \
+  inline H2 P##2sqrt(H2 a) { return {P##sqrt(a.x), P##sqrt(a.y)}; }                                        \
+  inline H2 P##2rsqrt(H2 a) { return {P##rsqrt(a.x), P##rsqrt(a.y)}; }                                     \
+  inline H2 P##2rcp(H2 a) { return {P##rcp(a.x), P##rcp(a.y)}; }                                          \
+  inline H2 P##2sin(H2 a) { return {P##sin(a.x), P##sin(a.y)}; }                                           \
+  inline H2 P##2cos(H2 a) { return {P##cos(a.x), P##cos(a.y)}; }                                           \
+  inline H2 P##2tanh(H2 a) { return {P##tanh(a.x), P##tanh(a.y)}; }                                        \
+  inline H2 P##2floor(H2 a) { return {P##floor(a.x), P##floor(a.y)}; }                                     \
+  inline H2 P##2ceil(H2 a) { return {P##ceil(a.x), P##ceil(a.y)}; }
+
+// CUDA names the f16 functions h* (hexp, h2exp) and the bf16 ones the same (hexp
+// on __nv_bfloat16 overloads it).
+FL_HALF_ARITHMETIC(__half, __half2, h)
+FL_HALF_ARITHMETIC(__nv_bfloat16, __nv_bfloat162, h)
+#undef FL_HALF_ARITHMETIC
+
+inline __nv_bfloat162 __low2bfloat162(__nv_bfloat162 a) { return {a.x, a.x}; }
+inline __nv_bfloat162 __high2bfloat162(__nv_bfloat162 a) { return {a.y, a.y}; }
+inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 a) { return a.x; }
+inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 a) { return a.y; }
+inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
+inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+
+#endif

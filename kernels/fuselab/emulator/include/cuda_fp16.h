@@ -1,0 +1,5 @@
+// <cuda_fp16.h> on the CPU emulator: the kernel language of fuselab/fuselab.h.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUDA_FP16_H
+#define FUSELAB_EMULATOR_INCLUDE_CUDA_FP16_H
+#include <fuselab/fuselab.h>
+#endif

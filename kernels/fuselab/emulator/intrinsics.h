@@ -1,0 +1,277 @@
+// CUDA's and HIP's device intrinsics on the CPU: warp operations with lane
+// masks, bit manipulation, float conversions and reinterpretations, the fast
+// math forms, memory fences and the atomics beyond vendors/cpu.h's basic set.
+// Integer results are exact; the fast math forms are the precise functions
+// (the GPU's approximations differ from them in the last bits).
+#ifndef FUSELAB_EMULATOR_INTRINSICS_H
+#define FUSELAB_EMULATOR_INTRINSICS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <atomic>
+#include <chrono>
+#include <limits>
+
+#include "half.h"
+#include "runtime.h"
+
+namespace fl {
+namespace emu {
+
+// The _sync forms: only the lanes of `mask` take part (width <= 0: the whole warp).
+template <typename T> inline T shfl_sync(int line, uint64_t mask, T v, int source, int width = -1) {
+  return shuffle_op(warp_op::shfl, line, v, static_cast<uint32_t>(source), width, mask);
+}
+template <typename T> inline T shfl_xor_sync(int line, uint64_t mask, T v, int lane_mask, int width = -1) {
+  return shuffle_op(warp_op::shfl_xor, line, v, static_cast<uint32_t>(lane_mask), width, mask);
+}
+template <typename T> inline T shfl_down_sync(int line, uint64_t mask, T v, unsigned delta, int width = -1) {
+  return shuffle_op(warp_op::shfl_down, line, v, delta, width, mask);
+}
+template <typename T> inline T shfl_up_sync(int line, uint64_t mask, T v, unsigned delta, int width = -1) {
+  return shuffle_op(warp_op::shfl_up, line, v, delta, width, mask);
+}
+inline uint64_t vote_sync(warp_op op, int line, uint64_t mask, bool p) {
+  return warp_exchange(op, line, p ? 1 : 0, 0, tls().warp_size, mask);
+}
+inline void syncwarp(int line, uint64_t mask = ~0ull) { warp_exchange(warp_op::syncwarp, line, 0, 0, tls().warp_size, mask); }
+// __syncwarp() and __syncwarp(mask) from one macro: syncwarp_at(__LINE__)(...).
+struct syncwarp_at {
+  int line;
+  void operator()(uint64_t mask = ~0ull) const { syncwarp(line, mask); }
+};
+
+template <typename T> inline T bit_cast(const void* from) {
+  T to;
+  memcpy(&to, from, sizeof to);
+  return to;
+}
+
+}  // namespace emu
+}  // namespace fl
+
+// HIP's forms without a mask: the whole warp.
+#define __shfl(v, ...) ::fl::emu::shfl_sync(__LINE__, ~0ull, v, __VA_ARGS__)
+#define __shfl_xor(v, ...) ::fl::emu::shfl_xor_sync(__LINE__, ~0ull, v, __VA_ARGS__)
+#define __shfl_down(v, ...) ::fl::emu::shfl_down_sync(__LINE__, ~0ull, v, __VA_ARGS__)
+#define __shfl_up(v, ...) ::fl::emu::shfl_up_sync(__LINE__, ~0ull, v, __VA_ARGS__)
+#define __any(p) __any_sync(~0ull, p)
+#define __all(p) __all_sync(~0ull, p)
+#define __ballot(p) __ballot_sync(~0ull, p)
+#define __shfl_sync(mask, v, ...) ::fl::emu::shfl_sync(__LINE__, (mask), v, __VA_ARGS__)
+#define __shfl_xor_sync(mask, v, ...) ::fl::emu::shfl_xor_sync(__LINE__, (mask), v, __VA_ARGS__)
+#define __shfl_down_sync(mask, v, ...) ::fl::emu::shfl_down_sync(__LINE__, (mask), v, __VA_ARGS__)
+#define __shfl_up_sync(mask, v, ...) ::fl::emu::shfl_up_sync(__LINE__, (mask), v, __VA_ARGS__)
+// Votes give an int; ballots and __activemask 64 bits as HIP's do (the lanes of a
+// 64-lane wavefront; with 32-lane warps the top half is zero).
+#define __any_sync(mask, p) static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, __LINE__, (mask), (p) != 0))
+#define __all_sync(mask, p) static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, __LINE__, (mask), (p) != 0))
+#define __uni_sync(mask, p) (__all_sync(mask, p) || !__any_sync(mask, p))
+#define __ballot_sync(mask, p) \
+  static_cast<unsigned long long>(::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, (mask), (p) != 0))
+#define __activemask() \
+  static_cast<unsigned long long>(::fl::emu::warp_exchange(::fl::emu::warp_op::activemask, __LINE__, 0, 0, warpSize))
+#define __syncwarp(...) ::fl::emu::syncwarp_at{__LINE__}(__VA_ARGS__)
+
+// ---- bits
+inline int __popc(unsigned int x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned int>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline unsigned int __brev(unsigned int x) {
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  return __builtin_bswap32(x);
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return (static_cast<unsigned long long>(__brev(static_cast<unsigned int>(x))) << 32) | __brev(static_cast<unsigned int>(x >> 32));
+}
+inline unsigned int __umulhi(unsigned int a, unsigned int b) { return static_cast<unsigned int>((uint64_t(a) * b) >> 32); }
+inline int __mulhi(int a, int b) { return static_cast<int>((int64_t(a) * b) >> 32); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline long long __mul64hi(long long a, long long b) { return static_cast<long long>((static_cast<__int128>(a) * b) >> 64); }
+inline int __mul24(int a, int b) { return (a << 8 >> 8) * (b << 8 >> 8); }
+inline unsigned int __umul24(unsigned int a, unsigned int b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+// Byte i of the result is byte (s >> 4i) & 7 of the 8 bytes y:x.
+inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+  uint64_t bytes = (uint64_t(y) << 32) | x;
+  unsigned int r = 0;
+  for (int i = 0; i < 4; i++) r |= static_cast<unsigned int>((bytes >> (8 * ((s >> (4 * i)) & 7))) & 0xffu) << (8 * i);
+  return r;
+}
+inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi, unsigned int shift) {
+  return static_cast<unsigned int>((((uint64_t(hi) << 32) | lo) << (shift & 31)) >> 32);
+}
+inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned int shift) {
+  return static_cast<unsigned int>(((uint64_t(hi) << 32) | lo) >> (shift & 31));
+}
+inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi, unsigned int shift) {
+  return shift >= 32 ? lo : __funnelshift_l(lo, hi, shift);
+}
+inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi, unsigned int shift) {
+  return shift >= 32 ? hi : __funnelshift_r(lo, hi, shift);
+}
+// Four 8-bit products summed into c (llama.cpp's quantized dot products).
+inline int __dp4a(int a, int b, int c) {
+  for (int i = 0; i < 4; i++) c += static_cast<signed char>(a >> (8 * i)) * static_cast<signed char>(b >> (8 * i));
+  return c;
+}
+inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
+  for (int i = 0; i < 4; i++) c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+  return c;
+}
+inline int __sad(int x, int y, unsigned int z) { return static_cast<int>((x > y ? x - y : y - x) + z); }
+inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return (x > y ? x - y : y - x) + z; }
+
+// ---- reinterpretations and conversions
+inline int __float_as_int(float f) { return fl::emu::bit_cast<int>(&f); }
+inline unsigned int __float_as_uint(float f) { return fl::emu::bit_cast<unsigned int>(&f); }
+inline float __int_as_float(int i) { return fl::emu::bit_cast<float>(&i); }
+inline float __uint_as_float(unsigned int i) { return fl::emu::bit_cast<float>(&i); }
+inline long long __double_as_longlong(double d) { return fl::emu::bit_cast<long long>(&d); }
+inline double __longlong_as_double(long long i) { return fl::emu::bit_cast<double>(&i); }
+inline int __double2hiint(double d) { return static_cast<int>(__double_as_longlong(d) >> 32); }
+inline int __double2loint(double d) { return static_cast<int>(__double_as_longlong(d)); }
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double(static_cast<long long>((uint64_t(static_cast<unsigned int>(hi)) << 32) | static_cast<unsigned int>(lo)));
+}
+// Float to integer: out-of-range values clamp and NaN gives 0, as the GPU's cvt does.
+template <typename I> inline I fl_float_to_int(double v) {
+  if (v != v) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
+inline int __float2int_rn(float f) { return fl_float_to_int<int>(rintf(f)); }
+inline int __float2int_rz(float f) { return fl_float_to_int<int>(truncf(f)); }
+inline int __float2int_rd(float f) { return fl_float_to_int<int>(floorf(f)); }
+inline int __float2int_ru(float f) { return fl_float_to_int<int>(ceilf(f)); }
+inline unsigned int __float2uint_rn(float f) { return fl_float_to_int<unsigned int>(rintf(f)); }
+inline unsigned int __float2uint_rz(float f) { return fl_float_to_int<unsigned int>(truncf(f)); }
+inline long long __float2ll_rn(float f) { return fl_float_to_int<long long>(rintf(f)); }
+inline long long __float2ll_rz(float f) { return fl_float_to_int<long long>(truncf(f)); }
+inline int __double2int_rn(double d) { return fl_float_to_int<int>(rint(d)); }
+inline int __double2int_rz(double d) { return fl_float_to_int<int>(trunc(d)); }
+inline float __int2float_rn(int i) { return static_cast<float>(i); }
+inline float __uint2float_rn(unsigned int i) { return static_cast<float>(i); }
+inline float __ll2float_rn(long long i) { return static_cast<float>(i); }
+inline float __double2float_rn(double d) { return static_cast<float>(d); }
+inline double __int2double_rn(int i) { return i; }
+
+// ---- float arithmetic with a named rounding (round to nearest: the host's own)
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return sqrtf(a); }
+inline float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline double __drcp_rn(double a) { return 1.0 / a; }
+inline double __dsqrt_rn(double a) { return sqrt(a); }
+inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline float fdividef(float a, float b) { return a / b; }
+
+// ---- fast math: the precise functions stand in for the GPU's approximations
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float __exp10f(float x) { return exp10f(x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __tanhf(float x) { return tanhf(x); }
+inline float sinpif(float x) { return sinf(static_cast<float>(M_PI) * x); }
+inline float cospif(float x) { return cosf(static_cast<float>(M_PI) * x); }
+inline void sincospif(float x, float* s, float* c) { *s = sinpif(x); *c = cospif(x); }
+inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
+inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
+
+// ---- loads and stores with cache hints: plain loads and stores here
+#define FL_LOAD(name) \
+  template <typename T> inline T name(const T* p) { return *p; }
+#define FL_STORE(name) \
+  template <typename T> inline void name(T* p, T v) { *p = v; }
+FL_LOAD(__ldg) FL_LOAD(__ldcg) FL_LOAD(__ldca) FL_LOAD(__ldcs) FL_LOAD(__ldlu) FL_LOAD(__ldcv)
+FL_STORE(__stcg) FL_STORE(__stcs) FL_STORE(__stwb) FL_STORE(__stwt)
+#undef FL_LOAD
+#undef FL_STORE
+
+// ---- fences: blocks run on different OS threads
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+// ---- atomics
+// CUDA's wrapping counters: atomicInc counts up to val and wraps to 0,
+// atomicDec counts down from val and wraps at 0 (or above val) to val.
+inline unsigned int atomicInc(unsigned int* a, unsigned int val) {
+  unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(a, &old, old >= val ? 0u : old + 1, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+inline unsigned int atomicDec(unsigned int* a, unsigned int val) {
+  unsigned int old = __atomic_load_n(a, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(a, &old, (old == 0 || old > val) ? val : old - 1, true, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+namespace fl {
+namespace emu {
+// An atomic read-modify-write of any 2-, 4- or 8-byte value.
+template <typename T, typename F> inline T atomic_update(T* address, F update) {
+  using bits_t = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+  bits_t* word = reinterpret_cast<bits_t*>(address);
+  bits_t expected = __atomic_load_n(word, __ATOMIC_RELAXED);
+  for (;;) {
+    T old = bit_cast<T>(&expected);
+    T updated = update(old);
+    bits_t desired = bit_cast<bits_t>(&updated);
+    if (__atomic_compare_exchange_n(word, &expected, desired, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return old;
+  }
+}
+}  // namespace emu
+}  // namespace fl
+inline __half atomicAdd(__half* a, __half v) { return fl::emu::atomic_update(a, [v](__half x) { return __hadd(x, v); }); }
+inline __half2 atomicAdd(__half2* a, __half2 v) { return fl::emu::atomic_update(a, [v](__half2 x) { return __hadd2(x, v); }); }
+inline __nv_bfloat16 atomicAdd(__nv_bfloat16* a, __nv_bfloat16 v) {
+  return fl::emu::atomic_update(a, [v](__nv_bfloat16 x) { return __hadd(x, v); });
+}
+inline __nv_bfloat162 atomicAdd(__nv_bfloat162* a, __nv_bfloat162 v) {
+  return fl::emu::atomic_update(a, [v](__nv_bfloat162 x) { return __hadd2(x, v); });
+}
+
+// Scoped atomics: every scope is the whole device here.
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+#define atomicCAS_block atomicCAS
+#define atomicCAS_system atomicCAS
+#define atomicExch_block atomicExch
+#define atomicMax_block atomicMax
+#define atomicMin_block atomicMin
+#define atomicOr_block atomicOr
+#define atomicAnd_block atomicAnd
+
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+#endif

@@ -1,0 +1,5 @@
+// <float.h> for run-time compiled kernels.
+#ifndef FUSELAB_RTC_FLOAT_H
+#define FUSELAB_RTC_FLOAT_H
+#include "cfloat"
+#endif

@@ -1,0 +1,5 @@
+// <limits.h> for run-time compiled kernels, from the toolkit's C++ library (cuda/std).
+#ifndef FUSELAB_RTC_LIMITS_H
+#define FUSELAB_RTC_LIMITS_H
+#include "fuselab_rtc_std.h"
+#endif

@@ -1,0 +1,5 @@
+// <math.h> for run-time compiled kernels.
+#ifndef FUSELAB_RTC_MATH_H
+#define FUSELAB_RTC_MATH_H
+#include "cmath"
+#endif

@@ -1,0 +1,5 @@
+// <stddef.h> for run-time compiled kernels, from the toolkit's C++ library (cuda/std).
+#ifndef FUSELAB_RTC_STDDEF_H
+#define FUSELAB_RTC_STDDEF_H
+#include "fuselab_rtc_std.h"
+#endif

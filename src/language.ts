@@ -1,0 +1,65 @@
+// What fl.compile refuses before a compiler sees it, with a reason a user can
+// act on, and the part of a compiler's log that is about the user's source.
+import { ArgumentError } from "./errors";
+import { Preprocessor } from "./preprocess";
+
+/** The target a source is compiled for, as a backend's name says it. */
+export type Target = "cpu" | "cuda" | "hip";
+
+// Inline assembly is written for one instruction set: PTX (NVIDIA) or GCN/CDNA/RDNA (AMD).
+const GCN_MNEMONIC = /^\s*"?\s*(?:v_|s_|ds_|buffer_|global_|flat_|scratch_)/;
+
+function lineOf(text: string, at: number): number {
+  let line = 1;
+  for (let i = 0; i < at; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/**
+ * Throws for what `target` cannot compile and its compiler would report
+ * obscurely: inline assembly for another machine, and host launches
+ * (`k<<<grid, block>>>(...)`), which are not part of a kernel source here.
+ */
+export function checkKernelSource(where: string, source: string, target: Target, predefined: Record<string, string>): void {
+  const code = new Preprocessor(predefined).run(source);
+  const launch = /<<<[^;]*>>>/.exec(code);
+  if (launch) {
+    throw new ArgumentError(where, "source", "device code only (launch a kernel with module.fn(name).launch(config, ...args))",
+      `a host launch with <<<...>>> on line ${lineOf(code, launch.index)}`);
+  }
+  const asm = /\b(?:asm|__asm__|__asm)\b\s*(?:volatile\b|__volatile__\b)?\s*\(\s*("(?:\\.|[^"\\])*")?/.exec(code);
+  if (!asm) return;
+  const line = lineOf(code, asm.index);
+  const isa = GCN_MNEMONIC.test(asm[1] ?? "") ? "GCN" : "PTX";
+  const machine = isa === "PTX" ? "an NVIDIA GPU" : "an AMD GPU";
+  const runs = isa === "PTX" ? target === "cuda" : target === "hip";
+  if (runs) return;
+  const instead = target === "cpu"
+    ? "the CPU emulator runs C++ only: keep the assembly under #ifdef __CUDA_ARCH__ (or __HIP_DEVICE_COMPILE__) with a C++ path beside it"
+    : `this device runs ${target === "cuda" ? "PTX" : "GCN"} only`;
+  throw new ArgumentError(where, "source", `code this device can run (${instead})`,
+    `inline ${isa} assembly on line ${line}, which needs ${machine}`);
+}
+
+/**
+ * The lines of a compiler's log that matter to the user: those pointing into
+ * the user's file (`file`, "cell.hip") and every error, each with the source
+ * and caret lines under it. The notes inside fuselab's and the toolkit's
+ * headers (the candidates of an overload, the insides of a template) are left
+ * out. The whole log when nothing is kept.
+ */
+export function userLogLines(log: string, file: string): string[] {
+  const lines = log.split("\n");
+  const kept: string[] = [];
+  const isUserLine = (line: string) => line.startsWith(`${file}:`) || line.startsWith(`${file}(`);
+  const isExcerpt = (line: string) => /^\s*(\d+\s*)?\|/.test(line) || /^\s+\^/.test(line) || /^\s{2,}\S/.test(line);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const isError = /\berror\b/.test(line) && !/^\s/.test(line);
+    const isUserContext = isUserLine(line) && (!/\bnote\b/.test(line) || /required from|instantiated from/.test(line));
+    if (!isError && !isUserContext) continue;
+    kept.push(line);
+    while (i + 1 < lines.length && isExcerpt(lines[i + 1]) && !isUserLine(lines[i + 1])) kept.push(lines[++i]);
+  }
+  return kept.length > 0 ? kept : lines;
+}

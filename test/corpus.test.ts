@@ -1,0 +1,208 @@
+// A corpus of kernels written the way real projects write them (test/corpus/*.cu):
+// CUDA-samples style, cub-based, cooperative groups, macro-made families,
+// templated reductions, half2 and bf16 arithmetic, partial-warp scans,
+// softmax, norms, histograms with atomics. Each is compiled as written, its
+// outputs poisoned before launch, and compared with an independent TS
+// reference, on awkward sizes. On the CPU each also runs in check mode, and
+// with 64-lane warps where it does not assume 32; under test:gpu the same
+// tests run on the GPU.
+import { expect } from "chai";
+import * as fs from "fs";
+import * as path from "path";
+import * as fl from "../src";
+import { f32ToBf16Bits, f32ToF16Bits, bf16BitsToF32 } from "../src/dtype";
+import { range, testDevice } from "./helpers";
+import { roundF16, roundF16Fma } from "./reference/half";
+
+const CORPUS = path.resolve(__dirname, "..", "..", "test", "corpus");
+
+function source(file: string): string {
+  return fs.readFileSync(path.join(CORPUS, file), "utf8");
+}
+
+function compile(file: string, dev: fl.Device): fl.Module {
+  return fl.compile(source(file), { device: dev, name: file.replace(/\.cu$/, "") });
+}
+
+/** The devices a corpus kernel runs on: the test device; on the CPU also check mode, and 64-lane warps when `anyWarpSize`. */
+function variants(anyWarpSize: boolean): { label: string; dev: () => fl.Device }[] {
+  const list = [{ label: "", dev: testDevice }];
+  if (testDevice().backend !== "cpu") return list;
+  list.push({ label: " (check mode)", dev: () => fl.device("cpu", { check: true }) });
+  if (anyWarpSize) list.push({ label: " (64-lane warps)", dev: () => fl.device("cpu", { warpSize: 64 }) });
+  return list;
+}
+
+function erf(x: number): number {
+  // Abramowitz and Stegun 7.1.26: |error| < 1.5e-7, well inside the bf16 tolerance it serves.
+  const t = 1 / (1 + 0.3275911 * Math.abs(x));
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return Math.sign(x) * y;
+}
+
+const bf16 = (x: number) => bf16BitsToF32(f32ToBf16Bits(x));
+
+describe("kernel corpus", () => {
+  for (const { label, dev } of variants(false)) {
+    it(`softmax_rows.cu: row softmax with warp shuffles and a template block size${label}`, () => {
+      const rows = 37, cols = 1000;
+      const x = fl.randn([rows, cols], { device: dev(), seed: 11 });
+      const out = fl.full([rows, cols], NaN, { device: dev() });
+      compile("softmax_rows.cu", dev()).fn("softmax_rows<128>").launch({ grid: rows, block: 128 }, out, x, cols);
+      const xs = x.toArray();
+      const expected = range(rows).flatMap((r) => {
+        const row = Array.from(xs.subarray(r * cols, (r + 1) * cols));
+        const max = Math.max(...row);
+        const sum = row.reduce((s, v) => s + Math.exp(v - max), 0);
+        return row.map((v) => Math.exp(v - max) / sum);
+      });
+      fl.assertClose(out, expected, { rtol: 2e-5, atol: 1e-7 });
+    });
+
+    it(`reduce_templated.cu: a templated sum reduction, instances named at launch${label}`, () => {
+      const module = compile("reduce_templated.cu", dev());
+      for (const [name, n, blocks, threads] of [["reduce_sum<256, false>", 100003, 64, 256], ["reduce_sum<128,true>", 65536, 32, 128]] as const) {
+        const x = fl.randn([n], { device: dev(), seed: n });
+        const partial = fl.full([blocks], NaN, { device: dev() });
+        module.fn(name).launch({ grid: blocks, block: threads }, x, partial, n);
+        const total = Array.from(partial.toArray()).reduce((s, v) => s + v, 0);
+        const expected = Array.from(x.toArray()).reduce((s, v) => s + v, 0);
+        expect(Math.abs(total - expected), name).to.be.lessThan(1e-3 * Math.sqrt(n));
+      }
+    });
+
+    it(`warp_scan_partial.cu: inclusive scans over ballot masks, with a partial last warp${label}`, () => {
+      const n = 250, threads = 100;
+      const values = range(n).map((i) => ((i * 7919) % 23) - 11);
+      const x = fl.tensor(values, { dtype: "i32", device: dev() });
+      const out = fl.full([n], -999999, { dtype: "i32", device: dev() });
+      compile("warp_scan_partial.cu", dev()).fn("block_inclusive_scan").launch({ grid: Math.ceil(n / threads), block: threads }, out, x, n);
+      const expected = values.map((_v, i) => values.slice(i - (i % threads), i + 1).reduce((a, b) => a + b, 0));
+      expect(Array.from(out.toArray())).to.deep.equal(expected);
+    });
+  }
+
+  for (const { label, dev } of variants(true)) {
+    it(`rmsnorm_cub.cu: cub::BlockReduce RMS norm in a namespace, instantiated by a macro for float and __half${label}`, () => {
+      const module = compile("rmsnorm_cub.cu", dev());
+      expect(module.kernels).to.deep.equal(["serving::rms_norm_kernel<float, 256>", "serving::rms_norm_kernel<__half, 256>"]);
+      const tokens = 9, hidden = 1000, eps = 1e-6;
+      for (const dtype of ["f32", "f16"] as const) {
+        const x = fl.randn([tokens, hidden], { device: dev(), dtype, seed: 3 });
+        const w = fl.randn([hidden], { device: dev(), dtype, seed: 4 });
+        const out = fl.full([tokens, hidden], NaN, { device: dev(), dtype });
+        const kernel = module.fn(`serving::rms_norm_kernel<${dtype === "f32" ? "float" : "__half"}, 256>`);
+        kernel.launch({ grid: tokens, block: 256 }, out, x, w, eps, tokens, hidden);
+        const xs = x.toArray(), ws = w.toArray();
+        const expected = range(tokens * hidden).map((i) => {
+          const t = Math.floor(i / hidden);
+          let squares = 0;
+          for (let j = 0; j < hidden; j++) squares += xs[t * hidden + j] ** 2;
+          const scale = 1 / Math.sqrt(squares / hidden + eps);
+          return dtype === "f32" ? xs[i] * scale * ws[i % hidden] : roundF16(roundF16(xs[i] * scale) * ws[i % hidden]);
+        });
+        fl.assertClose(out, expected, dtype === "f32" ? { rtol: 1e-5, atol: 1e-6 } : { rtol: 4e-3, atol: 1e-3 });
+      }
+    });
+
+    it(`layernorm_cg.cu: layer norm with cooperative groups' tiles and cg::reduce${label}`, () => {
+      const rows = 5, n = 777, eps = 1e-5;
+      const x = fl.randn([rows, n], { device: dev(), seed: 21 });
+      const gamma = fl.randn([n], { device: dev(), seed: 22 });
+      const beta = fl.randn([n], { device: dev(), seed: 23 });
+      const y = fl.full([rows, n], NaN, { device: dev() });
+      compile("layernorm_cg.cu", dev()).fn("layer_norm").launch({ grid: rows, block: 96 }, y, x, gamma, beta, n, eps);
+      const xs = x.toArray(), g = gamma.toArray(), b = beta.toArray();
+      const expected = range(rows).flatMap((r) => {
+        const row = Array.from(xs.subarray(r * n, (r + 1) * n));
+        const mean = row.reduce((s, v) => s + v, 0) / n;
+        const variance = row.reduce((s, v) => s + (v - mean) ** 2, 0) / n;
+        return row.map((v, i) => ((v - mean) / Math.sqrt(variance + eps)) * g[i] + b[i]);
+      });
+      fl.assertClose(y, expected, { rtol: 1e-4, atol: 1e-5 });
+    });
+
+    it(`activations_macro.cu: a macro-made family of extern "C" kernels with grid-stride loops${label}`, () => {
+      const module = compile("activations_macro.cu", dev());
+      expect(module.kernels).to.deep.equal(["gelu_f32", "silu_f32", "relu_f32"]);
+      const n = 10007;
+      const x = fl.randn([n], { device: dev(), seed: 5 });
+      const xs = Array.from(x.toArray());
+      const references: Record<string, (v: number) => number> = {
+        gelu_f32: (v) => 0.5 * v * (1 + Math.tanh(0.7978845608028654 * (v + 0.044715 * v ** 3))),
+        silu_f32: (v) => v / (1 + Math.exp(-v)),
+        relu_f32: (v) => Math.max(v, 0),
+      };
+      for (const [name, reference] of Object.entries(references)) {
+        const out = fl.full([n], NaN, { device: dev() });
+        module.fn(name).launch({ grid: 20, block: 128 }, out, x, n);
+        fl.assertClose(out, xs.map(reference), { rtol: 1e-5, atol: 1e-6 });
+      }
+    });
+
+    it(`half2_axpy.cu: half2 fma, bit for bit, with an odd tail and a half scalar${label}`, () => {
+      const module = compile("half2_axpy.cu", dev());
+      const n = 1001, a = 0.3;
+      const x = fl.randn([n], { device: dev(), dtype: "f16", seed: 7 });
+      const y0 = fl.randn([n], { device: dev(), dtype: "f16", seed: 8 });
+      const xs = x.toArray(), ys = y0.toArray();
+      const a16 = roundF16(a);
+      for (const [name, reference] of [
+        ["haxpy", (i: number) => roundF16Fma(a16, xs[i], ys[i])],
+        ["haxpy_unfused", (i: number) => roundF16(roundF16(a16 * xs[i]) + ys[i])],
+      ] as const) {
+        const y = fl.tensor(ys, { device: dev(), dtype: "f16" });
+        module.fn(name).launch({ grid: 4, block: 64 * (name === "haxpy" ? 1 : 4) }, n, a, x, y);
+        expect(Array.from(y.toArray(), (v) => f32ToF16Bits(v)), name).to.deep.equal(range(n).map((i) => f32ToF16Bits(reference(i))));
+      }
+    });
+
+    it(`histogram_atomics.cu: a byte histogram with shared and global atomics on uchar4 loads${label}`, () => {
+      const words = 5003;
+      const bytes = range(4 * words).map((i) => (i * 2654435761) % 251 ^ (i & 3));
+      const data = fl.tensor(bytes, { dtype: "u8", device: dev() });
+      const counts = fl.zeros([256], { dtype: "i32", device: dev() });
+      compile("histogram_atomics.cu", dev()).fn("histogram256").launch({ grid: 8, block: 96 }, counts, data, words);
+      const expected = new Array(256).fill(0);
+      for (const b of bytes) expected[b & 255]++;
+      expect(Array.from(counts.toArray())).to.deep.equal(expected);
+    });
+
+    it(`bf16_gelu_mul.cu: __nv_bfloat162 arithmetic after a float activation${label}`, () => {
+      const pairs = 777;
+      const gate = fl.randn([2 * pairs], { device: dev(), dtype: "bf16", seed: 31 });
+      const up = fl.randn([2 * pairs], { device: dev(), dtype: "bf16", seed: 32 });
+      const out = fl.full([2 * pairs], NaN, { device: dev(), dtype: "bf16" });
+      compile("bf16_gelu_mul.cu", dev()).fn("gelu_and_mul_bf16").launch({ grid: Math.ceil(pairs / 128), block: 128 }, out, gate, up, pairs);
+      const g = gate.toArray(), u = up.toArray();
+      const expected = range(2 * pairs).map((i) => bf16(bf16(g[i] * 0.5 * (1 + erf(g[i] / Math.SQRT2))) * u[i]));
+      fl.assertClose(out, expected, { rtol: 1e-2, atol: 1e-2 });
+    });
+
+    it(`transpose_tiled.cu: a padded shared tile on a 2D grid of 2D blocks${label}`, () => {
+      const width = 100, height = 67;
+      const x = fl.tensor(range(width * height), { device: dev() });
+      const out = fl.full([width * height], NaN, { device: dev() });
+      compile("transpose_tiled.cu", dev()).fn("transpose").launch({ grid: [Math.ceil(width / 32), Math.ceil(height / 32)], block: [32, 8] },
+        out, x, width, height);
+      expect(Array.from(out.toArray())).to.deep.equal(range(width * height).map((i) => (i % height) * width + Math.floor(i / height)));
+    });
+
+    it(`cub_compact.cu: cub::BlockScan slots and cub::WarpReduce counts${label}`, () => {
+      const n = 300, threads = 128, blocks = Math.ceil(n / threads), perBlock = threads / 32 + 1;
+      const values = range(n).map((i) => ((i * 37) % 19) - 9 + 0.5);
+      const x = fl.tensor(values, { device: dev() });
+      const out = fl.full([blocks * threads], NaN, { device: dev() });
+      const counts = fl.full([blocks * perBlock], -1, { dtype: "i32", device: dev() });
+      compile("cub_compact.cu", dev()).fn("compact_positive<128>").launch({ grid: blocks, block: threads }, out, counts, x, n);
+      const outs = out.toArray(), got = Array.from(counts.toArray());
+      for (let b = 0; b < blocks; b++) {
+        const items = range(threads).map((t) => b * threads + t).map((i) => (i < n ? values[i] : 0));
+        const kept = items.filter((v) => v > 0);
+        const warps = range(threads / 32).map((w) => items.slice(32 * w, 32 * w + 32).filter((v) => v > 0).length);
+        expect(got.slice(b * perBlock, (b + 1) * perBlock)).to.deep.equal([kept.length, ...warps]);
+        expect(Array.from(outs.subarray(b * threads, b * threads + kept.length))).to.deep.equal(kept);
+      }
+    });
+  }
+});

@@ -1,0 +1,514 @@
+// The kernel language of fl.compile as real CUDA and HIP sources write it: the
+// toolkit's headers, macro-made and template kernels, kernels in namespaces,
+// the _sync warp operations with their lane masks, the bit and float
+// intrinsics, the 16-bit float API (bit for bit), vector types, static and
+// aligned shared memory. Each test runs on the test device (the GPU under
+// test:gpu); those about the emulator's own semantics open a "cpu" device.
+import { expect } from "chai";
+import * as fl from "../src";
+import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
+import { findKernels } from "../src/signature";
+import { expectThrows, range, testDevice } from "./helpers";
+import { roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
+
+/** f16 values as their bits, for bit-for-bit comparisons (every NaN alike: the GPU gives one NaN, 0x7fff). */
+function f16Bits(values: ArrayLike<number>): (number | string)[] {
+  return Array.from(values, (v) => (Number.isNaN(v) ? "NaN" : f32ToF16Bits(v)));
+}
+
+/** bf16 values as their bits, every NaN alike. */
+function bf16Bits(values: ArrayLike<number>): (number | string)[] {
+  return Array.from(values, (v) => (Number.isNaN(v) ? "NaN" : f32ToBf16Bits(v)));
+}
+
+describe("kernel language", () => {
+  const dev = testDevice;
+
+  it("finds the toolkit's headers and the C and C++ headers kernels include", () => {
+    const module = fl.compile(`
+#include <cuda_runtime.h>
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <cooperative_groups.h>
+#include <cstdint>
+#include <stdint.h>
+#include <cstdio>
+#include <cassert>
+#include <cmath>
+#include <cfloat>
+#include <climits>
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <type_traits>
+
+template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
+
+__global__ void limits_and_types(float* out, int* ints) {
+  static_assert(std::is_same<uint32_t, unsigned int>::value, "uint32_t is unsigned int");
+  assert(threadIdx.x < 4);
+  const int i = threadIdx.x;
+  out[i] = i == 0 ? INFINITY : i == 1 ? FLT_MAX : i == 2 ? largest<float>() : std::min(2.5f, std::max(1.5f, 7.0f));
+  ints[i] = i == 0 ? INT_MAX : i == 1 ? static_cast<int>(sizeof(int64_t)) : i == 2 ? static_cast<int>(UINT8_MAX) : __half2float(__float2half(3.0f));
+}
+`, { device: dev() });
+    const out = fl.empty([4], { device: dev() });
+    const ints = fl.empty([4], { dtype: "i32", device: dev() });
+    module.fn("limits_and_types").launch({ grid: 1, block: 4 }, out, ints);
+    const flt = 3.4028234663852886e38;
+    expect(Array.from(out.toArray())).to.deep.equal([Infinity, flt, flt, 2.5]);
+    expect(Array.from(ints.toArray())).to.deep.equal([2147483647, 8, 255, 3]);
+  });
+
+  it("reads kernels as the compiler will see them: after the preprocessor", () => {
+    const source = `
+#define BLOCK 64
+#define CONCAT(a, b) a##b
+#define DEFINE_SCALE(T, suffix)                                            \\
+  __global__ void CONCAT(scale_, suffix)(T* out, const T* in, T s, int n) { \\
+    int i = blockIdx.x * BLOCK + threadIdx.x;                               \\
+    if (i < n) out[i] = in[i] * s;                                          \\
+  }
+DEFINE_SCALE(float, f32)
+DEFINE_SCALE(int, i32)
+#if BLOCK > 32 && defined(CONCAT)
+__global__ void chosen(float* out) { out[threadIdx.x] = 1.0f; }
+#else
+__global__ void not_chosen(float* out) { out[threadIdx.x] = 2.0f; }
+#endif
+#ifdef UNDEFINED_NAME
+__global__ void hidden(int x) {}
+#endif
+#define REAL float
+__global__ void after_macros(REAL* out, const REAL* in) { out[threadIdx.x] = in[threadIdx.x]; }
+`;
+    const found = findKernels(source, { FL_TARGET_CPU: "1" });
+    expect(found.kernels.map((k) => k.name)).to.deep.equal(["scale_f32", "scale_i32", "chosen", "after_macros"]);
+    expect(found.kernels[1].params.map((p) => p.declaration)).to.deep.equal(["int*", "const int*", "int", "int"]);
+    expect(found.kernels[3].params.map((p) => p.declaration)).to.deep.equal(["float*", "const float*"]);
+    expect(found.kernels[2].line).to.equal(12);
+
+    const module = fl.compile(source, { device: dev() });
+    const n = 100;
+    const x = fl.tensor(range(n), { dtype: "i32", device: dev() });
+    const y = fl.empty([n], { dtype: "i32", device: dev() });
+    module.fn("scale_i32").launch({ grid: 2, block: 64 }, y, x, -3, n);
+    expect(Array.from(y.toArray())).to.deep.equal(range(n).map((i) => -3 * i + 0));
+  });
+
+  it("launches template kernels: instantiations in the source, and others by name expression", () => {
+    const module = fl.compile(`
+template <typename T, int BLOCK = 128>
+__global__ void fill_iota(T* out, T start, int n) {
+  __shared__ T tile[BLOCK];
+  tile[threadIdx.x] = start + static_cast<T>(blockIdx.x * BLOCK + threadIdx.x);
+  __syncthreads();
+  const int i = blockIdx.x * BLOCK + threadIdx.x;
+  if (i < n) out[i] = tile[threadIdx.x];
+}
+template __global__ void fill_iota<int, 64>(int*, int, int);
+
+namespace ops {
+namespace detail {
+__global__ void negate(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = -x[i];
+}
+}  // namespace detail
+}  // namespace ops
+`, { device: dev() });
+    expect(module.kernels).to.deep.equal(["fill_iota<int, 64>", "ops::detail::negate"]);
+    expect(module.templates).to.deep.equal(["fill_iota"]);
+    const n = 300;
+    const ints = fl.empty([n], { dtype: "i32", device: dev() });
+    module.fn("fill_iota<int,64>").launch({ grid: Math.ceil(n / 64), block: 64 }, ints, 7, n);
+    expect(Array.from(ints.toArray())).to.deep.equal(range(n).map((i) => i + 7));
+
+    const floats = fl.empty([n], { device: dev() });
+    const instance = module.fn("fill_iota<float>");
+    expect(instance.signature()).to.equal("fill_iota<float>(float* out, float start, int n)");
+    expect(module.fn("fill_iota< float >")).to.equal(instance);
+    instance.launch({ grid: Math.ceil(n / 128), block: 128 }, floats, 0.5, n);
+    expect(Array.from(floats.toArray())).to.deep.equal(range(n).map((i) => i + 0.5));
+
+    module.fn("ops::detail::negate").launch({ grid: 3, block: 128 }, floats, n);
+    expect(Array.from(floats.toArray())).to.deep.equal(range(n).map((i) => -(i + 0.5)));
+
+    expectThrows(() => module.fn("negate"), fl.ArgumentError,
+      "module.fn: name must be one of the module's kernels (fill_iota<int, 64>, ops::detail::negate, fill_iota<...>), got \"negate\"");
+    expectThrows(() => module.fn("fill_iota<float, 32, 1>"), fl.ArgumentError,
+      "module.fn: name must be fill_iota with at most 2 template arguments (line 3), got \"fill_iota<float, 32, 1>\"");
+    expectThrows(() => module.fn("fill_iota<double, 64>").launch({ grid: 1, block: 64 }, floats, 1, n), fl.ArgumentError,
+      /argument 0 \(out\) must be a f64 tensor \(double\*\), got a f32 tensor/);
+    expectThrows(() => module.fn("fill_iota<float"), fl.ArgumentError, /got "fill_iota<float"/);
+  });
+
+  it("reads typedef'd scalar types in kernel parameters", () => {
+    const module = fl.compile(`
+typedef unsigned int uint;
+using index_t = int64_t;
+__global__ void count_to(int* out, uint n, index_t offset) {
+  if (threadIdx.x < n) out[threadIdx.x] = static_cast<int>(threadIdx.x + offset);
+}
+`, { device: dev() });
+    const count = module.fn("count_to");
+    expect(count.params.map((p) => p.type)).to.deep.equal(["i32", "u32", "i64"]);
+    const out = fl.zeros([8], { dtype: "i32", device: dev() });
+    count.launch({ grid: 1, block: 8 }, out, 5, 10n);
+    expect(Array.from(out.toArray())).to.deep.equal([10, 11, 12, 13, 14, 0, 0, 0]);
+  });
+
+  it("gives vector types, static and aligned shared memory, and dim3 views of the launch", () => {
+    const module = fl.compile(`
+__global__ void vectors(float* out, int* ints) {
+  static __shared__ __align__(16) float staged[4];
+  __shared__ double2 pair;
+  const dim3 block = blockDim;
+  const uint3 thread = threadIdx;
+  float3 p = make_float3(1.0f, 2.0f, 3.0f);
+  uchar4 bytes = make_uchar4(1, 2, 3, 250);
+  if (thread.x == 0) pair = make_double2(0.25, 0.5);
+  staged[thread.x] = p.x * thread.x + p.y + p.z;
+  __syncthreads();
+  out[thread.x] = staged[block.x - 1 - thread.x] + static_cast<float>(pair.x + pair.y);
+  ints[thread.x] = bytes.w + static_cast<int>(sizeof(float3)) * 100 + static_cast<int>(alignof(double2)) * 10000 +
+                   static_cast<int>(reinterpret_cast<unsigned long long>(staged) % 16) * 1000000;
+}
+`, { device: dev() });
+    const out = fl.empty([4], { device: dev() });
+    const ints = fl.empty([4], { dtype: "i32", device: dev() });
+    module.fn("vectors").launch({ grid: 1, block: 4 }, out, ints);
+    expect(Array.from(out.toArray())).to.deep.equal([3, 2, 1, 0].map((t) => t + 5 + 0.75));
+    expect(Array.from(ints.toArray())).to.deep.equal([0, 1, 2, 3].map(() => 250 + 1200 + 160000));
+  });
+
+  it("sets __constant__ memory from the host, in order with the launches, as cudaMemcpyToSymbol does", () => {
+    const module = fl.compile(`
+__constant__ float coeffs[4];
+__constant__ __align__(16) int offsets[3];
+template <int DEGREE>
+__global__ void poly(float* out, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (int k = DEGREE; k >= 0; --k) acc = acc * x[i] + coeffs[k];
+  out[i] = acc + offsets[i % 3];
+}
+template __global__ void poly<3>(float*, const float*, int);
+`, { device: dev() });
+    const n = 100;
+    const x = fl.tensor(range(n).map((i) => (i % 7) - 3), { device: dev() });
+    const coeffs = module.constant("coeffs");
+    expect([coeffs.type, coeffs.length, coeffs.bytes]).to.deep.equal(["f32", 4, 16]);
+    const first = fl.empty([n], { device: dev() });
+    const second = fl.empty([n], { device: dev() });
+    coeffs.set([1, 2, 0, 1]);
+    module.constant("offsets").set([0, 10, 20]);
+    module.fn("poly<3>").launch({ grid: 1, block: 128 }, first, x, n);
+    coeffs.set([0.5, 0, 1]);  // a prefix: the last coefficient stays 1
+    module.fn("poly<3>").launch({ grid: 1, block: 128 }, second, x, n);
+    const xs = x.toArray();
+    const poly = (c: number[], v: number) => c.reduceRight((acc, k) => acc * v + k, 0);
+    expect(Array.from(first.toArray())).to.deep.equal(range(n).map((i) => poly([1, 2, 0, 1], xs[i]) + 10 * (i % 3)));
+    expect(Array.from(second.toArray())).to.deep.equal(range(n).map((i) => poly([0.5, 0, 1, 1], xs[i]) + 10 * (i % 3)));
+    // An instance compiled later gets the values set so far.
+    const quadratic = fl.empty([n], { device: dev() });
+    module.fn("poly<2>").launch({ grid: 1, block: 128 }, quadratic, x, n);
+    expect(Array.from(quadratic.toArray())).to.deep.equal(range(n).map((i) => poly([0.5, 0, 1], xs[i]) + 10 * (i % 3)));
+
+    expectThrows(() => coeffs.set([1, 2, 3, 4, 5]), fl.ArgumentError, "constant coeffs.set: values must be at most 4 f32 values (the variable's size), got 5 values");
+    expectThrows(() => module.constant("offset"), fl.ArgumentError,
+      "module.constant: name must be one of the module's __constant__ variables (coeffs, offsets), got \"offset\"");
+  });
+
+  it("computes the bit and float intrinsics exactly", () => {
+    const module = fl.compile(`
+__global__ void bits(int* out, const int* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned int x = static_cast<unsigned int>(__ldg(&in[i]));
+  int* o = out + 10 * i;
+  o[0] = __popc(x);
+  o[1] = __ffs(static_cast<int>(x));
+  o[2] = __clz(static_cast<int>(x));
+  o[3] = static_cast<int>(__brev(x));
+  o[4] = static_cast<int>(__umulhi(x, 0x9e3779b9u));
+  o[5] = static_cast<int>(__byte_perm(x, 0x11223344u, 0x5140));
+  o[6] = __float_as_int(__int_as_float(static_cast<int>(x)));
+  o[7] = __float2int_rn(__saturatef(__int_as_float(static_cast<int>(x))) * 1000.0f);
+  o[8] = static_cast<int>(__float_as_uint(__fmaf_rn(1.5f, __frcp_rn(4.0f), __fmul_rn(2.0f, 0.25f))));
+  o[9] = __popcll(0xffffffffffull) + __ffsll(1ll << 40) + __clzll(1ll);
+}
+`, { device: dev() });
+    const inputs = [0, 1, 0x80000000, 0xdeadbeef, 0x3f000000, 0x3f800000, 0x7fffffff, 12345, 0x0f0f0f0f].map((v) => v | 0);
+    const n = inputs.length;
+    const input = fl.tensor(inputs, { dtype: "i32", device: dev() });
+    const out = fl.empty([10 * n], { dtype: "i32", device: dev() });
+    module.fn("bits").launch({ grid: 1, block: 32 }, out, input, n);
+    const f32 = new Float32Array(1);
+    const asInt = new Int32Array(f32.buffer);
+    const asFloat = (i: number) => { asInt[0] = i; return f32[0]; };
+    const floatBits = (f: number) => { f32[0] = f; return asInt[0]; };
+    const expected = inputs.flatMap((signed) => {
+      const x = signed >>> 0;
+      const popc = x.toString(2).split("").filter((c) => c === "1").length;
+      const ffs = x === 0 ? 0 : 32 - Math.clz32(x & -x);
+      const brev = parseInt(x.toString(2).padStart(32, "0").split("").reverse().join(""), 2) | 0;
+      const umulhi = Number((BigInt(x) * 0x9e3779b9n) >> 32n) | 0;
+      const bytes = [x & 255, (x >>> 8) & 255, (x >>> 16) & 255, x >>> 24, 0x44, 0x33, 0x22, 0x11];
+      const perm = (bytes[0] | (bytes[4] << 8) | (bytes[1] << 16) | (bytes[5] << 24)) | 0;
+      const f = asFloat(signed);
+      const saturated = Number.isNaN(f) ? 0 : Math.min(1, Math.max(0, f));
+      const rounded = Math.fround(saturated * 1000);
+      const nearestEven = Math.abs(rounded - Math.trunc(rounded)) === 0.5 ? 2 * Math.round(rounded / 2) : Math.round(rounded);
+      return [popc, ffs, Math.clz32(x), brev, umulhi, perm, signed, nearestEven, floatBits(0.875), 40 + 41 + 63];
+    });
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+  });
+
+  it("runs the fast math forms and the wrapping, 16-bit and double atomics", () => {
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+__global__ void fast_math(float* out, const float* in) {
+  float x = in[threadIdx.x];
+  out[8 * threadIdx.x + 0] = __sinf(x);
+  out[8 * threadIdx.x + 1] = __cosf(x);
+  out[8 * threadIdx.x + 2] = __tanf(x);
+  out[8 * threadIdx.x + 3] = __powf(x + 2.0f, 1.5f);
+  out[8 * threadIdx.x + 4] = __exp10f(x);
+  out[8 * threadIdx.x + 5] = __log2f(x + 2.0f);
+  out[8 * threadIdx.x + 6] = __log10f(x + 2.0f);
+  out[8 * threadIdx.x + 7] = __fdividef(x, 3.0f);
+}
+__global__ void counters(int* wrapped, int* down, __half* half_sum, float* double_sum, float* float_sum) {
+  atomicInc(reinterpret_cast<unsigned int*>(wrapped), 9u);
+  atomicDec(reinterpret_cast<unsigned int*>(down), 5u);
+  atomicAdd(half_sum, __float2half(0.25f));
+  atomicAdd(reinterpret_cast<double*>(double_sum), 0.125);
+  atomicAdd(float_sum, 1.0f);
+  __threadfence();
+}
+`, { device: dev() });
+    const xs = [-1, -0.5, 0, 0.25, 0.5, 1, 1.5, 0.1];
+    const input = fl.tensor(xs, { device: dev() });
+    const out = fl.empty([8 * xs.length], { device: dev() });
+    module.fn("fast_math").launch({ grid: 1, block: xs.length }, out, input);
+    const expected = xs.flatMap((x) => [Math.sin(x), Math.cos(x), Math.tan(x), (x + 2) ** 1.5, 10 ** x, Math.log2(x + 2), Math.log10(x + 2), x / 3]);
+    // The GPU's fast forms are approximations: a few ulp on these small arguments.
+    fl.assertClose(out, expected, { rtol: 2e-5, atol: 2e-6 });
+
+    const launches = 3, threads = 100;
+    const wrapped = fl.zeros([1], { dtype: "i32", device: dev() });
+    const down = fl.zeros([1], { dtype: "i32", device: dev() });
+    const halfSum = fl.zeros([1], { dtype: "f16", device: dev() });
+    const doubleSum = fl.zeros([2], { device: dev() });  // one double in two f32 slots
+    const floatSum = fl.zeros([1], { device: dev() });
+    for (let l = 0; l < launches; l++) {
+      module.fn("counters").launch({ grid: 2, block: threads / 2 }, wrapped, down, halfSum, doubleSum, floatSum);
+    }
+    // atomicInc wraps after 9 (0..9, period 10); atomicDec from 0 goes to 5 and counts down (period 6).
+    expect(wrapped.toArray()[0]).to.equal((launches * threads) % 10);
+    expect(down.toArray()[0]).to.equal((6 - ((launches * threads) % 6)) % 6);
+    expect(halfSum.toArray()[0]).to.equal(launches * threads * 0.25);
+    expect(new Float64Array(doubleSum.toArray().buffer)[0]).to.equal(launches * threads * 0.125);
+    expect(floatSum.toArray()[0]).to.equal(launches * threads);
+  });
+
+  it("runs the _sync warp operations over the lanes their masks name", () => {
+    const module = fl.compile(`
+// Lanes 0..15 of each warp scan their values; lanes 16..31 sit it out and wait at the barrier.
+__global__ void half_warp_scan(int* out, const int* in) {
+  const int lane = threadIdx.x % 32;
+  int v = in[threadIdx.x];
+  if (lane < 16) {
+    for (int d = 1; d < 16; d *= 2) {
+      int other = __shfl_up_sync(0x0000ffffu, v, d);
+      if (lane >= d) v += other;
+    }
+    __syncwarp(0x0000ffffu);
+  }
+  __syncthreads();
+  out[threadIdx.x] = v;
+}
+// Each lane with a positive value takes a slot: one atomic per warp, by the lanes that came together.
+__global__ void compact(int* out, int* count, const int* in) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  if (in[i] > 0) {
+    unsigned active = __activemask();
+    int leader = __ffs(active) - 1;
+    int base = 0;
+    if (lane == leader) base = atomicAdd(count, __popc(active));
+    base = __shfl_sync(active, base, leader);
+    out[base + __popc(active & ((1u << lane) - 1))] = i;
+  }
+  __syncthreads();
+}
+// Votes over the odd lanes only.
+__global__ void odd_votes(int* out, const int* in) {
+  const int lane = threadIdx.x % 32;
+  if (lane % 2 == 1) {
+    const unsigned odd = 0xaaaaaaaau;
+    unsigned ballot = __ballot_sync(odd, in[threadIdx.x] > 0);
+    out[threadIdx.x] = __popc(ballot) * 100 + __any_sync(odd, in[threadIdx.x] > 5) * 10 + __all_sync(odd, in[threadIdx.x] >= 0);
+  } else {
+    out[threadIdx.x] = -1;
+  }
+}
+`, { device: dev() });
+    const threads = 64;
+    const values = range(threads).map((i) => ((i * 37) % 11) - 3);
+    const input = fl.tensor(values, { dtype: "i32", device: dev() });
+    const out = fl.empty([threads], { dtype: "i32", device: dev() });
+    module.fn("half_warp_scan").launch({ grid: 1, block: threads }, out, input);
+    const scanned = values.map((v, i) => (i % 32 < 16 ? values.slice(i - (i % 32), i + 1).reduce((a, b) => a + b, 0) : v));
+    expect(Array.from(out.toArray())).to.deep.equal(scanned);
+
+    const positions = fl.full([threads], -1, { dtype: "i32", device: dev() });
+    const count = fl.zeros([1], { dtype: "i32", device: dev() });
+    module.fn("compact").launch({ grid: 2, block: 32 }, positions, count, input);
+    const positive = range(threads).filter((i) => values[i] > 0);
+    expect(count.toArray()[0]).to.equal(positive.length);
+    expect(Array.from(positions.toArray()).slice(0, positive.length).sort((x, y) => x - y)).to.deep.equal(positive);
+
+    module.fn("odd_votes").launch({ grid: 1, block: threads }, out, input);
+    const expected = range(threads).map((i) => {
+      if (i % 2 === 0) return -1;
+      const warp = range(32).map((l) => values[i - (i % 32) + l]).filter((_v, l) => l % 2 === 1);
+      return warp.filter((v) => v > 0).length * 100 + (warp.some((v) => v > 5) ? 10 : 0) + (warp.every((v) => v >= 0) ? 1 : 0);
+    });
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+  });
+
+  it("says when a mask leaves out the calling lane (emulator)", async () => {
+    const cpu = fl.device("cpu");
+    const module = fl.compile(`
+__global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0); }
+`, { device: cpu });
+    const out = fl.empty([32], { dtype: "i32", device: cpu });
+    module.fn("bad_mask").launch({ grid: 1, block: 32 }, out);
+    let message = "";
+    try {
+      await cpu.synchronize();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
+  });
+
+  it("says that inline assembly needs the GPU it is written for, naming the line", () => {
+    const source = `
+__global__ void lane_ids(int* out) {
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  out[threadIdx.x] = static_cast<int>(lane);
+}
+`;
+    if (dev().backend === "cuda") {
+      const out = fl.empty([64], { dtype: "i32", device: dev() });
+      fl.compile(source, { device: dev() }).fn("lane_ids").launch({ grid: 1, block: 64 }, out);
+      expect(Array.from(out.toArray())).to.deep.equal(range(64).map((i) => i % 32));
+      return;
+    }
+    expectThrows(() => fl.compile(source, { device: dev() }), fl.ArgumentError, dev().backend === "cpu"
+      ? "fl.compile: source must be code this device can run (the CPU emulator runs C++ only: keep the assembly under #ifdef __CUDA_ARCH__ (or __HIP_DEVICE_COMPILE__) with a C++ path beside it), got inline PTX assembly on line 4, which needs an NVIDIA GPU"
+      : /inline PTX assembly on line 4/);
+    // Under #ifdef __CUDA_ARCH__ with a C++ path beside it, the emulator takes the C++ path.
+    const guarded = fl.compile(`
+__global__ void lane_ids_portable(int* out) {
+#ifdef __CUDA_ARCH__
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+#else
+  unsigned lane = threadIdx.x % warpSize;
+#endif
+  out[threadIdx.x] = static_cast<int>(lane);
+}
+`, { device: dev() });
+    const out = fl.empty([40], { dtype: "i32", device: dev() });
+    guarded.fn("lane_ids_portable").launch({ grid: 1, block: 40 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => i % dev().props.warpSize));
+  });
+
+  it("refuses host launches in a kernel source, and shows a compile error without the headers' notes", () => {
+    expectThrows(() => fl.compile(`
+__global__ void k(float* x) { x[0] = 1.0f; }
+void run(float* x) { k<<<1, 1>>>(x); }
+`, { device: dev() }), fl.ArgumentError,
+      "fl.compile: source must be device code only (launch a kernel with module.fn(name).launch(config, ...args)), got a host launch with <<<...>>> on line 3");
+    const error = expectThrows(() => fl.compile(`
+#include <cuda_fp16.h>
+__global__ void mixed(float* out, const __half* in) {
+  out[0] = out[0] + in[0];
+}
+`, { device: dev(), name: "mixed" }), fl.DeviceError, /mixed\.hip[:(]4/);
+    // float + __half is ambiguous in CUDA too; the message names the line, not every candidate in the headers.
+    expect(error.message.split("\n").length).to.be.lessThan(12);
+    if (dev().backend === "cpu") expect(error.message).to.not.match(/half\.h/);
+  });
+
+  it("rounds every __half and __nv_bfloat16 operation as the GPU does: bit for bit", () => {
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void half_ops(__half* out, const __half* a, const __half* b, const __half* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __half x = a[i], y = b[i], z = c[i];
+  out[8 * i + 0] = __hadd(x, y);
+  out[8 * i + 1] = x * y;
+  out[8 * i + 2] = __hfma(x, y, z);
+  out[8 * i + 3] = __hsub(x, y);
+  out[8 * i + 4] = __hmax(x, y);
+  half2 pair = __halves2half2(x, y);
+  half2 sums = __hfma2(pair, __half2half2(z), pair);
+  out[8 * i + 5] = __low2half(sums);
+  out[8 * i + 6] = __high2half(sums);
+  __half acc = x;
+  acc += y;
+  acc *= z;
+  out[8 * i + 7] = -acc;
+}
+`, { device: dev() });
+    // Values whose sums and products need rounding, with ties, subnormals and overflow among them.
+    const pool = [1, 1.0009765625, -2.5, 3.14, 1e-4, 6e-8, 65504, -0.333, 0.1, 2049, 1024.5, -7.75e-3, 0.0001221, 300.1];
+    const a: number[] = [], b: number[] = [], c: number[] = [];
+    for (const x of pool) for (const y of pool) { a.push(x); b.push(y); c.push(pool[(a.length * 7) % pool.length]); }
+    const n = a.length;
+    const [ta, tb, tc] = [a, b, c].map((v) => fl.tensor(v, { dtype: "f16", device: dev() }));
+    const [ha, hb, hc] = [ta, tb, tc].map((t) => Array.from(t.toArray()));
+    const out = fl.empty([8 * n], { dtype: "f16", device: dev() });
+    module.fn("half_ops").launch({ grid: Math.ceil(n / 64), block: 64 }, out, ta, tb, tc, n);
+    const expected = range(n).flatMap((i) => {
+      const [x, y, z] = [ha[i], hb[i], hc[i]];
+      const fma = (p: number, q: number, r: number) => roundF16Fma(p, q, r);
+      const acc = roundF16(roundF16(x + y) * z);
+      return [roundF16(x + y), roundF16(x * y), fma(x, y, z), roundF16(x - y), Math.max(x, y), fma(x, z, x), fma(y, z, y), -acc];
+    });
+    expect(f16Bits(out.toArray())).to.deep.equal(f16Bits(expected));
+
+    // bf16: the same operations; 8 bits of precision, float's exponent range.
+    const bfModule = fl.compile(`
+#include <cuda_bf16.h>
+__global__ void bf16_ops(__nv_bfloat16* out, const __nv_bfloat16* a, const __nv_bfloat16* b, const __nv_bfloat16* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[4 * i + 0] = __hadd(a[i], b[i]);
+  out[4 * i + 1] = a[i] * b[i];
+  out[4 * i + 2] = __hfma(a[i], b[i], c[i]);
+  __nv_bfloat162 p = __hmul2(__halves2bfloat162(a[i], b[i]), __bfloat162bfloat162(c[i]));
+  out[4 * i + 3] = __hsub(__low2bfloat16(p), __high2bfloat16(p));
+}
+`, { device: dev() });
+    const [ba, bb, bc] = [a, b, c].map((v) => fl.tensor(v.map((x) => x * 1e30), { dtype: "bf16", device: dev() }));
+    const [va, vb, vc] = [ba, bb, bc].map((t) => Array.from(t.toArray()));
+    const bfOut = fl.empty([4 * n], { dtype: "bf16", device: dev() });
+    bfModule.fn("bf16_ops").launch({ grid: Math.ceil(n / 64), block: 64 }, bfOut, ba, bb, bc, n);
+    const bfExpected = range(n).flatMap((i) => {
+      const [x, y, z] = [va[i], vb[i], vc[i]];
+      return [roundBf16(x + y), roundBf16(x * y), roundBf16Fma(x, y, z), roundBf16(roundBf16(x * z) - roundBf16(y * z))];
+    });
+    expect(bf16Bits(bfOut.toArray())).to.deep.equal(bf16Bits(bfExpected));
+  });
+});
