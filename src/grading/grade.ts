@@ -5,7 +5,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { EngineOptions, SubmissionFailure, freshSecret, gradeKernel } from "./engine";
-import { Exercise, KernelExercise, NumbersExercise, loadExercise } from "./exercise";
+import { Exercise, loadExercise } from "./exercise";
 import { ChildExecutor, DEFAULT_LIMITS, TimeLimits } from "./executor";
 import { gradeNumbers } from "./numbers";
 import { RESULT_SCHEMA, SubmissionResult, TestResult, overallVerdict } from "./results";
@@ -128,5 +128,3 @@ export async function gradeClass(exerciseId: string, files: readonly string[], o
   }));
   return results;
 }
-
-export type { KernelExercise, NumbersExercise };

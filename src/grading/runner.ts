@@ -10,7 +10,7 @@
 import { spawn } from "child_process";
 import * as fs from "fs";
 import { Device, DeviceOptions, device } from "../device";
-import { compile, compileAsync } from "../compile";
+import { compile } from "../compile";
 import { native } from "../native";
 import { BufferSpec, LaunchSpec, encodeFrame } from "./protocol";
 import { RunOutput, Workbench } from "./workbench";
@@ -65,10 +65,6 @@ function outputReply(out: RunOutput): void {
  * loads it from there without starting anything. Returns an error message, or "".
  */
 async function compileForCpu(source: string, ownPidNamespace: boolean): Promise<string> {
-  // The compiler is asked what it is (part of every module's cache key) once a
-  // process, by starting it: that happens here, before the lock, by compiling a
-  // kernel of the grader's own, at the same time as the submission's compile.
-  const warmup = compileAsync("__global__ void fuselab_warmup(int* x) { x[0] = 0; }", { device: device("cpu"), name: "warmup" });
   const result = await new Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, [__filename, "--compile-only"], { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -78,7 +74,6 @@ async function compileForCpu(source: string, ownPidNamespace: boolean): Promise<
     child.on("close", (status, signal) => resolve({ status, signal, stdout, stderr }));
     child.stdin.end(source);
   });
-  await warmup;
   // Whatever the submission's code started there does not outlive the compile:
   // in a process namespace of its own, every process but this one and its
   // parent (the namespace's first) is ended.
