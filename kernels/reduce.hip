@@ -17,7 +17,7 @@
 // element. Storage is f32, f16 or bf16; all arithmetic is f32.
 #include "fuselab/fuselab.h"
 
-namespace fl_reduce {
+namespace fl::reduce {
 
 // Chunks a softmax thread keeps in registers, so that a row that fits is read
 // from memory once; longer rows are read a second time for the write.
@@ -202,11 +202,11 @@ __global__ void softmax(T* __restrict__ out, const T* __restrict__ x, int rows, 
   }
 }
 
-}  // namespace fl_reduce
+FL_EXPORT_DTYPES(row_max, "out[rows] x[rows*cols] rows cols", row_reduce, MaxOp, false)
+FL_EXPORT_DTYPES(row_sum, "out[rows] x[rows*cols] rows cols", row_reduce, SumOp, false)
+FL_EXPORT_DTYPES(row_mean, "out[rows] x[rows*cols] rows cols", row_reduce, SumOp, true)
+FL_EXPORT_DTYPES(sub_rows, "out[rows*cols] x[rows*cols] v[rows] rows cols", broadcast_rows, SubFn)
+FL_EXPORT_DTYPES(div_rows, "out[rows*cols] x[rows*cols] v[rows] rows cols", broadcast_rows, DivFn)
+FL_EXPORT_DTYPES(softmax, "out[rows*cols] x[rows*cols] rows cols", softmax)
 
-FL_EXPORT_DTYPES(row_max, "out[rows] x[rows*cols] rows cols", fl_reduce::row_reduce, fl_reduce::MaxOp, false)
-FL_EXPORT_DTYPES(row_sum, "out[rows] x[rows*cols] rows cols", fl_reduce::row_reduce, fl_reduce::SumOp, false)
-FL_EXPORT_DTYPES(row_mean, "out[rows] x[rows*cols] rows cols", fl_reduce::row_reduce, fl_reduce::SumOp, true)
-FL_EXPORT_DTYPES(sub_rows, "out[rows*cols] x[rows*cols] v[rows] rows cols", fl_reduce::broadcast_rows, fl_reduce::SubFn)
-FL_EXPORT_DTYPES(div_rows, "out[rows*cols] x[rows*cols] v[rows] rows cols", fl_reduce::broadcast_rows, fl_reduce::DivFn)
-FL_EXPORT_DTYPES(softmax, "out[rows*cols] x[rows*cols] rows cols", fl_reduce::softmax)
+}  // namespace fl::reduce

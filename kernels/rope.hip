@@ -17,7 +17,7 @@
 // arithmetic is f32.
 #include "fuselab/fuselab.h"
 
-namespace fl_rope {
+namespace fl::rope {
 
 // (a, b) turned by the angle whose cosine is c and sine s.
 __device__ __forceinline__ void rotate(float& a, float& b, float c, float s) {
@@ -144,22 +144,6 @@ __global__ void rope_positions(T* __restrict__ out, const T* __restrict__ x, con
   }
 }
 
-}  // namespace fl_rope
-
-FL_EXPORT_DTYPES(rope_i, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", fl_rope::rope_i)
-FL_EXPORT_DTYPES(rope, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", fl_rope::rope)
-FL_EXPORT_DTYPES(rope_thd, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", fl_rope::rope_thd)
-FL_EXPORT_DTYPES(rope_positions_neox,
-                 "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
-                 "tokens heads half_head max_pos rot_half",
-                 fl_rope::rope_positions, true)
-FL_EXPORT_DTYPES(rope_positions_interleaved,
-                 "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
-                 "tokens heads half_head max_pos rot_half",
-                 fl_rope::rope_positions, false)
-
-namespace fl_rope {
-
 // ---- fused QK-norm + RoPE, and the column copies of its unfused chain ------------
 
 // qkv [tokens, (q_heads + 2 * kv_heads) * d], d = 2 * half_head: every q and k
@@ -237,12 +221,24 @@ __global__ void put_columns(T* __restrict__ out, const T* __restrict__ x, int ro
   }
 }
 
-}  // namespace fl_rope
+FL_EXPORT_DTYPES(rope_i, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", rope_i)
+FL_EXPORT_DTYPES(rope, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", rope)
+FL_EXPORT_DTYPES(rope_thd, "out[b*h*t*2*half] x[b*h*t*2*half] cos[t*half] sin[t*half] b h t half", rope_thd)
+FL_EXPORT_DTYPES(rope_positions_neox,
+                 "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
+                 "tokens heads half_head max_pos rot_half",
+                 rope_positions, true)
+FL_EXPORT_DTYPES(rope_positions_interleaved,
+                 "out[tokens*heads*2*half_head] x[tokens*heads*2*half_head] positions[tokens] cache[max_pos*2*rot_half] "
+                 "tokens heads half_head max_pos rot_half",
+                 rope_positions, false)
 
 #define FL_QK_NORM_ROPE_PARAMS                                                                                   \
   "qkv[tokens*(q_heads+2*kv_heads)*2*half_head] q_weight[2*half_head] k_weight[2*half_head] positions[tokens] " \
   "cache[max_pos*2*rot_half] tokens q_heads kv_heads half_head max_pos rot_half eps"
-FL_EXPORT_DTYPES(qk_norm_rope_neox, FL_QK_NORM_ROPE_PARAMS, fl_rope::qk_norm_rope, true)
-FL_EXPORT_DTYPES(qk_norm_rope_interleaved, FL_QK_NORM_ROPE_PARAMS, fl_rope::qk_norm_rope, false)
-FL_EXPORT_DTYPES(take_columns, "out[rows*width] x[rows*cols] rows cols start width", fl_rope::take_columns)
-FL_EXPORT_DTYPES(put_columns, "out[rows*cols] x[rows*width] rows cols start width", fl_rope::put_columns)
+FL_EXPORT_DTYPES(qk_norm_rope_neox, FL_QK_NORM_ROPE_PARAMS, qk_norm_rope, true)
+FL_EXPORT_DTYPES(qk_norm_rope_interleaved, FL_QK_NORM_ROPE_PARAMS, qk_norm_rope, false)
+FL_EXPORT_DTYPES(take_columns, "out[rows*width] x[rows*cols] rows cols start width", take_columns)
+FL_EXPORT_DTYPES(put_columns, "out[rows*cols] x[rows*width] rows cols start width", put_columns)
+
+}  // namespace fl::rope
