@@ -36,6 +36,11 @@
 #define __constant__ __attribute__((visibility("default")))
 #define __managed__
 #define __grid_constant__
+// libstdc++ 12+ spells __attribute__((__noinline__)) in <memory> and <string>
+// (shared_ptr_base.h, basic_string.h): included before the macro exists, a
+// later #include of them is a no-op and the macro cannot break them.
+#include <memory>
+#include <string>
 #define __noinline__ __attribute__((noinline))
 #define __inline__ inline
 #define __align__(n) __attribute__((aligned(n)))

@@ -469,11 +469,6 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (int r = enter(d)) return r;
 
   std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
-#if !defined(FL_GPU_HIP)
-  // constexpr functions of the C++ library (std::min, std::numeric_limits) in
-  // device code, as projects build with nvcc --expt-relaxed-constexpr.
-  argv.push_back("--expt-relaxed-constexpr");
-#endif
   // The caller's folders first: its stand-ins for the C and C++ headers, and for
   // the toolkit's host headers, come before the toolkit's own.
   for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
