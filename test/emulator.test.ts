@@ -474,15 +474,17 @@ __global__ void sleeper(int* flag) {
     await expectWorking(dev);
   });
 
-  it("refuses a kernel whose parameter types a macro changed (#define float double)", () => {
+  it("reads a kernel's parameter types after preprocessing (#define float double), and refuses f32 tensors for them", () => {
     const dev = fl.device("cpu");
-    expectThrows(() => fl.compile(`#define float double
+    const scale = fl.compile(`#define float double
 __global__ void scale(float* out, const float* in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = 2 * in[i];
-}`, { device: dev }), fl.ArgumentError,
-    "fl.compile: source must be kernels whose parameter types the preprocessor leaves alone (scale reads as (float*, const float*, int)), " +
-    "got parameters (f64*, const f64*, i32) after preprocessing");
+}`, { device: dev }).fn("scale");
+    expect(scale.params.map((p) => p.type)).to.deep.equal(["f64", "f64", "i32"]);
+    const x = fl.zeros([4], { device: dev });
+    expectThrows(() => scale.launch({ grid: 1, block: 4 }, x, x, 4), fl.ArgumentError,
+      /^kernel scale: argument 0 \(out\) must be a f64 tensor/);
   });
 
   it("refuses static __shared__ memory past the device's limit and a local array past a fiber's stack when compiling", () => {
