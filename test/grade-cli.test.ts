@@ -12,9 +12,9 @@ import { graderDevice } from "./graders/suite";
 const CLI = path.join(__dirname, "..", "src", "cli.js");
 const fixture = (name: string) => path.join(solutionsDir(), "01-add-relu", name);
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(args: string[], node = process.execPath): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { timeout: 600_000 }, (error, stdout, stderr) => {
+    execFile(node, [CLI, ...args], { timeout: 600_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
   });
@@ -43,6 +43,23 @@ describe("fuselab grade", function () {
       expect(fs.existsSync(path.join(out, "grades", f)), f).to.equal(true);
     }
     expect(r.stdout).to.match(/verdicts: .*illegal_address 1/);
+  });
+
+  it("runs with a node unpacked under /tmp, which the sandbox's own /tmp hides", async () => {
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-node-"));
+    try {
+      fs.mkdirSync(path.join(prefix, "bin"));
+      fs.chmodSync(prefix, 0o755);
+      const node = path.join(prefix, "bin", "node");
+      fs.copyFileSync(fs.realpathSync(process.execPath), node);
+      fs.chmodSync(node, 0o755);
+      const r = await run(["grade", "--exercise", "01", fixture("solution.hip"), "--device", graderDevice(), "--out", path.join(out, "grades")], node);
+      expect(r.code, r.stderr).to.equal(0);
+      const c = JSON.parse(fs.readFileSync(path.join(out, "grades", "class.json"), "utf8"));
+      expect(c.submissions.map((s: { verdict: string }) => s.verdict)).to.deep.equal(["passed"]);
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
   });
 
   it("writes the class reports of what was finished when interrupted", async () => {

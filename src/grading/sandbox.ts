@@ -81,6 +81,23 @@ export function useSandbox(kind: SandboxKind | undefined): void {
   detected = kind;
 }
 
+// Node installed outside /usr (nvm, a tarball, a copy unpacked in /tmp) is bound
+// at a fixed place inside: its own folder may lie where the sandbox shows
+// nothing (under /tmp or a home folder).
+const NODE_INSIDE = `${INSIDE}/node`;
+
+function nodeInstall(): { prefix: string; executable: string } | undefined {
+  const executable = fs.realpathSync(process.execPath);
+  const prefix = path.dirname(path.dirname(executable));
+  return prefix === "/usr" || prefix.startsWith("/usr/") ? undefined : { prefix, executable };
+}
+
+/** The node executable's path inside the sandbox. */
+function nodeInside(): string {
+  const node = nodeInstall();
+  return node ? path.posix.join(NODE_INSIDE, path.relative(node.prefix, node.executable)) : process.execPath;
+}
+
 /** Folders the submission's process reads, outside → inside. */
 function readOnlyMounts(): [string, string][] {
   const root = packageRoot();
@@ -90,9 +107,8 @@ function readOnlyMounts(): [string, string][] {
     [path.join(root, "kernels"), `${INSIDE}/kernels`],
     ["/usr", "/usr"],
   ];
-  // Node installed outside /usr (nvm, a tarball): its folder too.
-  const nodePrefix = path.dirname(path.dirname(fs.realpathSync(process.execPath)));
-  if (!nodePrefix.startsWith("/usr/") && nodePrefix !== "/usr") mounts.push([nodePrefix, nodePrefix]);
+  const node = nodeInstall();
+  if (node) mounts.push([node.prefix, NODE_INSIDE]);
   for (const p of ["/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/opt/rocm"]) {
     if (fs.existsSync(p)) mounts.push([p, p]);
   }
@@ -135,7 +151,7 @@ function environment(options: SandboxOptions): Record<string, string> {
 }
 
 function runnerArgs(options: SandboxOptions): string[] {
-  return [process.execPath, `${INSIDE}/dist/src/grading/runner.js`, "--device", options.device, "--own-pid-namespace"];
+  return [nodeInside(), `${INSIDE}/dist/src/grading/runner.js`, "--device", options.device, "--own-pid-namespace"];
 }
 
 /** setpriv and prlimit in front of a command: nobody when root, and the limits. */
