@@ -5,7 +5,7 @@
 // sandboxed child process for the grader (executor.ts), the notebook's own
 // process for `fl.check`. The same tests run either way.
 import { createHash, randomBytes } from "crypto";
-import { DType, decode, encode, storageFor } from "../dtype";
+import { DType, bf16BitsToF32, decode, encode, f16BitsToF32 } from "../dtype";
 import { CaseLaunch, KernelCase, KernelExercise, KernelTest, PerformanceTest, TestDevice, Values } from "./exercise";
 import { ArgSpec, BufferSpec, CANARY_BYTE, LaunchSpec } from "./protocol";
 import { Counterexample, TestResult, Verdict } from "./results";
@@ -24,7 +24,10 @@ export interface Executor {
   /** Opens the devices the tests need (their CPU options; one plain device on a GPU), compiles the source, and returns its kernels. */
   start(devices: readonly TestDevice[], source: string): Promise<readonly string[]>;
   run(device: number, buffers: BufferSpec[], payloads: Buffer[], launches: LaunchSpec[], read: number[]): Promise<RunOutput>;
-  time(device: number, buffers: BufferSpec[], payloads: Buffer[], launches: LaunchSpec[], count: number, warmup: number): Promise<number[]>;
+  /** Makes `count` sets of buffers at fresh addresses, each with its inputs (payloads: set after set), for `time`. */
+  stage(device: number, buffers: BufferSpec[], payloads: Buffer[], count: number): Promise<void>;
+  /** Times the launches once on each staged set, after `warmup` untimed runs on the first. */
+  time(device: number, launches: LaunchSpec[], warmup: number): Promise<number[]>;
   read(device: number, set: number, read: number[]): Promise<RunOutput>;
   /** Whether it can take more requests (a child that died cannot). */
   readonly alive: boolean;
@@ -118,25 +121,36 @@ export function prepareCase(c: KernelCase): Prepared {
 // nothing after the first submission. Each submission's process still gets
 // them in fresh buffers at new addresses.
 const CACHE_BYTES = 3 * 2 ** 30;
-const caseCache = new Map<string, { c: KernelCase; prepared: Prepared; bytes: number }>();
+interface MadeCase {
+  c: KernelCase;
+  prepared: Prepared;
+  /** The reference outputs, computed on first use and kept with the case. */
+  expected(): Expected;
+}
+type Expected = Record<string, ArrayLike<number>>;
+const caseCache = new Map<string, MadeCase & { bytes: number }>();
 let cachedBytes = 0;
 
-function madeCase(key: string, make: () => KernelCase): { c: KernelCase; prepared: Prepared } {
+function madeCase(key: string, make: () => KernelCase): MadeCase {
   const hit = caseCache.get(key);
   if (hit) return hit;
   const c = make();
   const prepared = prepareCase(c);
-  const bytes = prepared.payloads.reduce((a, p) => a + p.length, 0) * 2;
+  let expected: Expected | undefined;
+  const made = { c, prepared, expected: () => (expected ??= c.reference(prepared.inputsStored)) };
+  // Payloads, the stored inputs (8 bytes an element) and the reference outputs.
+  const elements = prepared.buffers.reduce((a, b) => a + b.elements, 0);
+  const bytes = prepared.payloads.reduce((a, p) => a + p.length, 0) + 8 * elements;
   while (cachedBytes + bytes > CACHE_BYTES && caseCache.size > 0) {
     const [oldest, entry] = caseCache.entries().next().value as [string, { bytes: number }];
     caseCache.delete(oldest);
     cachedBytes -= entry.bytes;
   }
   if (bytes <= CACHE_BYTES) {
-    caseCache.set(key, { c, prepared, bytes });
+    caseCache.set(key, { ...made, bytes });
     cachedBytes += bytes;
   }
-  return { c, prepared };
+  return made;
 }
 
 interface Comparison {
@@ -148,8 +162,39 @@ interface Comparison {
 
 const SHOWN = 5;
 
-/** Compares the outputs (and every canary) against the reference. */
-export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput): Comparison {
+/** Reads element i of an output's downloaded bytes as a number. */
+function elementReader(dtype: DType, image: Buffer): (i: number) => number {
+  switch (dtype) {
+    case "f32": return (i) => image.readFloatLE(4 * i);
+    case "i32": return (i) => image.readInt32LE(4 * i);
+    case "u8": return (i) => image[i];
+    case "f16": return (i) => f16BitsToF32(image.readUInt16LE(2 * i));
+    case "bf16": return (i) => bf16BitsToF32(image.readUInt16LE(2 * i));
+  }
+}
+
+// A timed run's outputs are checked at this many places an output: each end
+// (where tails go wrong) and the rest drawn at random after the run, so a
+// kernel cannot know which elements are looked at.
+const SAMPLE_ENDS = 256;
+const SAMPLE_RANDOM = 1 << 16;
+
+function sampledIndices(elements: number): Iterable<number> {
+  if (elements <= 2 * SAMPLE_ENDS + SAMPLE_RANDOM) return Array.from({ length: elements }, (_, i) => i);
+  const picked = new Set<number>();
+  for (let i = 0; i < SAMPLE_ENDS; i++) picked.add(i).add(elements - 1 - i);
+  const random = randomBytes(4 * SAMPLE_RANDOM);
+  for (let k = 0; k < SAMPLE_RANDOM; k++) picked.add(random.readUInt32LE(4 * k) % elements);
+  return [...picked].sort((a, b) => a - b);
+}
+
+/**
+ * Compares the outputs (and every canary) against the reference: every
+ * element, or with `sampled` a random sample of them (the re-check of a
+ * timed run, whose outputs a correctness test has already seen whole).
+ */
+export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput,
+  options: { expected?: Expected; sampled?: boolean } = {}): Comparison {
   for (let i = 0; i < out.canaries.length; i++) {
     const canary = out.canaries[i];
     const changed = canary.findIndex((b) => b !== CANARY_BYTE);
@@ -163,23 +208,23 @@ export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput
       };
     }
   }
-  const expected = c.reference(prepared.inputsStored);
+  const expected = options.expected ?? c.reference(prepared.inputsStored);
   const wrong: Comparison["wrong"] = [];
   let nan = 0;
   let unwritten = 0;
   let mismatches = 0;
   let worst = { output: "", index: -1, err: 0 };
+  let checked = 0;
   c.outputs.forEach((output, k) => {
     const image = out.buffers[k];
     const elementBytes = output.dtype === "f32" || output.dtype === "i32" ? 4 : output.dtype === "u8" ? 1 : 2;
-    const storage = storageFor(output.dtype, output.elements);
-    Buffer.from(storage.buffer).set(image.subarray(0, output.elements * elementBytes));
-    const got = decode(output.dtype, storage);
+    const got = elementReader(output.dtype, image);
     const want = expected[output.name];
     if (!want || want.length !== output.elements) throw new Error(`reference of ${output.name}: ${output.elements} values expected, got ${want?.length}`);
     const { rtol, atol } = output.tolerance;
-    for (let i = 0; i < output.elements; i++) {
-      const g = got[i];
+    for (const i of options.sampled ? sampledIndices(output.elements) : Array.from({ length: output.elements }, (_, k) => k)) {
+      const g = got(i);
+      checked++;
       const w = want[i];
       let ok: boolean;
       if (Number.isNaN(w)) ok = Number.isNaN(g);
@@ -199,7 +244,8 @@ export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput
     }
   });
   if (mismatches === 0) return { verdict: "passed", message: `${c.label}: all outputs within tolerance`, wrong };
-  const total = c.outputs.reduce((a, o) => a + o.elements, 0);
+  const all = c.outputs.reduce((a, o) => a + o.elements, 0);
+  const total = checked === all ? `${all}` : `${checked} checked (of ${all})`;
   if (unwritten > 0) {
     return { verdict: "nan", wrong, message: `${c.label}: ${unwritten} of ${total} output elements hold the NaN canary's bytes: never written, or computed from memory never written` };
   }
@@ -320,7 +366,8 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         continue;
       }
       const seed = combineSeed(options.secret, ex.id, test.name);
-      const { c, prepared } = madeCase(`${ex.id}\0${test.name}\0${seed}`, () => test.make(seed, false));
+      const made = madeCase(`${ex.id}\0${test.name}\0${seed}`, () => test.make(seed, false));
+      const { c, prepared } = made;
       const hung = c.launches.find((l) => hungKernels.has(l.kernel));
       if (hung) {
         // Running it again would only wait out the limit again.
@@ -330,7 +377,7 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
       let cmp: Comparison;
       try {
         const out = await ready.run(index(test), prepared.buffers, prepared.payloads, prepared.launches, prepared.read);
-        cmp = compareOutputs(c, prepared, out);
+        cmp = compareOutputs(c, prepared, out, { expected: made.expected() });
       } catch (e) {
         if (!(e instanceof SubmissionFailure)) throw e;
         cmp = { verdict: e.verdict, message: `${c.label}: ${e.message}`, wrong: [] };
@@ -369,7 +416,7 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         finish({ ...base(test), points: 0, verdict: ready.verdict, message: ready.message, hint: hintOf(test), ms: Date.now() - started });
         continue;
       }
-      finish(await (options.exclusive ? options.exclusive(() => timeTest(ex, test, ready, options)) : timeTest(ex, test, ready, options)));
+      finish(await timeTest(ex, test, ready, options));
     }
   } finally {
     await executor?.close();
@@ -387,11 +434,14 @@ async function timeTest(ex: KernelExercise, test: PerformanceTest, executor: Exe
   });
   const cases = made.map((m) => m.c);
   const prepared = made.map((m) => m.prepared);
+  // Only the timing itself has the GPU to itself; the transfers and checks around it do not need to.
+  const exclusive = options.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
   const fail = (verdict: Verdict, message: string): TestResult => ({ ...base, points: 0, verdict, message, ms: Date.now() - started,
     hint: test.hint !== undefined ? ex.hints[test.hint] : undefined });
   let times: number[];
   try {
-    times = await executor.time(0, prepared[0].buffers, prepared.flatMap((p) => p.payloads), prepared[0].launches, sets, 3);
+    await executor.stage(0, prepared[0].buffers, prepared.flatMap((p) => p.payloads), sets);
+    times = await exclusive(() => executor.time(0, prepared[0].launches, 3));
   } catch (e) {
     if (!(e instanceof SubmissionFailure)) throw e;
     return fail(e.verdict, `${cases[0].label}: ${e.message}`);
@@ -400,7 +450,7 @@ async function timeTest(ex: KernelExercise, test: PerformanceTest, executor: Exe
   const picks = [...new Set([sets - 1, randomBytes(1)[0] % sets])];
   for (const k of picks) {
     try {
-      const cmp = compareOutputs(cases[k], prepared[k], await executor.read(0, k, prepared[k].read));
+      const cmp = compareOutputs(cases[k], prepared[k], await executor.read(0, k, prepared[k].read), { expected: made[k].expected(), sampled: true });
       if (cmp.verdict !== "passed") return fail(cmp.verdict, `timed iteration ${k + 1}: ${cmp.message}`);
     } catch (e) {
       if (!(e instanceof SubmissionFailure)) throw e;

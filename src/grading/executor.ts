@@ -66,6 +66,7 @@ export class ChildExecutor implements Executor {
   private logText = "";
   private exitPromise?: Promise<void>;
   private timedBuffers: BufferSpec[] = [];
+  private timedSets = 0;
 
   constructor(private readonly sandbox: SandboxOptions, private readonly limits: TimeLimits = DEFAULT_LIMITS) {}
 
@@ -141,11 +142,16 @@ export class ChildExecutor implements Executor {
     return this.output(reply, read.length, buffers.length);
   }
 
-  async time(device: number, buffers: BufferSpec[], payloads: Buffer[], launches: LaunchSpec[], count: number, warmup: number): Promise<number[]> {
+  async stage(device: number, buffers: BufferSpec[], payloads: Buffer[], count: number): Promise<void> {
     this.timedBuffers = buffers;
-    const reply = await this.request({ op: "time", device, buffers, launches, count, warmup }, payloads, 0, this.limits.testMs);
+    this.timedSets = count;
+    await this.request({ op: "stage", device, buffers, count }, payloads, 0, this.limits.testMs);
+  }
+
+  async time(device: number, launches: LaunchSpec[], warmup: number): Promise<number[]> {
+    const reply = await this.request({ op: "time", device, launches, warmup }, [], 0, this.limits.testMs);
     const times = reply.header.times;
-    if (!Array.isArray(times) || times.length !== count || !times.every((t) => typeof t === "number" && t > 0)) {
+    if (!Array.isArray(times) || times.length !== this.timedSets || !times.every((t) => typeof t === "number" && t > 0)) {
       throw new SubmissionFailure("runtime_error", "the timing came back malformed");
     }
     return times as number[];
@@ -252,9 +258,13 @@ export class InProcessExecutor implements Executor {
     return this.guard(() => this.benches[device].run(buffers, payloads, launches, read));
   }
 
-  async time(device: number, buffers: BufferSpec[], payloads: Buffer[], launches: LaunchSpec[], count: number, warmup: number): Promise<number[]> {
+  async stage(device: number, buffers: BufferSpec[], payloads: Buffer[], count: number): Promise<void> {
+    this.guard(() => this.benches[device].stage(buffers, payloads, count));
+  }
+
+  async time(device: number, launches: LaunchSpec[], warmup: number): Promise<number[]> {
     try {
-      return await this.benches[device].time(buffers, payloads, launches, count, warmup);
+      return await this.benches[device].time(launches, warmup);
     } catch (e) {
       throw new SubmissionFailure(verdictOf((e as Error).message), (e as Error).message);
     }

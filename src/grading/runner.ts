@@ -131,9 +131,14 @@ async function serve(kind: "cpu" | "gpu", ownPidNamespace: boolean): Promise<voi
           outputReply(bench.run(header.buffers as BufferSpec[], payloads, header.launches as LaunchSpec[], header.read as number[]));
           break;
         }
+        case "stage": {
+          benches[header.device as number].stage(header.buffers as BufferSpec[], payloads, header.count as number);
+          reply({ ok: true });
+          break;
+        }
         case "time": {
           const bench = benches[header.device as number];
-          const times = await bench.time(header.buffers as BufferSpec[], payloads, header.launches as LaunchSpec[], header.count as number, header.warmup as number);
+          const times = await bench.time(header.launches as LaunchSpec[], header.warmup as number);
           reply({ ok: true, times });
           break;
         }

@@ -53,16 +53,25 @@ export class Workbench {
   }
 
   /**
-   * Times the launches on `count` sets of buffers, each freshly made at its own
-   * addresses (payloads: every set's inputs, set after set), one timed
-   * iteration a set after `warmup` untimed ones on the first; outputs are
-   * canaried before every launch and L2 is flushed before every timed one.
-   * The sets stay until `release()`, for `read()`.
+   * Makes `count` sets of buffers, each freshly made at its own addresses
+   * (payloads: every set's inputs, set after set), for `time`. The sets stay
+   * until `release()`, for `read()`.
    */
-  async time(specs: readonly BufferSpec[], payloads: readonly Buffer[], launches: readonly LaunchSpec[], count: number, warmup: number): Promise<number[]> {
+  stage(specs: readonly BufferSpec[], payloads: readonly Buffer[], count: number): void {
     this.release();
     const inputs = specs.filter((s) => s.init === "data").length;
+    if (payloads.length !== count * inputs) throw new Error(`stage: ${count * inputs} payloads expected (${count} sets of ${inputs}), got ${payloads.length}`);
     for (let i = 0; i < count; i++) this.sets.push(this.allocate(specs, payloads.slice(i * inputs, (i + 1) * inputs)));
+  }
+
+  /**
+   * Times the launches on the staged sets, one timed iteration a set after
+   * `warmup` untimed ones on the first; outputs are canaried before every
+   * launch and L2 is flushed before every timed one.
+   */
+  async time(launches: readonly LaunchSpec[], warmup: number): Promise<number[]> {
+    if (this.sets.length === 0) throw new Error("time: no sets staged");
+    const count = this.sets.length;
     this.flush ??= empty([Math.max(2 * this.device.props.l2Bytes, 1 << 20) / 4], { dtype: "f32", device: this.device });
     const flush = this.flush.handle("grader");
     const prepared = this.sets.map((set) => launches.map((l) => this.prepare(set, l)));
