@@ -224,6 +224,13 @@ describe("kvcache ops", () => {
       });
     }
 
+    it("name the position when a prompt is longer than the cache, where no position fits", () => {
+      const x = randn([6, 3, 16]), cache = randn([4, 3, 16]);
+      const ledger = fl.traffic(() => expectThrows(() => fl.ops.cacheAppend(x, positionsOf([0]), cache), fl.ArgumentError,
+        "fl.ops.cacheAppend: positions[0] must be a position from which its 6 new tokens fit, but cache holds 4 slots a sequence, got 0"));
+      expect(ledger.launches).to.equal(0);
+    });
+
     it("past the rows of cosSinCache are an error naming the position, though the cache has room", () => {
       const k = randn([2, 3, 16]);
       const cosSin = randn([4, 16]);

@@ -7,12 +7,11 @@
 // sequence) and a prompt or a batch of prompts (many tokens a sequence) alike:
 // the shapes say how many tokens each sequence gets.
 //
-// Positions are checked on the host, before anything is launched: the op reads
-// them back (on a GPU, a copy of 4 bytes a sequence, which waits for the device
-// to finish what it was doing) and a position whose tokens would land outside
-// the cache, or past the rows of cosSinCache, is an error naming it; the caches
-// are then as they were. The kernels also skip any such token, so a direct
-// launch of a built-in kernel never writes out of bounds either.
+// Positions live on the device, and are checked on the host before anything is
+// launched (each op's comment says so): the host reads them back rather than
+// letting the kernel skip bad ones and raise a flag the host reads afterwards,
+// because an error must leave the caches as they were, not half written, and
+// reading a flag back would wait for the device all the same.
 import { ArgumentError, describe, shapeString } from "../errors";
 import { Tensor, tensor } from "../tensor";
 import { checkFloatTensor, checkOptions, checkSameDevice, checkSameDtype, launch1D, launchBuiltin, vectorWidth } from "./common";
@@ -111,8 +110,8 @@ function checkPositions(where: string, value: unknown, cacheName: string, c: Cac
   const bad = values.findIndex((p) => p < 0 || p > last);
   if (bad >= 0) {
     const why = perSeq === 1 ? limit.what : `its ${perSeq} new tokens take the positions from there on, and ${limit.what}`;
-    throw new ArgumentError(where, `positions[${bad}]`, last < 0 ? `a position, but none fits: ${why}` : `from 0 to ${last} (${why})`,
-      String(values[bad]));
+    const expected = last < 0 ? `a position from which its ${perSeq} new tokens fit, but ${limit.what}` : `from 0 to ${last} (${why})`;
+    throw new ArgumentError(where, `positions[${bad}]`, expected, String(values[bad]));
   }
   return values;
 }
@@ -153,10 +152,12 @@ function checkAppend(where: string, x: unknown, positions: unknown, cache: unkno
  * stored. Each sequence gets tokens / seqs new tokens, one sequence after
  * another; positions, i32 [seqs], is the slot of each sequence's first new token
  * (its length so far), the next ones following it: a decode step is one token a
- * sequence, a prompt many. Positions are checked on the host before the launch
- * (the file's head says how); a token that would land outside the cache is an
- * error naming its position. Only the new tokens' slots are written. Returns
- * `{ cache }`, the tensor given.
+ * sequence, a prompt many. Positions are read back to the host (on a GPU, a
+ * copy of 4 bytes a sequence, which waits for the device) and checked before
+ * the launch: a token that would land outside the cache is an error naming its
+ * position, and nothing is written. The kernel also skips any such token, so
+ * that a direct launch of it never writes out of bounds. Only the new tokens'
+ * slots are written. Returns `{ cache }`, the tensor given.
  */
 export const cacheAppend = declareOp({
   name: "cacheAppend", kernels: [CACHE_APPEND], scatters: [{ into: 2, from: 0 }],
@@ -278,9 +279,10 @@ function perSequence(k: Tensor, positions: Tensor): number {
  * ops.cacheAppend puts it (positions, i32 [seqs], the slot of each sequence's
  * first new token), each token turned at its position as ops.ropePositions
  * turns it (cosSinCache [maxPositions, rotaryDim]; options.neox), in f32,
- * rounded once. Positions are checked on the host before the launch (the
- * file's head says how): a token past the cache or past cosSinCache's rows is
- * an error naming its position. Returns `{ kCache }`, the tensor given.
+ * rounded once. Positions are read back to the host and checked before the
+ * launch, as ops.cacheAppend checks them: a token past the cache, or past the
+ * rows of cosSinCache, is an error naming its position, and nothing is written;
+ * the kernel skips such a token too. Returns `{ kCache }`, the tensor given.
  */
 export const ropeKAppend = declareFused({
   name: "ropeKAppend", computes: "kCache[seq, position] = rope(k, position) for each new token",
@@ -311,7 +313,9 @@ export const ropeKAppend = declareFused({
  * K turned into kCache and V copied into vCache in one launch (ROCmForge's
  * fused_rope_kv_cache_append, and its batch form for prompts): ropeKAppend and
  * ops.cacheAppend together, v [tokens, heads, headDim] beside k, vCache of
- * kCache's shape. Returns `{ kCache, vCache }`, the tensors given.
+ * kCache's shape, positions checked as ropeKAppend checks them (a token the
+ * kernel skips is skipped in both caches). Returns `{ kCache, vCache }`, the
+ * tensors given.
  */
 export const ropeKvAppend = declareFused({
   name: "ropeKvAppend", computes: "kCache[seq, position] = rope(k, position); vCache[seq, position] = v, for each new token",
