@@ -16,7 +16,7 @@ export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClos
 export { ArgumentError, DeviceError, FuselabError } from "./errors";
 export {
   FusedOpDeclaration, Gather, GeluApproximation, GeluOptions, KernelsByDType, MakeTensor, NormOptions, OpDeclaration, OpExample,
-  OutOptions, PartialAccess, QkNormRopeOptions, RopePositionsOptions, declarations, fused, ops, unfused,
+  OutOptions, PartialAccess, QkNormRopeOptions, RopeAppendOptions, RopePositionsOptions, Scatter, declarations, fused, ops, unfused,
 } from "./ops";
 export { Ledger, TrafficEntry, traffic } from "./traffic";
 export { BenchCase, BenchOptions, BenchResult, BenchResults, CopyCeiling, CopyCeilingOptions, bench, copyCeiling } from "./bench";

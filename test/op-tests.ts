@@ -74,14 +74,23 @@ function tensorArgs(args: unknown[]): fl.Tensor[] {
 
 const bytesOf = (tensors: Iterable<fl.Tensor>) => [...new Set(tensors)].reduce((sum, t) => sum + t.bytes, 0);
 
+type Traffic = { gathers?: readonly fl.Gather[]; partial?: readonly fl.PartialAccess[]; scatters?: readonly fl.Scatter[] };
+
 /**
  * The bytes an op must read: each distinct tensor argument once, whole, except a
- * table it gathers from, of which each distinct row its index names, once.
+ * table it gathers from, of which each distinct row its index names (and the
+ * span of rows after it), once; the part it touches of an argument it touches
+ * in part; and nothing of an argument it only writes into.
  */
-function bytesToRead(made: Made, op: { gathers?: readonly fl.Gather[]; partial?: readonly fl.PartialAccess[] }): number {
-  const gathered = new Map((op.gathers ?? []).map((g) => [made.args[g.table] as fl.Tensor, made.values.get(made.args[g.index] as fl.Tensor)!]));
+function bytesToRead(made: Made, op: Traffic): number {
+  const gathered = new Map((op.gathers ?? []).map((g) => {
+    const span = g.span ? g.span(made.args) : 1;
+    const rows = [...made.values.get(made.args[g.index] as fl.Tensor)!].flatMap((first) => Array.from({ length: span }, (_, i) => first + i));
+    return [made.args[g.table] as fl.Tensor, rows];
+  }));
   const parts = partsOf(made, op.partial);
-  const whole = tensorArgs(made.args).filter((t) => !gathered.has(t) && !parts.has(t));
+  const scattered = scatterTargets(made, op.scatters);
+  const whole = tensorArgs(made.args).filter((t) => !gathered.has(t) && !parts.has(t) && !scattered.has(t));
   let bytes = bytesOf(whole);
   for (const [table, rows] of gathered) bytes += new Set(rows).size * (table.bytes / table.shape[0]);
   for (const [t, fraction] of parts) bytes += t.bytes * fraction;
@@ -93,12 +102,30 @@ function partsOf(made: Made, partial: readonly fl.PartialAccess[] = []): Map<fl.
   return new Map(partial.map((p) => [made.args[p.arg] as fl.Tensor, p.fraction(made.args)]));
 }
 
-/** The bytes a fused op must write: each output once, and the part it touches of each argument it changes. */
-function bytesToWrite(op: fl.FusedOpDeclaration, made: Made, outputs: Record<string, fl.Tensor>): number {
+/** The arguments an op writes into without reading, with the bytes it writes there (as many as its `from` holds). */
+function scatterTargets(made: Made, scatters: readonly fl.Scatter[] = []): Map<fl.Tensor, number> {
+  return new Map(scatters.map((s) => [made.args[s.into] as fl.Tensor, (made.args[s.from] as fl.Tensor).bytes]));
+}
+
+/**
+ * The bytes an op must write: each output once, the part it touches of each
+ * argument it changes, and the elements it writes into an argument it scatters into.
+ */
+function bytesToWrite(op: Traffic & { mutates?: readonly string[] }, made: Made, outputs: Record<string, fl.Tensor>): number {
   const parts = partsOf(made, op.partial);
-  const mutated = new Set(op.mutates.map((n) => outputs[n]));
-  const whole = [...Object.values(outputs)].filter((t) => !parts.has(t) || !mutated.has(t));
-  return bytesOf(whole) + [...mutated].reduce((sum, t) => sum + (parts.has(t) ? t.bytes * parts.get(t)! : 0), 0);
+  const scattered = scatterTargets(made, op.scatters);
+  const mutated = new Set((op.mutates ?? []).map((n) => outputs[n]));
+  const whole = [...Object.values(outputs)].filter((t) => !scattered.has(t) && (!parts.has(t) || !mutated.has(t)));
+  const partBytes = [...mutated].reduce((sum, t) => sum + (parts.has(t) && !scattered.has(t) ? t.bytes * parts.get(t)! : 0), 0);
+  const scatteredBytes = [...scattered].reduce((sum, [t, bytes]) => sum + (Object.values(outputs).includes(t) ? bytes : 0), 0);
+  return bytesOf(whole) + partBytes + scatteredBytes;
+}
+
+/** What an op changes in place is returned, as the very tensor passed in; nothing else it was given changes. */
+function expectOnlyChanged(made: Made, changed: fl.Tensor[]): void {
+  const inputs = tensorArgs(made.args);
+  for (const t of changed) expect(inputs, "a changed argument is returned as itself").to.include(t);
+  for (const t of inputs.filter((t) => !changed.includes(t))) fl.assertClose(t, made.values.get(t)!, { rtol: 0, atol: 0 });
 }
 const exampleName = (e: fl.OpExample) => (e.label ? ` (${e.label})` : "");
 
@@ -130,12 +157,13 @@ export function describeOps(ops: readonly fl.OpDeclaration[], references: Record
                 expect(tensor.dtype).to.equal(dtype);
                 fl.assertClose(tensor, expected[name], o.tolerance[dtype]);
               }
+              expectOnlyChanged(made, (op.scatters ?? []).map((s) => made.args[s.into] as fl.Tensor));
               expect(ledger.launches, "launches").to.equal(1);
               const [entry] = ledger.entries;
               expect(entry.op).to.equal(`ops.${op.name}`);
               expect(op.kernels.map((k) => k[dtype])).to.include(entry.kernel);
               expect(entry.bytesRead, "bytes read").to.equal(bytesToRead(made, op));
-              expect(entry.bytesWritten, "bytes written").to.equal(bytesOf(Object.values(outputs)));
+              expect(entry.bytesWritten, "bytes written").to.equal(bytesToWrite(op, made, outputs));
             });
           }
         }
@@ -172,14 +200,8 @@ export function describeFusedOps(declarations: readonly fl.FusedOpDeclaration[],
                 fl.assertClose(chainOut[name], expected[name], o.chainTolerance[dtype]);
                 fl.assertClose(tensor, chainOut[name].toArray(), o.chainTolerance[dtype]);
               }
-              // What it changes in place is returned, as the very tensor passed in; nothing else it was given changes.
               for (const [made, out] of [[fusedMade, fusedOut], [chainMade, chainOut]] as const) {
-                const inputs = tensorArgs(made.args);
-                const mutated = op.mutates.map((name) => out[name]);
-                for (const t of mutated) expect(inputs, "a mutated argument is returned as itself").to.include(t);
-                for (const t of inputs.filter((t) => !mutated.includes(t))) {
-                  fl.assertClose(t, made.values.get(t)!, { rtol: 0, atol: 0 });
-                }
+                expectOnlyChanged(made, op.mutates.map((name) => out[name]));
               }
               // The traffic rule, counted independently of the op's own model.
               expect(fusedLedger.launches, "fused launches").to.equal(1);

@@ -5,23 +5,13 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { FloatDType } from "../src/ops/declare";
-import { describeFusedOps, describeOps } from "./op-tests";
+import { Tolerance, describeFusedOps, describeOps } from "./op-tests";
 import { REFERENCES, qkNormRopeReference, ropePositionsReference, ropeTablesReference } from "./reference/rope";
+import { ROPE_SHAPES, ROPE_TOLERANCE } from "./rope-cases";
 
-type Tolerance = Record<FloatDType, { rtol: number; atol: number }>;
-
-// Two products and a sum of values up to 4 in f32, rounded once: an absolute
-// term for results that cancel.
-const TOLERANCE: Tolerance = {
-  f32: { rtol: 1e-5, atol: 1e-5 },
-  f16: { rtol: 1e-3, atol: 1e-2 },
-  bf16: { rtol: 8e-3, atol: 6e-2 },
-};
-
-// [time steps or tokens, head dim]: the head dims of real models (64, 80, 128,
-// 256), and small ones whose halves are not a whole 16-byte vector (2, 6, 10:
-// the pair-at-a-time path), with 1 to 33 time steps; the examples use 3 or 5 heads.
-const SHAPES: [number, number][] = [[1, 64], [7, 80], [5, 128], [3, 256], [33, 2], [4, 6], [9, 10], [2, 16]];
+const TOLERANCE = ROPE_TOLERANCE;
+// The examples read a shape's rows as time steps or tokens, and use 3 or 5 heads.
+const SHAPES = ROPE_SHAPES;
 
 describeOps(fl.declarations.rope.ops, REFERENCES,
   { shapes: { f32: SHAPES, f16: SHAPES, bf16: SHAPES }, tolerance: TOLERANCE, chainTolerance: TOLERANCE });

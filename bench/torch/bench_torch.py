@@ -75,25 +75,57 @@ def softmax(x):
     return torch.softmax(x, dim=-1)
 
 
+def rope_turn(x, positions, cos_sin_cache, neox):
+    """x [tokens, heads, d] turned in f32 at each token's row of cos_sin_cache [max_pos, rot]; values past rot copied."""
+    rot = cos_sin_cache.shape[1]
+    cos_sin = cos_sin_cache[positions.long()].float().unsqueeze(1)
+    cos, sin = cos_sin[..., : rot // 2], cos_sin[..., rot // 2 :]
+    x = x.float()
+    if neox:
+        a, b = x[..., : rot // 2], x[..., rot // 2 : rot]
+        turned = torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    else:
+        a, b = x[..., 0:rot:2], x[..., 1:rot:2]
+        turned = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
+    return torch.cat([turned, x[..., rot:]], dim=-1)
+
+
 def qk_norm_rope(qkv, q_weight, k_weight, positions, cos_sin_cache, options):
     """Per-head RMSNorm of the q and k heads of a packed qkv, then RoPE at each token's position, in place."""
     q_heads, kv_heads = options["qHeads"], options["kvHeads"]
     eps = options.get("eps", 1e-6)
-    tokens, d, rot = qkv.shape[0], q_weight.shape[0], cos_sin_cache.shape[1]
+    tokens, d = qkv.shape[0], q_weight.shape[0]
     heads = qkv.view(tokens, q_heads + 2 * kv_heads, d)
     qk = heads[:, : q_heads + kv_heads].float()
     weight = torch.cat([q_weight.expand(q_heads, d), k_weight.expand(kv_heads, d)]).float()
     qk = qk * torch.rsqrt(qk.pow(2).mean(-1, keepdim=True) + eps) * weight
-    cos_sin = cos_sin_cache[positions.long()].float().unsqueeze(1)
-    cos, sin = cos_sin[..., : rot // 2], cos_sin[..., rot // 2 :]
-    if options.get("neox", True):
-        a, b = qk[..., : rot // 2], qk[..., rot // 2 : rot]
-        turned = torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
-    else:
-        a, b = qk[..., 0:rot:2], qk[..., 1:rot:2]
-        turned = torch.stack([a * cos - b * sin, a * sin + b * cos], dim=-1).flatten(-2)
-    heads[:, : q_heads + kv_heads] = torch.cat([turned, qk[..., rot:]], dim=-1).to(qkv.dtype)
+    heads[:, : q_heads + kv_heads] = rope_turn(qk, positions, cos_sin_cache, options.get("neox", True)).to(qkv.dtype)
     return qkv
+
+
+def cache_slots(k, positions, cache):
+    """The sequence and position of each new token (positions[b] + t for token t of sequence b), and cache as [seqs, max_seq, heads, d]."""
+    seqs = positions.shape[0]
+    per_seq = k.shape[0] // seqs
+    steps = torch.arange(per_seq, device=k.device)
+    token_positions = (positions.long().unsqueeze(1) + steps).flatten()
+    seq = torch.arange(seqs, device=k.device).repeat_interleave(per_seq)
+    return seq, token_positions, cache.view(seqs, -1, *cache.shape[-2:])
+
+
+def rope_k_append(k, positions, cos_sin_cache, k_cache, options=None):
+    """k turned at each new token's position and written into its slot of k_cache."""
+    seq, token_positions, cache = cache_slots(k, positions, k_cache)
+    cache[seq, token_positions] = rope_turn(k, token_positions, cos_sin_cache, (options or {}).get("neox", True)).to(k.dtype)
+    return k_cache
+
+
+def rope_kv_append(k, v, positions, cos_sin_cache, k_cache, v_cache, options=None):
+    """rope_k_append, and v written into its slots of v_cache."""
+    rope_k_append(k, positions, cos_sin_cache, k_cache, options)
+    seq, token_positions, cache = cache_slots(v, positions, v_cache)
+    cache[seq, token_positions] = v
+    return k_cache, v_cache
 
 
 OPS = {
@@ -107,6 +139,8 @@ OPS = {
     "addRmsNorm": add_rms_norm,
     "softmax": softmax,
     "qkNormRope": qk_norm_rope,
+    "ropeKAppend": rope_k_append,
+    "ropeKvAppend": rope_kv_append,
 }
 
 

@@ -22,6 +22,19 @@ export type MakeTensor = (shape: number[], integers?: { below: number }) => Tens
 export interface Gather {
   table: number;
   index: number;
+  /** Rows each index value names, from it on (1 when left out): a prompt's tokens take consecutive positions. */
+  span?: (args: any[]) => number;
+}
+
+/**
+ * An argument written in place only in part, and never read: `into` (an
+ * argument's index), at as many elements as the argument `from` holds (a KV
+ * cache, at the slots its new tokens take). Its traffic is those elements,
+ * written once.
+ */
+export interface Scatter {
+  into: number;
+  from: number;
 }
 
 /** Example arguments of an op on data of `rows` rows of `cols` (tests and benchmarks run every example). */
@@ -53,6 +66,8 @@ export interface OpDeclaration<N extends string = string, A extends unknown[] = 
   fn: (...args: A) => R;
   /** Arguments it reads only in part (a table read at given rows); every other tensor is read whole. */
   gathers?: readonly Gather[];
+  /** Arguments it writes in place only in part (returned too); every output it makes is written whole. */
+  scatters?: readonly Scatter[];
   /** Between them, the examples launch every kernel of `kernels`. */
   examples: readonly OpExample[];
 }
@@ -74,6 +89,8 @@ export interface FusedOpDeclaration<N extends string = string, A extends unknown
   gathers?: readonly Gather[];
   /** Arguments it touches only in part. */
   partial?: readonly PartialAccess[];
+  /** Arguments of `mutates` that it writes only in part and never reads (as OpDeclaration's). */
+  scatters?: readonly Scatter[];
   /** One launch: checks its arguments, picks the kernel and launch shape, states its traffic. */
   fused: (...args: A) => R;
   /** The chain: same arguments, same result, one launch a step. */

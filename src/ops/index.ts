@@ -3,16 +3,21 @@
 // declarations.
 import { fusedTable, opTable, unfusedTable } from "./declare";
 import { ELEMENTWISE_FUSED, ELEMENTWISE_OPS } from "./elementwise";
+import { KVCACHE_FUSED, KVCACHE_OPS } from "./kvcache";
 import { NORM_FUSED, NORM_OPS } from "./norm";
 import { REDUCE_FUSED, REDUCE_OPS } from "./reduce";
 import { ROPE_FUSED, ROPE_OPS } from "./rope";
 
-export const ops = { ...opTable(ELEMENTWISE_OPS), ...opTable(NORM_OPS), ...opTable(REDUCE_OPS), ...opTable(ROPE_OPS) };
+export const ops = {
+  ...opTable(ELEMENTWISE_OPS), ...opTable(NORM_OPS), ...opTable(REDUCE_OPS), ...opTable(ROPE_OPS), ...opTable(KVCACHE_OPS),
+};
 export const fused = {
   ...fusedTable(ELEMENTWISE_FUSED), ...fusedTable(NORM_FUSED), ...fusedTable(REDUCE_FUSED), ...fusedTable(ROPE_FUSED),
+  ...fusedTable(KVCACHE_FUSED),
 };
 export const unfused = {
   ...unfusedTable(ELEMENTWISE_FUSED), ...unfusedTable(NORM_FUSED), ...unfusedTable(REDUCE_FUSED), ...unfusedTable(ROPE_FUSED),
+  ...unfusedTable(KVCACHE_FUSED),
 };
 
 /** Every op's declaration, by family: kernels, chains, examples (tests, benchmarks and lessons read them). */
@@ -21,10 +26,12 @@ export const declarations = Object.freeze({
   norm: { ops: NORM_OPS, fused: NORM_FUSED },
   reduce: { ops: REDUCE_OPS, fused: REDUCE_FUSED },
   rope: { ops: ROPE_OPS, fused: ROPE_FUSED },
+  kvcache: { ops: KVCACHE_OPS, fused: KVCACHE_FUSED },
 });
 
-export type { FusedOpDeclaration, Gather, KernelsByDType, MakeTensor, OpDeclaration, OpExample, PartialAccess } from "./declare";
+export type { FusedOpDeclaration, Gather, KernelsByDType, MakeTensor, OpDeclaration, OpExample, PartialAccess, Scatter } from "./declare";
 export type { OutOptions } from "./common";
 export type { GeluApproximation, GeluOptions } from "./elementwise";
 export type { NormOptions } from "./norm";
 export type { QkNormRopeOptions, RopePositionsOptions } from "./rope";
+export type { RopeAppendOptions } from "./kvcache";

@@ -107,7 +107,7 @@ export const ropeThd = declareOp({
 });
 
 /** A cos/sin cache [maxPositions, rotaryDim] for heads of `headDim`, on the device and of the dtype of `ref`. */
-function checkCosSinCache(where: string, value: unknown, refName: string, ref: Tensor, headDim: number): Tensor {
+export function checkCosSinCache(where: string, value: unknown, refName: string, ref: Tensor, headDim: number): Tensor {
   const cache = checkFloatTensor(where, "cosSinCache", value);
   checkSameDevice(where, "cosSinCache", cache, refName, ref);
   checkSameDtype(where, "cosSinCache", cache, refName, ref);
