@@ -6,10 +6,10 @@
 // 32) is cols / 32 blocks of 18 bytes (an f16 scale d, then 16 bytes of 4-bit
 // codes q; value = (q - 8) * d), so its last dim is cols / 32 * 18 bytes and its
 // other dims are the values' own.
-import { ArgumentError, describe, shapeString } from "../errors";
+import { ArgumentError, shapeString } from "../errors";
 import { Tensor, empty } from "../tensor";
 import {
-  LaunchShape, checkChoice, checkFloatTensor, checkOptions, checkTensorOf, lastDim, launch1D,
+  LaunchShape, checkChoice, checkFloatTensor, checkOptions, checkSameDevice, checkTensorOf, lastDim, launch1D,
   launchBuiltin, nextPowerOfTwo, rowChunks, rowCount, vectorWidth,
 } from "./common";
 import { FLOAT_DTYPES, FloatDType, KernelsByDType, MakeTensor, declareFused, declareOp, kernelsByDType } from "./declare";
@@ -28,7 +28,7 @@ export interface DequantizeOptions {
 
 /** The two forms of the fused kernel: one thread block a row, or many rows a thread block. */
 export type Q4_0RmsNormVariant = "row" | "batch";
-export const Q4_0_RMS_NORM_VARIANTS: readonly Q4_0RmsNormVariant[] = ["row", "batch"];
+const Q4_0_RMS_NORM_VARIANTS: readonly Q4_0RmsNormVariant[] = ["row", "batch"];
 
 /** Options of dequantizeQ4_0RmsNorm. */
 export interface Q4_0RmsNormOptions {
@@ -121,19 +121,24 @@ export const dequantizeQ4_0 = declareOp({
   examples: [{ label: "", args: (make, rows, cols, dtype) => [make([rows, cols], { quantized: "q4_0" }), { dtype }] }],
 });
 
+/** Threads that hold a row of `out` in their registers. */
+function threadsForRow(out: Tensor): number {
+  return Math.ceil(rowChunks(out.dtype as FloatDType, lastDim(out.shape)) / CACHED_CHUNKS_PER_THREAD);
+}
+
 /**
- * The variant that suits rows of `cols` values: many rows a block while a row
- * fits in the registers of one warp's team, else one block a row.
+ * The variant that suits `out`'s rows: many rows a block while a row fits in the
+ * registers of one warp's lanes, else one block a row.
  */
-function variantFor(dtype: FloatDType, cols: number, warpSize: number): Q4_0RmsNormVariant {
-  return Math.ceil(rowChunks(dtype, cols) / CACHED_CHUNKS_PER_THREAD) <= warpSize ? "batch" : "row";
+function variantFor(out: Tensor): Q4_0RmsNormVariant {
+  return threadsForRow(out) <= out.device.props.warpSize ? "batch" : "row";
 }
 
 /** The launch of a variant: threads a row sized so that its chunks fit their registers. */
 function q4_0RmsNormShape(variant: Q4_0RmsNormVariant, out: Tensor): LaunchShape {
   const { warpSize, maxThreadsPerBlock, maxGridDim } = out.device.props;
   const rows = rowCount(out.shape);
-  const wanted = Math.ceil(rowChunks(out.dtype as FloatDType, lastDim(out.shape)) / CACHED_CHUNKS_PER_THREAD);
+  const wanted = threadsForRow(out);
   if (variant === "batch") {
     const team = nextPowerOfTwo(Math.min(wanted, warpSize));
     const rowsPerBlock = Math.max(1, Math.min(rows, Math.floor(Math.min(BATCH_BLOCK_THREADS, maxThreadsPerBlock) / team)));
@@ -149,9 +154,7 @@ function checkQ4_0RmsNorm(where: string, q: unknown, weight: unknown, options: u
   const blocks = checkBlocks(where, "q", q);
   const values = valuesShape(blocks.shape);
   const w = checkFloatTensor(where, "weight", weight);
-  if (w.device !== blocks.device) {
-    throw new ArgumentError(where, "weight", `on ${describe(blocks.device)} (the device of q)`, `a tensor on ${describe(w.device)}`);
-  }
+  checkSameDevice(where, "weight", w, "q", blocks);
   const cols = lastDim(values);
   if (w.shape.length !== 1 || w.shape[0] !== cols) {
     throw new ArgumentError(where, "weight", `have shape [${cols}] (the values in a row of q: ${lastDim(blocks.shape)} bytes / ${BLOCK_BYTES} * ${BLOCK_VALUES})`,
@@ -177,7 +180,7 @@ export const dequantizeQ4_0RmsNorm = declareFused({
     const { blocks, values, w, eps, variant } = checkQ4_0RmsNorm("fl.fused.dequantizeQ4_0RmsNorm", q, weight, options);
     const out = empty(values, { dtype: w.dtype, device: w.device });
     const cols = lastDim(values);
-    const chosen = variant ?? variantFor(w.dtype as FloatDType, cols, w.device.props.warpSize);
+    const chosen = variant ?? variantFor(out);
     const kernels: KernelsByDType = chosen === "batch" ? Q4_0_RMS_NORM_BATCH : Q4_0_RMS_NORM;
     launchBuiltin("fused.dequantizeQ4_0RmsNorm", kernels, out, q4_0RmsNormShape(chosen, out), blocks.bytes + w.bytes, out.bytes,
       [out, blocks, w, rowCount(values), cols / BLOCK_VALUES, eps]);
