@@ -89,15 +89,24 @@ class Inputs {
   /** The `make` of one example's arguments. */
   maker(): fl.MakeTensor {
     const used = new Map<string, number>();
-    return (shape, integers) => {
-      const key = integers ? `${shape.join("x")} below ${integers.below}` : shape.join("x");
+    return (shape, kind) => {
+      const key = !kind ? shape.join("x") : "below" in kind ? `${shape.join("x")} below ${kind.below}` : `${shape.join("x")} ${kind.quantized}`;
       const index = used.get(key) ?? 0;
       used.set(key, index + 1);
       const list = this.made.get(key) ?? [];
       this.made.set(key, list);
-      list[index] ??= integers ? this.integers(shape, integers.below) : fl.randn(shape, { ...this.options, seed: this.seed++ });
+      list[index] ??= !kind ? fl.randn(shape, { ...this.options, seed: this.seed++ })
+        : "below" in kind ? this.integers(shape, kind.below) : this.quantized(shape);
       return list[index];
     };
+  }
+
+  /** The Q4_0 blocks of normal values. */
+  private quantized(shape: number[]): fl.Tensor {
+    const values = fl.randn(shape, { ...this.options, seed: this.seed++ });
+    const blocks = fl.quant.quantizeQ4_0(values);
+    values.dispose();
+    return blocks;
   }
 
   /** An i32 tensor of seeded integers from 0 to below - 1. */
@@ -178,7 +187,7 @@ async function main(): Promise<void> {
     try {
       for (const pair of PAIRS) {
         // Mutated arguments (addRmsNorm's residual) are put back by bench() after timing.
-        const opArgs = pair.example.args(inputs.maker(), rows, cols);
+        const opArgs = pair.example.args(inputs.maker(), rows, cols, dtype);
         const timed = await fl.bench({
           unfused: () => (pair.declaration.unfused as (...a: unknown[]) => unknown)(...opArgs),
           fused: () => (pair.declaration.fused as (...a: unknown[]) => unknown)(...opArgs),

@@ -32,12 +32,14 @@ const SCRIPT = path.resolve(__dirname, "..", "..", "bench", "torch", "bench_torc
 
 /**
  * An argument as the spec writes it: a float tensor by its shape (PyTorch makes
- * its own random values), an i32 tensor (positions) with its values, anything
+ * its own random values), an i32 tensor (positions) with its values, a u8
+ * tensor (Q4_0 blocks) by its shape (PyTorch makes its own blocks), anything
  * else as it is.
  */
 export function specArgument(a: unknown): unknown {
   if (fl.Tensor.isTensor(a)) {
     if (a.dtype === "i32") return { $tensor: [...a.shape], values: Array.from(a.toArray()) };
+    if (a.dtype === "u8") return { $tensor: [...a.shape], dtype: "u8" };
     return { $tensor: [...a.shape] };
   }
   return a === undefined ? null : a;

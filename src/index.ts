@@ -15,8 +15,9 @@ export { CompileOptions, compile, compileAsync } from "./compile";
 export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClose, compare } from "./compare";
 export { ArgumentError, DeviceError, FuselabError } from "./errors";
 export {
-  FusedOpDeclaration, Gather, GeluApproximation, GeluOptions, KernelsByDType, MakeTensor, NormOptions, OpDeclaration, OpExample,
-  OutOptions, PartialAccess, QkNormRopeOptions, RopeAppendOptions, RopePositionsOptions, Scatter, declarations, fused, ops, unfused,
+  DequantizeOptions, FusedOpDeclaration, Gather, GeluApproximation, GeluOptions, KernelsByDType, MadeKind, MakeTensor, NormOptions,
+  OpDeclaration, OpExample, OutOptions, PartialAccess, Q4_0RmsNormOptions, Q4_0RmsNormVariant, QkNormRopeOptions, RopeAppendOptions,
+  RopePositionsOptions, Scatter, declarations, fused, ops, quant, unfused,
 } from "./ops";
 export { Ledger, TrafficEntry, traffic } from "./traffic";
 export { BenchCase, BenchOptions, BenchResult, BenchResults, CopyCeiling, CopyCeilingOptions, bench, copyCeiling } from "./bench";

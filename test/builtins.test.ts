@@ -8,6 +8,8 @@ import type { FloatDType } from "../src/ops/declare";
 const DTYPES: FloatDType[] = ["f32", "f16", "bf16"];
 // Launched by the library itself rather than by an op.
 const LIBRARY_KERNELS = ["copy_f32x4"];
+// Small rows of whole Q4_0 blocks (32 values).
+const [ROWS, COLS] = [3, 32];
 
 describe("built-in kernels", () => {
   const families = Object.values(fl.declarations);
@@ -31,9 +33,10 @@ describe("built-in kernels", () => {
     const launched = new Set<string>();
     const strays: string[] = [];
     for (const dtype of DTYPES) {
-      const make: fl.MakeTensor = (shape, integers) => integers
-        ? fl.tensor(Int32Array.from({ length: shape.reduce((p, d) => p * d, 1) }, (_, i) => i % integers.below), { shape, dtype: "i32" })
-        : fl.randn(shape, { dtype, seed: 1 });
+      const make: fl.MakeTensor = (shape, kind) => !kind ? fl.randn(shape, { dtype, seed: 1 })
+        : "below" in kind
+          ? fl.tensor(Int32Array.from({ length: shape.reduce((p, d) => p * d, 1) }, (_, i) => i % kind.below), { shape, dtype: "i32" })
+          : fl.quant.quantizeQ4_0(fl.randn(shape, { dtype, seed: 1 }));
       const run = (fn: (...a: unknown[]) => unknown, allowed: string[], args: unknown[]) => {
         for (const record of fl.traffic(() => fn(...args)).records) {
           launched.add(record.kernel.name);
@@ -42,12 +45,12 @@ describe("built-in kernels", () => {
       };
       for (const family of families) {
         for (const op of family.ops as readonly fl.OpDeclaration[]) {
-          for (const example of op.examples) run(op.fn as never, declared(op.kernels), example.args(make, 3, 8));
+          for (const example of op.examples) run(op.fn as never, declared(op.kernels), example.args(make, ROWS, COLS, dtype));
         }
         for (const op of family.fused as readonly fl.FusedOpDeclaration[]) {
           for (const example of op.examples) {
-            run(op.fused as never, declared(op.kernels), example.args(make, 3, 8));
-            run(op.unfused as never, [...declaredKernels], example.args(make, 3, 8));
+            run(op.fused as never, declared(op.kernels), example.args(make, ROWS, COLS, dtype));
+            run(op.unfused as never, [...declaredKernels], example.args(make, ROWS, COLS, dtype));
           }
         }
       }

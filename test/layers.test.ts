@@ -17,7 +17,7 @@ const LAYERS: string[][] = [
   ["kernel"],
   ["module", "source"],
   ["compile"],
-  ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/reduce", "ops/rope", "ops/kvcache", "ops/index"],
+  ["ops/declare", "ops/common", "ops/elementwise", "ops/norm", "ops/reduce", "ops/rope", "ops/kvcache", "ops/quant", "ops/index"],
   ["traffic", "compare"],
   ["bench"],
   // The grader: exercises, the submission's process and its sandbox, the engine, reports.

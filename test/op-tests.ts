@@ -8,6 +8,8 @@ import { expect } from "chai";
 import * as fl from "../src";
 import type { FloatDType } from "../src/ops/declare";
 import { roundTo } from "./reference/elementwise";
+import { roundF16 } from "./reference/half";
+import { Q4_0_BLOCK_BYTES, Q4_0_BLOCK_VALUES, halfBits } from "./reference/quant";
 
 export type Tolerance = Record<FloatDType, { rtol: number; atol: number }>;
 /** The op's arguments with each tensor replaced by its values, the example's row length, and each argument's shape (undefined for non-tensors). */
@@ -29,6 +31,23 @@ export function uniform(count: number, seed: number): number[] {
   return out;
 }
 
+/**
+ * `count` Q4_0 blocks of random bytes, seeded: every code from 0 to 15 and
+ * finite scales of either sign up to 0.5 in magnitude.
+ */
+export function randomQ4_0Blocks(count: number, seed: number): Uint8Array {
+  const scales = uniform(count, seed);
+  const codes = uniform(count * 16, seed + 1);
+  const bytes = new Uint8Array(count * Q4_0_BLOCK_BYTES);
+  for (let b = 0; b < count; b++) {
+    const scale = halfBits(roundF16(scales[b] / 8));
+    bytes[b * Q4_0_BLOCK_BYTES] = scale & 0xff;
+    bytes[b * Q4_0_BLOCK_BYTES + 1] = scale >> 8;
+    for (let j = 0; j < 16; j++) bytes[b * Q4_0_BLOCK_BYTES + 2 + j] = Math.floor(((codes[b * 16 + j] + 4) / 8) * 256);
+  }
+  return bytes;
+}
+
 /** Arguments made by an example, and the values each tensor held when made. */
 interface Made {
   args: unknown[];
@@ -39,12 +58,19 @@ interface Made {
 function makeArgs(example: fl.OpExample, dtype: FloatDType, rows: number, cols: number, seed: number): Made {
   const values = new Map<fl.Tensor, Float64Array>();
   let next = seed;
-  const make = (shape: number[], integers?: { below: number }) => {
+  const make = (shape: number[], kind?: fl.MadeKind) => {
     const count = shape.reduce((p, d) => p * d, 1);
     let v: Float64Array, t: fl.Tensor;
-    if (integers) {
-      v = Float64Array.from(uniform(count, next++), (u) => Math.min(integers.below - 1, Math.floor(((u + 4) / 8) * integers.below)));
+    if (kind && "below" in kind) {
+      v = Float64Array.from(uniform(count, next++), (u) => Math.min(kind.below - 1, Math.floor(((u + 4) / 8) * kind.below)));
       t = fl.tensor(Int32Array.from(v), { shape, dtype: "i32", device: fl.device() });
+    } else if (kind) {
+      // Random codes and scales of either sign, whose bytes the reference decodes itself.
+      const bytes = randomQ4_0Blocks(count / Q4_0_BLOCK_VALUES, next);
+      next += 2;
+      v = Float64Array.from(bytes);
+      const rowBytes = (shape[shape.length - 1] / Q4_0_BLOCK_VALUES) * Q4_0_BLOCK_BYTES;
+      t = fl.tensor(bytes, { shape: [...shape.slice(0, -1), rowBytes], dtype: "u8", device: fl.device() });
     } else {
       v = roundTo(dtype, uniform(count, next++));
       t = fl.tensor(Float32Array.from(v), { shape, dtype, device: fl.device() });
@@ -52,7 +78,7 @@ function makeArgs(example: fl.OpExample, dtype: FloatDType, rows: number, cols: 
     values.set(t, v);
     return t;
   };
-  return { args: example.args(make, rows, cols), values };
+  return { args: example.args(make, rows, cols, dtype), values };
 }
 
 /** The tensors an op returned, by name ("out" for a lone tensor). */

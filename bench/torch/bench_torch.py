@@ -9,6 +9,7 @@ timed to SPEC and reads OUT back:
 SPEC: {"warmup": int, "iters": int, "cases": [{"id", "op", "dtype", "flushL2",
 "args": [...]}]}, each argument a float tensor {"$tensor": shape} (random
 normal values of the case's dtype), an i32 tensor {"$tensor": shape, "values"},
+a u8 tensor of Q4_0 blocks {"$tensor": shape, "dtype": "u8"} (random codes),
 a number, null, or an options object.
 OUT: {"torch", "cuda", "device", "results": [{"id", "eagerMs", "compileMs"}
 or {"id", "error"}]}.
@@ -69,6 +70,17 @@ def add_rms_norm(x, residual, weight, options=None):
     eps = (options or {}).get("eps", 1e-6)
     out = (r * torch.rsqrt(r.pow(2).mean(-1, keepdim=True) + eps) * weight.float()).to(x.dtype)
     return out, residual
+
+
+def dequantize_q4_0_rms_norm(q, weight, options=None):
+    """RMSNorm of the values of Q4_0 blocks (GGML's layout: an f16 scale, then 16 bytes of two 4-bit codes)."""
+    blocks = q.view(*q.shape[:-1], -1, 18)
+    d = blocks[..., :2].contiguous().view(torch.float16).float()
+    codes = blocks[..., 2:]
+    values = torch.cat([(codes & 0x0F).float() - 8, (codes >> 4).float() - 8], dim=-1) * d
+    x = values.flatten(-2)
+    eps = (options or {}).get("eps", 1e-6)
+    return (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight.float()).to(weight.dtype)
 
 
 def softmax(x):
@@ -141,13 +153,26 @@ OPS = {
     "qkNormRope": qk_norm_rope,
     "ropeKAppend": rope_k_append,
     "ropeKvAppend": rope_kv_append,
+    "dequantizeQ4_0RmsNorm": dequantize_q4_0_rms_norm,
 }
+
+# The scale of every Q4_0 block PyTorch makes: f16 0.01 (0x211F), little-endian.
+Q4_0_SCALE_BYTES = (0x1F, 0x21)
+
+
+def q4_0_blocks(shape, device):
+    """Q4_0 blocks of random codes, each with a finite scale."""
+    blocks = torch.randint(0, 256, shape, dtype=torch.uint8, device=device).view(*shape[:-1], -1, 18)
+    blocks[..., 0], blocks[..., 1] = Q4_0_SCALE_BYTES
+    return blocks.view(shape)
 
 
 def make_args(spec_args, dtype, device):
     args = []
     for a in spec_args:
-        if isinstance(a, dict) and "values" in a:
+        if isinstance(a, dict) and a.get("dtype") == "u8":
+            args.append(q4_0_blocks(a["$tensor"], device))
+        elif isinstance(a, dict) and "values" in a:
             args.append(torch.tensor(a["values"], dtype=torch.int32, device=device).view(a["$tensor"]))
         elif isinstance(a, dict) and "$tensor" in a:
             args.append(torch.randn(a["$tensor"], dtype=dtype, device=device))

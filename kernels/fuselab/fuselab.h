@@ -41,7 +41,8 @@
 //
 // And here, for every target: fl::to_float / fl::from_float<T>, fl::vec<T, N>
 // for 16-byte loads and stores, fl::load_floats / fl::store_floats (a chunk of
-// W elements as floats) and fl::aligned16.
+// W elements as floats), fl::aligned16 and fl::mul_rn (a product never fused into
+// an fma).
 #ifndef FUSELAB_FUSELAB_H
 #define FUSELAB_FUSELAB_H
 
@@ -125,6 +126,16 @@ __device__ __forceinline__ void store_floats(T* p, long long chunk, const float 
 }
 
 __device__ __forceinline__ bool aligned16(const void* p) { return reinterpret_cast<size_t>(p) % 16 == 0; }
+
+// a * b rounded to f32 by itself, never fused with an add that follows into one
+// fma: nvcc keeps __fmul_rn apart, clang (HIP, and a clang host build) is told to
+// here. For code that must round as a C reference does (quant.hip's encoder).
+__device__ __forceinline__ float mul_rn(float a, float b) {
+#if defined(__clang__) && !defined(__CUDACC__)
+#pragma clang fp contract(off)
+#endif
+  return __fmul_rn(a, b);
+}
 
 }  // namespace fl
 

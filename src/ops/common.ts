@@ -1,7 +1,7 @@
 // Helpers shared by every op family: argument checks worded by errors.ts, output
 // allocation, launch shapes, the choice of vector width, and the launch itself.
 import { ArgumentError, checkOptionsObject, describe, shapeString } from "../errors";
-import { DTYPE_BYTES, isFloatDType } from "../dtype";
+import { DType, DTYPE_BYTES, isFloatDType } from "../dtype";
 import { builtins } from "../module";
 import { Tensor, empty } from "../tensor";
 import type { Device } from "../device";
@@ -47,6 +47,13 @@ export function checkFloatTensor(where: string, name: string, value: unknown): T
   if (!isFloatDType(t.dtype)) {
     throw new ArgumentError(where, name, "a tensor of dtype f32, f16 or bf16", `a tensor of dtype ${t.dtype}`);
   }
+  return t;
+}
+
+/** A live tensor of `dtype`. */
+export function checkTensorOf(where: string, name: string, value: unknown, dtype: DType): Tensor {
+  const t = checkTensor(where, name, value);
+  if (t.dtype !== dtype) throw new ArgumentError(where, name, `a tensor of dtype ${dtype}`, `a tensor of dtype ${t.dtype}`);
   return t;
 }
 

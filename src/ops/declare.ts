@@ -8,11 +8,17 @@ export type FloatDType = "f32" | "f16" | "bf16";
 export const FLOAT_DTYPES: readonly FloatDType[] = ["f32", "f16", "bf16"];
 
 /**
- * Makes a tensor of `shape` for an example: random values, the dtype and device
- * under test; with `integers`, an i32 tensor of integers from 0 to below - 1
- * (positions, indices).
+ * What `make` makes besides random values of the dtype under test: i32 integers
+ * from 0 to below - 1 (positions, indices), or the Q4_0 blocks of random values
+ * of the shape (u8, the last dim in bytes: shape's last dim / 32 * 18).
  */
-export type MakeTensor = (shape: number[], integers?: { below: number }) => Tensor;
+export type MadeKind = { below: number } | { quantized: "q4_0" };
+
+/**
+ * Makes a tensor of `shape` for an example: random values, the dtype and device
+ * under test, or what `kind` says.
+ */
+export type MakeTensor = (shape: number[], kind?: MadeKind) => Tensor;
 
 /**
  * An argument read only at some of its rows: `table` (an argument's index) at the
@@ -41,8 +47,12 @@ export interface Scatter {
 export interface OpExample {
   /** "" for the main example, else what differs: "tanh", "no bias". */
   label: string;
-  /** The op's arguments (checked by the op itself when the tests run every example). */
-  args(make: MakeTensor, rows: number, cols: number): unknown[];
+  /**
+   * The op's arguments (checked by the op itself when the tests run every
+   * example); `dtype` is the dtype under test, for an op whose inputs do not
+   * carry it (dequantizeQ4_0's output).
+   */
+  args(make: MakeTensor, rows: number, cols: number, dtype: FloatDType): unknown[];
 }
 
 /**

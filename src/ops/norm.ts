@@ -15,7 +15,7 @@ export interface NormOptions {
   eps?: number;
 }
 
-const RMS_NORM_EPS = 1e-6;
+export const RMS_NORM_EPS = 1e-6;
 const LAYER_NORM_EPS = 1e-5;
 
 // Chunks (16-byte vectors, or single elements when a row cannot be read in
@@ -69,7 +69,11 @@ function checkResidualPair(where: string, x: unknown, residual: unknown): [Tenso
 }
 
 function checkEps(where: string, options: unknown, fallback: number): number {
-  const eps = checkOptions<NormOptions>(where, options, ["eps"]).eps;
+  return epsOption(where, checkOptions<NormOptions>(where, options, ["eps"]).eps, fallback);
+}
+
+/** options.eps checked: a finite number > 0, or `fallback` when undefined. */
+export function epsOption(where: string, eps: unknown, fallback: number): number {
   if (eps === undefined) return fallback;
   if (typeof eps !== "number" || !Number.isFinite(eps) || eps <= 0) {
     throw new ArgumentError(where, "options.eps", "a finite number > 0", describe(eps));
