@@ -1,5 +1,6 @@
 // Exercise 08: softmax of each row: the max and the sum of exponentials in one pass (online), then the output.
 #include <fuselab/fuselab.h>
+#include <cmath>  // INFINITY
 
 // What a thread knows of its share of a row: m, the largest value seen, and s, the sum of exp(v - m) over the values seen.
 struct MaxSum {
