@@ -3,12 +3,14 @@
 // the native addon cannot load (doctor exists to explain why), so the addon and
 // the library are only loaded inside doctor, and their failures are reported.
 import { spawn } from "child_process";
+import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import {
   JUPYTER_INSTALL_HINT, JupyterPython, ensureSelfLink, findJupyter, installKernelSpec, jupyterPathWith,
   kernelSpecDir, projectJupyterDir, readKernelSpec, tslabEntry, userJupyterDir,
 } from "./jupyter";
+import { INDEX_NOTEBOOK } from "./lessons";
 import { native } from "./native";
 import { WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "./workspace";
 import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
@@ -19,7 +21,8 @@ const USAGE = `usage: fuselab <command>
   jupyter install [--user]    install the "fuselab" Jupyter kernelspec: project-local by default,
                  [--dir DIR]  in the user's Jupyter data folder with --user, or in DIR/kernels
   start [jupyter args...]     open your copies of the lessons (my-notebooks/) in Jupyter with the
-                              fuselab kernel; lessons new since the last start are copied in first
+                              fuselab kernel, on the course's index when no args are given; lessons
+                              new since the last start are copied in first
   reset LESSON                put the original of one lesson back in my-notebooks/ (e.g. reset 00-tour);
                               your copy moves to my-notebooks/.replaced/
 ${GRADE_USAGE}
@@ -190,6 +193,8 @@ function start(args: string[]): Promise<number> {
   const copied = syncWorkspace();
   if (copied.length > 0) console.log(`fuselab: copied into ${WORKSPACE_NAME}/: ${copied.join(", ")}`);
   const notebooks = workspaceDir();
+  // With no arguments of the user's, Jupyter opens on the course's index.
+  if (args.length === 0 && fs.existsSync(path.join(notebooks, INDEX_NOTEBOOK))) jupyterArgs.push(INDEX_NOTEBOOK);
   console.log(`fuselab: starting Jupyter (${found.python}) on ${notebooks} with the "TypeScript (fuselab)" kernel`);
   const child = spawn(found.python, jupyterArgs, {
     cwd: notebooks,

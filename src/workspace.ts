@@ -3,10 +3,11 @@
 // when it opens, runs and saves it, and doing that to the committed files would
 // make them stale and block `git pull`. New lessons are copied in on each start;
 // a lesson already there is the student's and is never overwritten, except by an
-// explicit reset, which keeps the old copy.
+// explicit reset, which keeps the old copy. The course's index is not the student's
+// work: it is brought up to date on each start, so that it lists the new lessons.
 import * as fs from "fs";
 import * as path from "path";
-import { notebooksDir } from "./lessons";
+import { INDEX_NOTEBOOK, notebooksDir } from "./lessons";
 import { packageRoot } from "./native";
 
 export const WORKSPACE_NAME = "my-notebooks";
@@ -27,15 +28,20 @@ function committedNotebooks(root?: string): string[] {
   return fs.readdirSync(notebooksDir(root)).filter((f) => f.endsWith(".ipynb")).sort();
 }
 
-/** Copies into the workspace each committed notebook it lacks; returns the names copied. */
+/** Copies into the workspace each committed notebook it lacks, and the index where it differs; returns the names copied. */
 export function syncWorkspace(root?: string): string[] {
   const dir = workspaceDir(root);
   fs.mkdirSync(dir, { recursive: true });
   const copied: string[] = [];
   for (const name of committedNotebooks(root)) {
+    const source = path.join(notebooksDir(root), name);
     const target = path.join(dir, name);
-    if (fs.existsSync(target)) continue;
-    fs.copyFileSync(path.join(notebooksDir(root), name), target, fs.constants.COPYFILE_EXCL);
+    if (fs.existsSync(target)) {
+      if (name !== INDEX_NOTEBOOK || fs.readFileSync(target).equals(fs.readFileSync(source))) continue;
+      fs.copyFileSync(source, target);
+    } else {
+      fs.copyFileSync(source, target, fs.constants.COPYFILE_EXCL);
+    }
     copied.push(name);
   }
   return copied;

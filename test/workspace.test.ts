@@ -7,7 +7,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { notebookJson, lessonToNotebook, notebookProblems } from "../src/lessons";
+import { INDEX_NOTEBOOK, notebookJson, lessonToNotebook, notebookProblems, renderCourseIndex } from "../src/lessons";
 import { packageRoot } from "../src/native";
 import { BACKUP_NAME, WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "../src/workspace";
 import { TestJupyter, executeNotebook, problemReport, requireJupyter, testJupyter } from "./notebook-runner";
@@ -91,6 +91,40 @@ describe("the student's working copy", function () {
     expect(kept && path.dirname(kept)).to.equal(path.join(workspaceDir(student), BACKUP_NAME));
     expect(fs.readFileSync(kept!, "utf8")).to.equal(saved);
     expect(git(student, "status", "--porcelain")).to.equal("");
+  });
+
+  it("holds the course's index, made from the lessons table and the lessons, brought up to date on each start", () => {
+    const readme = path.join(tmp, "lessons", "README.md");
+    const table = (...rows: string[]) => `# Course\n\n## Lessons\n\n| # | lesson | what you learn | exercise |\n| --- | --- | --- | --- |\n${rows.join("\n")}\n`;
+    const firstRow = "| 00 | [First](00-first.md) | printing | 01 |";
+    const writeIndex = () => {
+      const index = renderCourseIndex(tmp)!;
+      fs.writeFileSync(index.notebook, index.json);
+      return index.json;
+    };
+    writeLesson(tmp, "00-first", `${FIRST}\n## Exercise\n\n[exercise 01](../exercises/01-one/01-one.ipynb)\n`);
+    fs.writeFileSync(readme, table(firstRow));
+    expect(notebookProblems(tmp)).to.deep.equal([`notebooks/${INDEX_NOTEBOOK} is missing: run 'npm run notebooks'`]);
+    const first = writeIndex();
+    expect(notebookProblems(tmp)).to.deep.equal([]);
+    const text = (JSON.parse(first) as { cells: { source: string[] }[] }).cells.map((c) => c.source.join("")).join("\n");
+    expect(text).to.include("| 00 | [First](00-first.ipynb) | printing | [01](../exercises/01-one/01-one.ipynb) |");
+    expect(syncWorkspace(tmp)).to.deep.equal(["00-first.ipynb", INDEX_NOTEBOOK]);
+
+    // A lesson without a row is a problem that names it; with its row the index is stale until made again.
+    writeLesson(tmp, "01-second", "# Second\n\n```ts\nconsole.log(1 + 1);\n```\n");
+    expect(notebookProblems(tmp)).to.deep.equal([
+      `notebooks/${INDEX_NOTEBOOK} cannot be made: lessons/README.md: the lessons table has no row for 01-second.md`]);
+    fs.writeFileSync(readme, table(firstRow, "| 01 | [Second](01-second.md) | adding | — |"));
+    expect(notebookProblems(tmp)).to.deep.equal([
+      `notebooks/${INDEX_NOTEBOOK} is stale (the lessons or lessons/README.md changed): run 'npm run notebooks'`]);
+    const second = writeIndex();
+    expect(second).to.include("[Second](01-second.ipynb)");
+
+    // The next start brings the student's copy of the index up to date, and then leaves it.
+    expect(syncWorkspace(tmp)).to.deep.equal(["01-second.ipynb", INDEX_NOTEBOOK]);
+    expect(fs.readFileSync(path.join(workspaceDir(tmp), INDEX_NOTEBOOK), "utf8")).to.equal(second);
+    expect(syncWorkspace(tmp)).to.deep.equal([]);
   });
 
   it("reset names the lessons when given an unknown one", () => {

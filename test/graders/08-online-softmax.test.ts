@@ -1,0 +1,3 @@
+import { graderSuite } from "./suite";
+
+graderSuite("08-online-softmax");

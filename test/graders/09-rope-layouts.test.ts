@@ -1,0 +1,3 @@
+import { graderSuite } from "./suite";
+
+graderSuite("09-rope-layouts");
