@@ -13,7 +13,7 @@ function f32Case(n: number, seed: number): KernelCase {
     inputs: [{ name: "a", dtype: "f32", values: a }, { name: "b", dtype: "f32", values: b }],
     outputs: [{ name: "out", dtype: "f32", elements: n, tolerance: { rtol: 0, atol: 0 } }],
     launches: [{ kernel: "add_relu", grid: blocksFor(n, THREADS), block: THREADS, args: ["out", "a", "b", n] }],
-    reference: ({ a: x, b: y }) => ({ out: Float64Array.from(x, (v, i) => reluF32(v + y[i])) }),
+    reference: ({ a: x, b: y }) => ({ out: x.map((v, i) => reluF32(v + y[i])) }),
     bytes: 12 * n,
   };
 }
@@ -29,7 +29,7 @@ function f16Case(n: number, seed: number): KernelCase {
     // The sum of two halves is exact in f32; rounding it to f16 is the only error: half an ulp.
     outputs: [{ name: "out", dtype: "f16", elements: n, tolerance: { rtol: 2 ** -11, atol: 2 ** -24 } }],
     launches: [{ kernel: "add_relu_f16x8", grid: blocksFor(Math.ceil(n / 8), THREADS), block: THREADS, args: ["out", "a", "b", n] }],
-    reference: ({ a: x, b: y }) => ({ out: Float64Array.from(x, (v, i) => Math.max(v + y[i], 0)) }),
+    reference: ({ a: x, b: y }) => ({ out: x.map((v, i) => Math.max(v + y[i], 0)) }),
     bytes: 6 * n,
   };
 }

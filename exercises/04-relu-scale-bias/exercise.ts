@@ -15,7 +15,7 @@ function flagsCase(relu: boolean, bias: boolean, rows: number, cols: number, sca
     outputs: [{ name: "out", dtype: "f32", elements: n, tolerance: { rtol: 1e-6, atol: 1e-6 } }],
     launches: [{ kernel, grid: blocksFor(n, THREADS), block: THREADS, args: ["out", "x", "bias", scale, rows, cols] }],
     reference: ({ x, bias: b }) => ({
-      out: Float64Array.from(x, (v, i) => (relu ? Math.max(v, 0) : v) * scale + (bias ? b[i % cols] : 0)),
+      out: x.map((v, i) => (relu ? Math.max(v, 0) : v) * scale + (bias ? b[i % cols] : 0)),
     }),
     bytes: 8 * n + 4 * cols,
   };

@@ -18,7 +18,7 @@ function addNormCase(rows: number, cols: number, seed: number): KernelCase {
     ],
     launches: [{ kernel: "fused_add_rms_norm", grid: rows, block: THREADS, args: ["input", "residual", "w", EPS, rows, cols] }],
     reference: ({ input: x, residual: r, w }) => {
-      const sum = Float64Array.from(x, (v, i) => Math.fround(v + r[i]));
+      const sum = x.map((v, i) => Math.fround(v + r[i]));
       const out = new Float64Array(rows * cols);
       for (let row = 0; row < rows; row++) {
         let squares = 0;

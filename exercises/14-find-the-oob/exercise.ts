@@ -12,7 +12,7 @@ function scaleCase(rows: number, cols: number, seed: number): KernelCase {
     inputs: [{ name: "x", dtype: "f32", values: mixedScales(rows * cols, seed) }],
     outputs: [{ name: "out", dtype: "f32", elements: rows * cols, tolerance: { rtol: 0, atol: 0 } }],
     launches: [{ kernel: "scale_rows", grid: rows, block: THREADS, args: ["out", "x", SCALE, rows, cols] }],
-    reference: ({ x }) => ({ out: Float64Array.from(x, (v) => Math.fround(v * SCALE)) }),
+    reference: ({ x }) => ({ out: x.map((v) => Math.fround(v * SCALE)) }),
   };
 }
 

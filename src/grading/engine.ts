@@ -5,6 +5,7 @@
 // sandboxed child process for the grader (executor.ts), the notebook's own
 // process for `fl.check`. The same tests run either way.
 import { createHash, randomBytes } from "crypto";
+import * as os from "os";
 import { DType, bf16BitsToF32, decode, encode, f16BitsToF32 } from "../dtype";
 import { CaseLaunch, KernelCase, KernelExercise, KernelTest, PerformanceTest, TestDevice, Values } from "./exercise";
 import { ArgSpec, BufferSpec, CANARY_BYTE, LaunchSpec } from "./protocol";
@@ -60,15 +61,10 @@ function dims(d: number | number[]): number[] {
   return typeof d === "number" ? [d] : d;
 }
 
-/** Values as stored: 16-bit float inputs rounded, as the kernel will see them. */
-function stored(dtype: DType, values: Values): Float64Array {
-  const bits = encode(dtype, values);
-  return Float64Array.from(decode(dtype, bits) as ArrayLike<number>);
-}
-
-function bytesOfValues(dtype: DType, values: Values): Buffer {
+/** Values as the kernel gets them: their bytes, and the values those bytes hold (16-bit floats rounded). */
+function storedValues(dtype: DType, values: Values): { bytes: Buffer; stored: Float64Array } {
   const e = encode(dtype, values);
-  return Buffer.from(e.buffer, e.byteOffset, e.byteLength);
+  return { bytes: Buffer.from(e.buffer, e.byteOffset, e.byteLength), stored: Float64Array.from(decode(dtype, e) as ArrayLike<number>) };
 }
 
 interface Prepared {
@@ -88,8 +84,9 @@ export function prepareCase(c: KernelCase): Prepared {
   for (const input of c.inputs) {
     names.set(input.name, buffers.length);
     buffers.push({ dtype: input.dtype, elements: input.values.length, init: "data" });
-    payloads.push(bytesOfValues(input.dtype, input.values));
-    inputsStored[input.name] = stored(input.dtype, input.values);
+    const { bytes, stored } = storedValues(input.dtype, input.values);
+    payloads.push(bytes);
+    inputsStored[input.name] = stored;
   }
   const read: number[] = [];
   for (const output of c.outputs) {
@@ -98,8 +95,9 @@ export function prepareCase(c: KernelCase): Prepared {
     if (output.initial) {
       if (output.initial.length !== output.elements) throw new Error(`output ${output.name}: ${output.elements} initial values expected`);
       buffers.push({ dtype: output.dtype, elements: output.elements, init: "data" });
-      payloads.push(bytesOfValues(output.dtype, output.initial));
-      inputsStored[output.name] = stored(output.dtype, output.initial);
+      const { bytes, stored } = storedValues(output.dtype, output.initial);
+      payloads.push(bytes);
+      inputsStored[output.name] = stored;
     } else {
       buffers.push({ dtype: output.dtype, elements: output.elements, init: "nan" });
     }
@@ -120,7 +118,7 @@ export function prepareCase(c: KernelCase): Prepared {
 // made once and kept (up to CACHE_BYTES of payload), they cost a large class
 // nothing after the first submission. Each submission's process still gets
 // them in fresh buffers at new addresses.
-const CACHE_BYTES = 3 * 2 ** 30;
+const CACHE_BYTES = Math.max(3 * 2 ** 30, os.totalmem() / 4);
 interface MadeCase {
   c: KernelCase;
   prepared: Prepared;
@@ -161,6 +159,7 @@ interface Comparison {
 }
 
 const SHOWN = 5;
+const TIMED_SETS = 8;
 
 /** Reads element i of an output's downloaded bytes as a number. */
 function elementReader(dtype: DType, image: Buffer): (i: number) => number {
@@ -309,6 +308,29 @@ function counterexampleOf(c: KernelCase, prepared: Prepared, cmp: Comparison): C
 }
 
 /**
+ * Makes every case a grading run with this secret will use, with its
+ * reference, before any submission starts: made on first use instead, a large
+ * timed test's data would hold up the grader's process (and so every other
+ * submission's replies) for seconds.
+ */
+export function makeCases(ex: KernelExercise, options: Pick<EngineOptions, "secret" | "deviceKind" | "include" | "timedSets">): void {
+  for (const test of ex.tests.filter((t) => options.include(t))) madeCase(correctnessKey(ex, test, options.secret), () => test.make(combineSeed(options.secret, ex.id, test.name), false)).expected();
+  if (options.deviceKind !== "gpu") return;
+  for (const test of ex.performance.filter((t) => options.include(t))) timedCases(ex, test, options).forEach((m) => m.expected());
+}
+
+function correctnessKey(ex: KernelExercise, test: KernelTest, secret: string): string {
+  return `${ex.id}\0${test.name}\0${combineSeed(secret, ex.id, test.name)}`;
+}
+
+function timedCases(ex: KernelExercise, test: PerformanceTest, options: Pick<EngineOptions, "secret" | "timedSets">): MadeCase[] {
+  return Array.from({ length: options.timedSets ?? TIMED_SETS }, (_, i) => {
+    const seed = combineSeed(options.secret, ex.id, test.name, i);
+    return madeCase(`${ex.id}\0${test.name}\0${seed}\0${i}`, () => test.make(seed));
+  });
+}
+
+/**
  * Grades a kernel submission: starts an executor (compile), runs each included
  * test, and returns one result a test. A compile error fails every test with
  * the log; a process that dies is restarted once for the tests after it.
@@ -370,7 +392,7 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         continue;
       }
       const seed = combineSeed(options.secret, ex.id, test.name);
-      const made = madeCase(`${ex.id}\0${test.name}\0${seed}`, () => test.make(seed, false));
+      const made = madeCase(correctnessKey(ex, test, options.secret), () => test.make(seed, false));
       const { c, prepared } = made;
       const hung = c.launches.find((l) => hungKernels.has(l.kernel));
       if (hung) {
@@ -431,11 +453,8 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
 async function timeTest(ex: KernelExercise, test: PerformanceTest, executor: Executor, options: EngineOptions): Promise<TestResult> {
   const started = Date.now();
   const base = { name: test.name, description: test.description, visibility: test.visibility, maxPoints: test.points };
-  const sets = options.timedSets ?? 8;
-  const made = Array.from({ length: sets }, (_, i) => {
-    const seed = combineSeed(options.secret, ex.id, test.name, i);
-    return madeCase(`${ex.id}\0${test.name}\0${seed}\0${i}`, () => test.make(seed));
-  });
+  const made = timedCases(ex, test, options);
+  const sets = made.length;
   const cases = made.map((m) => m.c);
   const prepared = made.map((m) => m.prepared);
   // Only the timing itself has the GPU to itself; the transfers and checks around it do not need to.

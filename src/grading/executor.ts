@@ -67,6 +67,8 @@ export class ChildExecutor implements Executor {
   private exitPromise?: Promise<void>;
   private timedBuffers: BufferSpec[] = [];
   private timedSets = 0;
+  /** Bytes of replies received so far. */
+  private received = 0;
 
   constructor(private readonly sandbox: SandboxOptions, private readonly limits: TimeLimits = DEFAULT_LIMITS) {}
 
@@ -93,6 +95,7 @@ export class ChildExecutor implements Executor {
     child.stdin!.on("error", () => undefined);  // a child that died mid-request: its exit says how
     const replies = child.stdio[3] as NodeJS.ReadableStream;
     replies.on("data", (chunk: Buffer) => {
+      this.received += chunk.length;
       let frames: Frame[];
       try {
         frames = this.reader!.push(chunk);
@@ -208,24 +211,35 @@ export class ChildExecutor implements Executor {
     if (!this.child) return Promise.reject(new Error("not started"));
     this.expectBytes = expectBytes;
     return new Promise<Frame>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const receivedAtSend = this.received;
+      // Timers run before pending input is read: when this process was busy past
+      // the limit, a reply may be waiting unread. Expiry is decided after the
+      // next read (setImmediate), and a reply already coming gets one more period.
+      const expire = (extended: boolean) => setImmediate(() => {
+        if (this.waiting !== waiting) return;
+        if (!extended && this.received !== receivedAtSend) {
+          timer = setTimeout(() => expire(true), timeoutMs);
+          return;
+        }
         this.killedForTime = true;
         this.fail(new SubmissionFailure("time_limit", `no answer within the ${timeoutMs} ms limit`));
         this.kill();
-      }, timeoutMs);
-      this.waiting = {
-        resolve: (f) => {
+      });
+      let timer = setTimeout(() => expire(false), timeoutMs);
+      const waiting = {
+        resolve: (f: Frame) => {
           clearTimeout(timer);
           if (f.header.ok === false && header.op !== "compile") {
             const message = String(f.header.error ?? "failed");
             reject(new SubmissionFailure(verdictOf(message), message));
           } else resolve(f);
         },
-        reject: (e) => {
+        reject: (e: Error) => {
           clearTimeout(timer);
           reject(e);
         },
       };
+      this.waiting = waiting;
       if (header.op !== "hello") {
         for (const part of encodeFrame(header, payloads)) this.child!.stdin!.write(part);
       }

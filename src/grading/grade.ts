@@ -4,7 +4,7 @@
 // soon as it is known, so an interrupted run keeps what it finished.
 import * as fs from "fs";
 import * as path from "path";
-import { EngineOptions, SubmissionFailure, freshSecret, gradeKernel } from "./engine";
+import { EngineOptions, SubmissionFailure, freshSecret, gradeKernel, makeCases } from "./engine";
 import { Exercise, loadExercise } from "./exercise";
 import { ChildExecutor, DEFAULT_LIMITS, TimeLimits } from "./executor";
 import { gradeNumbers } from "./numbers";
@@ -115,6 +115,7 @@ export async function gradeClass(exerciseId: string, files: readonly string[], o
     gpuLocks.set(key, run.catch(() => undefined));
     return run;
   };
+  if (ex.kind === "kernel") makeCases(ex, { secret, deviceKind: options.device, include: () => true, timedSets: options.timedSets });
   const results: SubmissionResult[] = new Array(files.length);
   let next = 0;
   await Promise.all(workers.map(async (worker) => {
