@@ -337,6 +337,54 @@ __global__ void wild_write(float* out) {
     await expectWorking(dev);
   });
 
+  for (const check of [false, true]) {
+    it(`ends every read and write through a null or near-null pointer with an error${check ? " in check mode" : ""}, however the compiler sees the pointer`, async () => {
+      // The host compiler must neither drop these accesses as undefined nor
+      // turn them into traps: a GPU reports each one as an illegal address.
+      const origins: Record<string, (address: string) => string> = {
+        known: (address) => `float* p = reinterpret_cast<float*>(${address});`,
+        volatile: (address) => `float* volatile p = reinterpret_cast<float*>(${address});`,
+        compared: (address) => `float* p = reinterpret_cast<float*>(static_cast<unsigned long long>(in[0] != in[0]) + ${address});`,
+        argument: () => `float* p = reinterpret_cast<float*>(address);`,
+      };
+      const accesses: Record<string, (at: string) => string> = { write: (at) => `${at} = in[i];`, read: (at) => `out[i] = ${at};` };
+      // One thread of four blocks of 64 makes the access while the others copy,
+      // or the one thread of a launch (i == 0) makes it at p[i] and does nothing else.
+      const shapes = [
+        { suffix: "", body: "out[i] = in[i]; if (blockIdx.x == 2 && threadIdx.x == 5)", at: "*p", grid: 4, block: 64, where: "(block (2,0,0), thread (5,0,0))" },
+        { suffix: "_alone", body: "", at: "p[i]", grid: 1, block: 1, where: "(block (0,0,0), thread (0,0,0))" },
+      ];
+      const kernels: { name: string; address: string; shape: (typeof shapes)[number] }[] = [];
+      let source = "";
+      for (const address of ["0x0", "0x10", "0xfff"])
+        for (const [origin, declare] of Object.entries(origins))
+          for (const [access, statement] of Object.entries(accesses))
+            for (const shape of shapes) {
+              const name = `${access}_${origin}_${address}${shape.suffix}`;
+              kernels.push({ name, address, shape });
+              source += `
+__global__ void ${name}(float* out, const float* in, long long address) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  ${shape.body} { ${declare(address)} ${statement(shape.at)} }
+}`;
+            }
+      const dev = fl.device("cpu", { check });
+      const module = fl.compile(source, { device: dev, name: "near_null" });
+      const input = fl.tensor(range(4 * 64), { device: dev });
+      const out = fl.empty([4 * 64], { device: dev });
+      // Every kernel runs, and the test names each one that went wrong.
+      const wrong: string[] = [];
+      for (const { name, address, shape } of kernels) {
+        module.fn(name).launch({ grid: shape.grid, block: shape.block }, out, input, Number(address));
+        let said = "no error";
+        await dev.synchronize().catch((e: unknown) => (said = e instanceof fl.DeviceError ? e.message : `${e}`));
+        if (!said.includes(`kernel '${name}' made an invalid memory access at ${address} ${shape.where}`)) wrong.push(`${name}: ${said}`);
+      }
+      expect(wrong).to.deep.equal([]);
+      await expectWorking(dev);
+    });
+  }
+
   it("ends a launch that overflows a fiber's stack or divides an integer by zero, and keeps working", async () => {
     const dev = fl.device("cpu");
     const module = fl.compile(`

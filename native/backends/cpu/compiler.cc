@@ -326,6 +326,11 @@ compile_result compile_module(const std::string& source, const std::string& kern
   for (const char* flag : {"-std=c++17", "-O2", "-shared", "-fPIC", "-DFL_TARGET_CPU", "-fvisibility=hidden",
                            // kernels read float* memory as float4, as GPU code does
                            "-fno-strict-aliasing",
+                           // an access through a null or near-null pointer faults, as on a GPU:
+                           // by default g++ takes null, and a pointer made from a comparison
+                           // (`(float*)(x != x)`), for pointers to no object, and removes a store
+                           // through them as dead (or, through a known null, makes it a trap)
+                           "-fno-delete-null-pointer-checks", "-fno-tree-pta",
                            // the emulator longjmps across stacks, which fortified longjmp refuses
                            "-U_FORTIFY_SOURCE",
                            // a GPU thread's stack is a 64 KiB fiber: a larger frame is a compile
