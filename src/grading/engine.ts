@@ -437,6 +437,12 @@ export async function gradeKernel(ex: KernelExercise, source: string, options: E
         finish({ ...base(test), maxPoints: 0, points: 0, verdict: "not_run", message: "bandwidth is scored on a GPU only (the CPU emulator grades correctness)", ms: 0 });
         continue;
       }
+      // A kernel that hung once would hold the GPU, which timed tests take in turn, for the whole limit again.
+      const hung = timedCases(ex, test, options)[0].c.launches.find((l) => hungKernels.has(l.kernel));
+      if (hung) {
+        finish({ ...base(test), points: 0, verdict: "time_limit", message: `not run: kernel ${hung.kernel} already ran past the time limit`, hint: hintOf(test), ms: 0 });
+        continue;
+      }
       const ready = await ensure();
       if (ready instanceof SubmissionFailure) {
         finish({ ...base(test), points: 0, verdict: ready.verdict, message: ready.message, hint: hintOf(test), ms: Date.now() - started });
