@@ -194,12 +194,12 @@ export class Kernel {
   // A pointer's argument: a tensor (its buffer), a view (its buffer from the view's offset, for the view's bytes), or null.
   private pointer(where: string, label: string, param: KernelParam, arg: unknown): NativeArg {
     if (arg === null) return null;
-    const wanted = `${param.type === "void" ? "a tensor" : `a ${param.type} tensor`}, a view of one or null (${param.declaration})`;
+    const wanted = param.type === "void" ? "a tensor" : `a ${param.type} tensor`;
     const tensor = tensorOf(arg);
-    if (!tensor) throw new ArgumentError(where, label, wanted, describe(arg));
+    if (!tensor) throw new ArgumentError(where, label, `${wanted}, a view of one or null (${param.declaration})`, describe(arg));
     checkNotDisposed(where, label, tensor);
     const what = TensorView.isView(arg) ? arg.describe() : tensor.describe();
-    if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, wanted, what);
+    if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, what);
     if (tensor.device !== this.device) {
       throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${tensor.device.describe()}`);
     }

@@ -166,13 +166,17 @@ function fieldsOf(layout: StructLayout): string {
 // The value's own fields, each read once (a getter cannot answer one thing when checked and another when packed).
 function readFields(where: string, label: string, layout: StructLayout, value: unknown): Map<string, unknown> {
   const expected = `an object with the fields of ${fieldsOf(layout)}`;
-  if (typeof value !== "object" || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) {
-    throw new ArgumentError(where, label, expected, describe(value));
+  // A plain object: not an array, a tensor or another class's instance, whose fields are its own business.
+  let prototype: unknown;
+  try {
+    prototype = typeof value === "object" && value !== null ? Object.getPrototypeOf(value) : undefined;
+  } catch {
+    prototype = undefined;  // a revoked Proxy
   }
+  if (prototype !== Object.prototype && prototype !== null) throw new ArgumentError(where, label, expected, describe(value));
   const fields = new Map<string, unknown>();
   try {
-    for (const key of Object.keys(value)) fields.set(key, undefined);
-    for (const key of fields.keys()) fields.set(key, (value as Record<string, unknown>)[key]);
+    for (const key of Object.keys(value as object)) fields.set(key, (value as Record<string, unknown>)[key]);
   } catch (e) {
     throw new ArgumentError(where, label, expected, `an object whose fields cannot be read (${e instanceof Error ? e.message : String(e)})`);
   }

@@ -146,7 +146,7 @@ function closing(tokens: Token[], open: number): number {
 
 function unsupported(kernel: string, line: number, index: number, declaration: string, why: string): never {
   throw new ArgumentError("fl.compile", "source",
-    `kernels whose parameters are pointers or scalars of a type fuselab can pass (${why})`,
+    `kernels whose parameters are pointers, scalars or structs fuselab can pass (${why})`,
     `parameter ${index} of ${kernel} (line ${line}) declared as "${declaration}"`);
 }
 
@@ -173,7 +173,7 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   }
   let type = C_TYPES[spelled];
   if (type === undefined) {
-    if (!pointer) unsupported(kernel, line, index, written, `scalars are integers, float or double, and structs by value are defined in the source; "${spelled}" is none of these`);
+    if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${spelled}" is none of these`);
     type = "void"; // a pointer to a struct or other type: any tensor will do
   }
   if (!pointer && type === "void") unsupported(kernel, line, index, written, "void is not a value");
@@ -325,7 +325,7 @@ function memberType(words: string[], structs: SourceStructs, aliases: Map<string
   const struct = structs.get(resolved.split(" ").pop() ?? "");
   if (typeof struct === "object") return { kind: "struct", layout: struct };
   if (typeof struct === "string") return struct;
-  return `its member type "${spelled}" is neither a scalar, a vector type nor a struct that can be passed`;
+  return `has the type "${spelled}", which is neither a scalar, a vector type nor a struct defined before it`;
 }
 
 type MemberScalarName = Extract<MemberType, { kind: "scalar" }>["scalar"];
@@ -368,7 +368,7 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
       const after = d.slice(at + 1);
       if (after[0]?.text === ":") return `its member ${name} is a bit-field`;
       let type = memberType(typeWords, structs, aliases);
-      if (typeof type === "string") return type.replace("its member type", `its member ${name} has the type`);
+      if (typeof type === "string") return type.startsWith("has the type") ? `its member ${name} ${type}` : type;
       const lengths: number[] = [];
       for (let i = 0; after[i]?.text === "["; i = closing(after, i) + 1) {
         const inside = after.slice(i + 1, closing(after, i)).map((t) => t.text);
@@ -432,7 +432,7 @@ function defineStruct(tokens: Token[], from: number, open: number, close: number
   const words = before.rest.map((t) => t.text);
   const keyword = words.findIndex((w) => w === "struct" || w === "class" || w === "union");
   if (keyword < 0 || words.some((w) => ["(", "=", "template", "enum"].includes(w))) return;
-  const tag = words.slice(keyword + 1).filter((w) => /^[A-Za-z_]\w*$/.test(w)).pop();
+  const tag = words.slice(keyword + 1).find((w) => /^[A-Za-z_]\w*$/.test(w) && w !== "final");
   const names = words[0] === "typedef" ? after.rest.map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)) : [];
   const named = [...(tag ? [tag] : []), ...names.slice(0, 1)];
   if (named.length === 0) return;

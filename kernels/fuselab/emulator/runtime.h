@@ -879,10 +879,10 @@ inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
 // aligned for its type (a struct may ask for more than the plugin aligns to).
 template <typename T>
 inline T argument_value(const void* bytes) {
-  if constexpr (std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>) {
-    T value;
-    memcpy(static_cast<void*>(&value), bytes, sizeof value);
-    return value;
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    alignas(T) unsigned char aligned[sizeof(T)];
+    memcpy(aligned, bytes, sizeof(T));
+    return *reinterpret_cast<const T*>(aligned);
   } else {
     return *static_cast<const T*>(bytes);
   }
