@@ -2,7 +2,7 @@
 // b the reference), with a report of the worst elements by their indices.
 import { inspect } from "util";
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
-import { MAX_DIMS, Tensor, checkNotDisposed, elementCount, isBigIntArray, isNumberArray } from "./tensor";
+import { MAX_DIMS, Tensor, TensorView, checkNotDisposed, elementCount, isBigIntArray, isNumberArray } from "./tensor";
 import { inspectRich } from "./tslab";
 import type { DType } from "./dtype";
 
@@ -17,11 +17,11 @@ export interface CloseOptions {
 }
 
 /**
- * What `compare()` may compare: tensors of any dtype, nested arrays of numbers
+ * What `compare()` may compare: tensors of any dtype and views of them, nested arrays of numbers
  * (or bigints) or typed arrays. Integers given as bigints (i64 and u64 tensors,
  * BigInt64Array) are compared exactly: their difference is taken before it is rounded.
  */
-export type Comparable = Tensor<DType> | ArrayLike<number> | ArrayLike<bigint> | readonly unknown[];
+export type Comparable = Tensor<DType> | TensorView<DType> | ArrayLike<number> | ArrayLike<bigint> | readonly unknown[];
 
 /** One element that is not close. */
 export interface Mismatch {
@@ -69,6 +69,10 @@ function values(where: string, argument: string, value: unknown): { data: ArrayL
     checkNotDisposed(where, argument, value);
     return { data: value.toArray(), shape: [...value.shape] };
   }
+  if (TensorView.isView(value)) {
+    checkNotDisposed(where, argument, value.tensor);
+    return { data: value.toArray(), shape: [value.size] };
+  }
   if (isNumberArray(value) || isBigIntArray(value)) return { data: value, shape: [value.length] };
   if (Array.isArray(value)) {
     const shape: number[] = [];
@@ -82,7 +86,7 @@ function values(where: string, argument: string, value: unknown): { data: ArrayL
     }
     return { data: flat as Element[], shape };
   }
-  throw new ArgumentError(where, argument, "a tensor, an array of numbers or a typed array", describe(value));
+  throw new ArgumentError(where, argument, "a tensor, a view, an array of numbers or a typed array", describe(value));
 }
 
 function tolerance(where: string, o: Record<string, unknown>, key: "rtol" | "atol", fallback: number): number {

@@ -1,7 +1,7 @@
 // Finds the __global__ functions of a HIP source and parses their parameter
 // lists, so that launches can be checked before they reach the device.
 import { ArgumentError } from "./errors";
-import { DeclaredMember, MemberType, StructLayout, VECTOR_TYPES, layoutStruct } from "./layout";
+import { DeclaredMember, MemberScalar, MemberType, StructLayout, VECTOR_TYPES, layoutStruct } from "./layout";
 import { Preprocessor } from "./preprocess";
 
 export { SCALAR_TYPES } from "./layout";
@@ -150,6 +150,21 @@ function unsupported(kernel: string, line: number, index: number, declaration: s
     `parameter ${index} of ${kernel} (line ${line}) declared as "${declaration}"`);
 }
 
+// A type's name from its words: qualifiers and std:: left out, scopes kept ("const cfg :: Window" -> "cfg::Window").
+function typeName(words: readonly string[]): string {
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === "std" && words[i + 1] === "::") i++;
+    else if (words[i] === "::" ? kept.length > 0 : /^[A-Za-z_]/.test(words[i]) && !QUALIFIERS.has(words[i])) kept.push(words[i]);
+  }
+  return kept.join(" ").replace(/ ?:: ?/g, "::");
+}
+
+// The struct a type names, found by its name without its namespace.
+function structNamed(structs: SourceStructs, name: string): StructLayout | string | undefined {
+  return structs.get(name.split(/ |::/).pop() ?? "");
+}
+
 function parseParam(kernel: string, line: number, index: number, tokens: Token[], structs: SourceStructs): KernelParam {
   const equals = tokens.findIndex((t) => t.text === "="); // a default argument
   const words = (equals >= 0 ? tokens.slice(0, equals) : tokens).map((t) => t.text);
@@ -164,10 +179,10 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   // The last identifier names the parameter unless the words are all one type ("unsigned int", "float").
   const named = identifiers.length >= 2 && !(identifiers.join(" ") in C_TYPES);
   const name = named ? identifiers[identifiers.length - 1] : "";
-  const spelled = (named ? identifiers.slice(0, -1) : identifiers).join(" ");
+  const spelled = typeName(named ? words.slice(0, words.lastIndexOf(name)) : words);
   if (!pointer) {
     // A struct by value: a vector type, or one the source defines (named with or without its namespace).
-    const layout = VECTOR_TYPES.get(spelled) ?? structs.get(spelled.split(" ").pop() ?? "");
+    const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled);
     if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
     if (layout) return { name, type: "struct", pointer, isConst, declaration: spelled, layout };
   }
@@ -282,9 +297,9 @@ function typeAliases(tokens: Token[]): Map<string, string> {
       }
     }
     if (!words) continue;
-    const spelled = words.filter((w) => w !== "std" && w !== "::" && !QUALIFIERS.has(w)).join(" ");
-    // A scalar's name, or a struct's (typedef struct Params Params_t;), which a parameter may then be.
-    const known = C_TYPES[spelled] !== undefined ? spelled : aliases.get(spelled) ?? (/^\w+$/.test(spelled) ? spelled : undefined);
+    const spelled = typeName(words);
+    // A scalar's name, or a struct's (typedef struct Params Params_t; typedef ns::Params P;), one word.
+    const known = C_TYPES[spelled] !== undefined ? spelled : aliases.get(spelled) ?? (spelled.includes(" ") ? undefined : spelled);
     if (known !== undefined && known !== alias) aliases.set(alias, known);
   }
   return aliases;
@@ -315,28 +330,32 @@ function withoutAlignment(tokens: Token[]): { align: number; rest: Token[] } {
 
 // A member's type from its words ("const float", "Inner", "uint"): a scalar, a vector type or a struct of the source.
 function memberType(words: string[], structs: SourceStructs, aliases: Map<string, string>): MemberType | string {
-  const spelled = words.filter((w) => w !== "std" && w !== "::" && !QUALIFIERS.has(w)).join(" ");
+  const spelled = typeName(words);
   const resolved = aliases.get(spelled) ?? spelled;
   if (resolved === "bool") return { kind: "scalar", scalar: "bool" };
   const vector = VECTOR_TYPES.get(resolved);
   if (vector) return { kind: "struct", layout: vector };
   const scalar = C_TYPES[resolved];
-  if (scalar !== undefined && scalar !== "void") return { kind: "scalar", scalar: scalar as MemberScalarName };
-  const struct = structs.get(resolved.split(" ").pop() ?? "");
+  if (scalar !== undefined && scalar !== "void") return { kind: "scalar", scalar: scalar as MemberScalar };
+  const struct = structNamed(structs, resolved);
   if (typeof struct === "object") return { kind: "struct", layout: struct };
   if (typeof struct === "string") return struct;
   return `has the type "${spelled}", which is neither a scalar, a vector type nor a struct defined before it`;
 }
 
-type MemberScalarName = Extract<MemberType, { kind: "scalar" }>["scalar"];
+// A member's tokens without the access labels before it ("public: int n").
+function withoutAccessLabels(tokens: Token[]): Token[] {
+  while (["public", "private", "protected"].includes(tokens[0]?.text) && tokens[1]?.text === ":") tokens = tokens.slice(2);
+  return tokens;
+}
 
 // The data members of a struct body (member functions, static members, types and access labels skipped),
 // or why the struct cannot be passed by value.
 function structMembers(body: Token[], structs: SourceStructs, aliases: Map<string, string>): DeclaredMember[] | string {
   const members: DeclaredMember[] = [];
   // One declaration: "float a, b[4]", "__align__(16) float4 v", "public: int n".
-  const declare = (tokens: Token[]): string | undefined => {
-    while (["public", "private", "protected"].includes(tokens[0]?.text) && tokens[1]?.text === ":") tokens = tokens.slice(2);
+  const declare = (statement: Token[]): string | undefined => {
+    const tokens = withoutAccessLabels(statement);
     const first = tokens[0]?.text;
     if (first === undefined || ["static", "using", "typedef", "friend", "template", "static_assert"].includes(first)) return undefined;
     if (first === "enum") {
@@ -357,11 +376,11 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
     };
     const typeTokens = declarators[0].slice(0, Math.max(0, nameAt(declarators[0])));
     const typeWords = typeTokens.map((t) => t.text).filter((w) => w !== "*" && w !== "&");
-    for (const [n, d] of declarators.entries()) {
+    for (const d of declarators) {
       const at = nameAt(d);
       if (at < 0) return "it has a member without a name";
       const name = d[at].text;
-      // "float* a" and "float a, *b": a pointer's star is the declarator's, or the first one's type's.
+      // "float* a", "float a, *b": the star is in the declarator (the first one holds the type's words too).
       if (d.some((t) => t.text === "*" || t.text === "&")) {
         return `its member ${name} is a pointer or reference (a tensor is passed as a parameter of its own)`;
       }
@@ -378,8 +397,7 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
         lengths.push(parseInt(inside[0]));
       }
       for (const length of lengths.reverse()) type = { kind: "array", element: type, length };
-      const declaration = typeWords.filter((w) => w === "::" || !QUALIFIERS.has(w)).join(" ").replace(/ ?:: ?/g, "::");
-      members.push({ name, declaration, type, align });
+      members.push({ name, declaration: typeName(typeWords), type, align });
     }
     return undefined;
   };
@@ -393,7 +411,7 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
     } else if (t.text === "{") {
       const close = closing(body, i);
       const words = statement.map((s) => s.text);
-      const start = words.filter((w, j) => !(["public", "private", "protected", ":"].includes(w) && j < 2))[0];
+      const start = withoutAccessLabels(statement)[0]?.text;
       if (words.includes("(")) {
         statement = [];  // a member function's body: it ends the member
       } else if (start === "enum" || start === "typedef" || start === "static" || start === "using") {

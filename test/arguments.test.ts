@@ -364,6 +364,39 @@ __global__ void scaled(T* out, Aligned a) { out[threadIdx.x] = static_cast<T>(a.
         `kernel unpack: argument 6 (v) must be an object with the fields of struct float4 { x, y, z, w }, got a f32 tensor of shape [4] on ${dev().describe()}`);
     });
 
+    it("reads struct definitions as C++ writes them: classes, access labels, member functions, initializers, aliases, namespaces", () => {
+      const source = `
+namespace cfg {
+class Window {
+ public:
+  __device__ Window() {}
+  __device__ int width() const { return hi - lo; }
+  int lo{2}, hi = 9;
+ private:
+  static constexpr int kMax = 64;
+  float weights[2] = {1.0f, 2.0f};
+ public:
+  using Index = int;
+  enum Side { kLeft, kRight };
+  double scale;
+} __attribute__((aligned(32)));
+}  // namespace cfg
+typedef cfg::Window Alias;
+__global__ void window(double* out, Alias w, cfg::Window v) {
+  out[0] = sizeof(cfg::Window); out[1] = alignof(cfg::Window);
+  out[2] = w.width(); out[3] = v.scale; out[4] = w.lo;
+}`;
+      const [parsed] = parseKernels(source);
+      const layout = parsed.params[1].layout!;
+      expect(parsed.params.map((p) => p.declaration)).to.deep.equal(["double*", "cfg::Window", "cfg::Window"]);
+      expect(layout.members.map((m) => [m.name, m.offset])).to.deep.equal([["lo", 0], ["hi", 4], ["weights", 8], ["scale", 16]]);
+      expect([layout.size, layout.align]).to.deep.equal([32, 32]);
+      const out = fl.empty([5], { dtype: "f64", device: dev() });
+      const w = { lo: 1, hi: 5, weights: [0, 0], scale: 0.5 };
+      fl.compile(source, { device: dev() }).fn("window").launch({ grid: 1, block: 1 }, out, w, { ...w, scale: -3 });
+      expect(Array.from(out.toArray())).to.deep.equal([32, 32, 4, -3, 1]);
+    });
+
     it("refuses structs whose bytes cannot be made here, saying why", () => {
       const refused = (definition: string, why: string) => expectThrows(() => parseKernels(`${definition}\n__global__ void k(P p) {}`), fl.ArgumentError,
         `fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (struct P cannot be passed by value: ${why}), ` +

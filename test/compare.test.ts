@@ -93,6 +93,7 @@ describe("compare", () => {
     expect(fl.compare(t, [1, 2, 3, 5]).worst[0].index).to.deep.equal([1, 1]);
     expect(fl.compare([1, 2, 3, 5], t).worst[0].index).to.deep.equal([1, 1]);
     expect(fl.allclose(t, Float32Array.of(1, 2, 3, 4))).to.equal(true);
+    expect(fl.compare(t.view(1, 3), [2, 3, 5]).worst[0].index).to.deep.equal([2]);
   });
 
   it("names mismatched shapes, dtypes and sizes", () => {
