@@ -84,7 +84,7 @@ const PAIRS: Pair[] = Object.values(fl.declarations).flatMap((family) =>
 class Inputs {
   private readonly made = new Map<string, fl.Tensor[]>();
   private seed = 1;
-  constructor(private readonly options: fl.TensorOptions) {}
+  constructor(private readonly options: fl.TensorOptions<fl.RandomDType>) {}
 
   /** The `make` of one example's arguments. */
   maker(): fl.MakeTensor {

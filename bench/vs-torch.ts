@@ -38,7 +38,7 @@ const SCRIPT = path.resolve(__dirname, "..", "..", "bench", "torch", "bench_torc
  */
 export function specArgument(a: unknown): unknown {
   if (fl.Tensor.isTensor(a)) {
-    if (a.dtype === "i32") return { $tensor: [...a.shape], values: Array.from(a.toArray()) };
+    if (a.dtype === "i32") return { $tensor: [...a.shape], values: Array.from((a as fl.Tensor<"i32">).toArray()) };
     if (a.dtype === "u8") return { $tensor: [...a.shape], dtype: "u8" };
     return { $tensor: [...a.shape] };
   }

@@ -9,7 +9,8 @@ import { formatMs, markdownTable, textTable } from "./format";
 import { LaunchRecord, PreparedLaunch } from "./kernel";
 import { builtins } from "./module";
 import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
-import { Tensor, empty, tensorCount } from "./tensor";
+import { Tensor, empty, tensorCount, tensorOf } from "./tensor";
+import type { DType } from "./dtype";
 import { inspectRich } from "./tslab";
 import { Ledger, trafficAs } from "./traffic";
 
@@ -149,11 +150,11 @@ interface Capture {
   launches: CapturedLaunch[];
   ledger: Ledger;
   /** Every distinct tensor the launches use. */
-  tensors: Tensor[];
+  tensors: Tensor<DType>[];
   /** Those the case made itself (its outputs and intermediates), freed after timing. */
-  made: Tensor[];
+  made: Tensor<DType>[];
   /** Tensors that existed before the case and that its launches write: restored after the replays. */
-  written: Tensor[];
+  written: Tensor<DType>[];
 }
 
 /**
@@ -246,7 +247,8 @@ function capture(where: string, name: string, fn: BenchCase): Capture {
   const lastBefore = tensorCount();
   const ledger = trafficAs(where, `cases.${name}`, fn);
   const records = ledger.records;
-  const tensors = [...new Set(records.flatMap((r) => r.args.filter((a): a is Tensor => Tensor.isTensor(a))))];
+  // Views count as their tensors: what a case made, keeps alive and writes is tensors.
+  const tensors = [...new Set(records.flatMap((r) => r.args.flatMap((a) => tensorOf(a) ?? [])))];
   const made = tensors.filter((t) => t.serial > lastBefore);
   const refuse = (expected: string, received: string): never => {
     for (const t of made) t.dispose();
@@ -265,11 +267,12 @@ function capture(where: string, name: string, fn: BenchCase): Capture {
     record, prepared: record.kernel.prepare({ grid: record.grid, block: record.block, sharedBytes: record.sharedBytes }, ...record.args),
   }));
   // Tensors that existed before the case and that its kernels write: restored after the replays.
-  const written = new Set<Tensor>();
+  const written = new Set<Tensor<DType>>();
   for (const { kernel, args } of records) {
     args.forEach((arg, i) => {
       const param = kernel.params[i];
-      if (Tensor.isTensor(arg) && arg.serial <= lastBefore && param.pointer && !param.isConst) written.add(arg);
+      const tensor = tensorOf(arg);
+      if (tensor && tensor.serial <= lastBefore && param.pointer && !param.isConst) written.add(tensor);
     });
   }
   return { device: devices[0], launches, ledger, tensors, made, written: [...written] };

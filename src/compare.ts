@@ -2,8 +2,9 @@
 // b the reference), with a report of the worst elements by their indices.
 import { inspect } from "util";
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
-import { MAX_DIMS, Tensor, checkNotDisposed, elementCount, isNumberArray } from "./tensor";
+import { MAX_DIMS, Tensor, TensorView, checkNotDisposed, elementCount, isBigIntArray, isNumberArray } from "./tensor";
 import { inspectRich } from "./tslab";
+import type { DType } from "./dtype";
 
 /** Tolerances: `a` is close to `b` where |a - b| <= atol + rtol * |b|. */
 export interface CloseOptions {
@@ -15,15 +16,19 @@ export interface CloseOptions {
   equalNan?: boolean;
 }
 
-/** What `compare()` may compare: tensors, nested arrays of numbers or typed arrays. */
-export type Comparable = Tensor | ArrayLike<number> | readonly unknown[];
+/**
+ * What `compare()` may compare: tensors of any dtype and views of them, nested arrays of numbers
+ * (or bigints) or typed arrays. Integers given as bigints (i64 and u64 tensors,
+ * BigInt64Array) are compared exactly: their difference is taken before it is rounded.
+ */
+export type Comparable = Tensor<DType> | TensorView<DType> | ArrayLike<number> | ArrayLike<bigint> | readonly unknown[];
 
 /** One element that is not close. */
 export interface Mismatch {
   /** Multi-dimensional index, e.g. [2, 5]. */
   index: number[];
-  actual: number;
-  expected: number;
+  actual: number | bigint;
+  expected: number | bigint;
   absError: number;
   relError: number;
 }
@@ -57,12 +62,18 @@ export function isCompareReport(value: unknown): value is CompareReport {
   return typeof value === "object" && value !== null && reports.has(value);
 }
 
-function values(where: string, argument: string, value: unknown): { data: ArrayLike<number>; shape: number[] } {
+type Element = number | bigint;
+
+function values(where: string, argument: string, value: unknown): { data: ArrayLike<Element>; shape: number[] } {
   if (Tensor.isTensor(value)) {
     checkNotDisposed(where, argument, value);
     return { data: value.toArray(), shape: [...value.shape] };
   }
-  if (isNumberArray(value)) return { data: value, shape: [value.length] };
+  if (TensorView.isView(value)) {
+    checkNotDisposed(where, argument, value.tensor);
+    return { data: value.toArray(), shape: [value.size] };
+  }
+  if (isNumberArray(value) || isBigIntArray(value)) return { data: value, shape: [value.length] };
   if (Array.isArray(value)) {
     const shape: number[] = [];
     for (let level: unknown = value; Array.isArray(level); level = level[0]) {
@@ -70,12 +81,12 @@ function values(where: string, argument: string, value: unknown): { data: ArrayL
       shape.push(level.length);
     }
     const flat = (value as unknown[]).flat(Infinity);
-    if (flat.length !== elementCount(shape) || flat.some((v) => typeof v !== "number")) {
+    if (flat.length !== elementCount(shape) || flat.some((v) => typeof v !== "number" && typeof v !== "bigint")) {
       throw new ArgumentError(where, argument, "numbers in evenly nested arrays", describe(value));
     }
-    return { data: flat as number[], shape };
+    return { data: flat as Element[], shape };
   }
-  throw new ArgumentError(where, argument, "a tensor, an array of numbers or a typed array", describe(value));
+  throw new ArgumentError(where, argument, "a tensor, a view, an array of numbers or a typed array", describe(value));
 }
 
 function tolerance(where: string, o: Record<string, unknown>, key: "rtol" | "atol", fallback: number): number {
@@ -83,6 +94,15 @@ function tolerance(where: string, o: Record<string, unknown>, key: "rtol" | "ato
   if (v === undefined) return fallback;
   if (typeof v !== "number" || !(v >= 0) || !Number.isFinite(v)) throw new ArgumentError(where, `options.${key}`, "a finite number >= 0", describe(v));
   return v;
+}
+
+// |x - y|: exact for two integers where either is a bigint (the difference is rounded, not the values).
+function difference(x: Element, y: Element): number {
+  if (typeof x === "number" && typeof y === "number") return x === y ? 0 : Math.abs(x - y);
+  const whole = (v: Element) => typeof v === "bigint" || Number.isInteger(v);
+  if (!whole(x) || !whole(y)) return Math.abs(Number(x) - Number(y));
+  const d = BigInt(x) - BigInt(y);
+  return Number(d < 0n ? -d : d);
 }
 
 function indexOf(flat: number, shape: readonly number[]): number[] {
@@ -121,9 +141,9 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
   const candidates: { flat: number; excess: number }[] = [];
   for (let i = 0; i < actual.data.length; i++) {
     const x = actual.data[i];
-    const y = expected.data[i];
+    const y = Number(expected.data[i]);
     const bothNan = Number.isNaN(x) && Number.isNaN(y);
-    const absError = x === y || (equalNan && bothNan) ? 0 : Math.abs(x - y); // equal infinities are close
+    const absError = equalNan && bothNan ? 0 : difference(x, expected.data[i]); // equal infinities are close
     const relError = absError === 0 ? 0 : absError / Math.abs(y);
     if (!Number.isNaN(absError)) {
       maxAbsError = Math.max(maxAbsError, absError);
@@ -144,8 +164,8 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
   const worst = candidates.slice(0, WORST_SHOWN).map(({ flat }) => {
     const x = actual.data[flat];
     const y = expected.data[flat];
-    const absError = x === y ? 0 : Math.abs(x - y);
-    return { index: indexOf(flat, shape), actual: x, expected: y, absError, relError: absError / Math.abs(y) };
+    const absError = difference(x, y);
+    return { index: indexOf(flat, shape), actual: x, expected: y, absError, relError: absError / Math.abs(Number(y)) };
   });
   const report: CompareReport = {
     close: mismatches === 0, size: actual.data.length, shape, rtol, atol, mismatches, maxAbsError, maxRelError, worst,
@@ -157,7 +177,7 @@ function measure(where: string, a: unknown, b: unknown, options: unknown): Compa
 }
 
 // Values with up to 9 significant digits (an f32 in full), errors with 3.
-const value = (v: number) => String(Number(v.toPrecision(9)));
+const value = (v: Element) => (typeof v === "bigint" ? String(v) : String(Number(v.toPrecision(9))));
 const error = (v: number) => {
   if (!Number.isFinite(v) || v === 0) return String(v);
   return v >= 1e-3 && v < 1e4 ? v.toPrecision(3) : v.toExponential(2);

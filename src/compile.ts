@@ -4,6 +4,7 @@
 import { createHash } from "crypto";
 import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
+import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { checkKernelSource, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -139,24 +140,42 @@ function compileError(where: string, p: Prepared, e: unknown): Error {
 
 // The parameters the compiler saw (where the backend knows them: the CPU
 // emulator) must be those the source reads as: a macro such as
-// `#define float double` would otherwise make launches pass the wrong types.
+// `#define float double` would otherwise make launches pass the wrong types,
+// and a struct laid out otherwise (#pragma pack) the wrong bytes.
 function checkCompiledParams(where: string, p: Prepared, handle: ModuleHandle): void {
   const compiled = nativeCall(() => native().kernels(handle));
+  const refuse = (expected: string, received: string): never => {
+    nativeCall(() => native().unload(handle));
+    throw new ArgumentError(where, "source", expected, received);
+  };
   for (const declaration of p.declarations) {
     const signature = compiled.find((k) => k.name === declaration.name)?.signature;
     if (signature === null || signature === undefined) continue;
     const params = paramsFromSignature(signature);
     const differs = params.length !== declaration.params.length || params.some((q, i) => {
       const d = declaration.params[i];
-      // "void" there: a type the backend does not name (a struct, a vector type): nothing to compare.
-      return q.pointer !== d.pointer || (q.type !== "void" && d.type !== "void" && q.type !== d.type);
+      // "void" there: a pointee the backend does not name: nothing to compare.
+      const type = d.layout ? structType(d.layout) : d.type;
+      return q.pointer !== d.pointer || (q.type !== "void" && type !== "void" && q.type !== type);
     });
     if (!differs) continue;
-    nativeCall(() => native().unload(handle));
+    const struct = declaration.params.findIndex((d, i) => d.layout && params[i]?.type.startsWith("struct:"));
+    if (struct >= 0) {
+      const layout = declaration.params[struct].layout!;
+      const [, size, align] = params[struct].type.split(":");
+      refuse(`structs laid out as the C ABI lays them out (parameter ${struct} of ${declaration.name}, ${layout.name}, ` +
+        `reads as ${layout.size} bytes aligned to ${layout.align}: ${layout.members.map((m) => `${m.name} at ${m.offset}`).join(", ")})`,
+        `${size} bytes aligned to ${align} from the compiler (a #pragma pack or an attribute fuselab does not read?)`);
+    }
     const read = declaration.params.map((d) => d.declaration).join(", ");
-    throw new ArgumentError(where, "source", `kernels whose parameter types the preprocessor leaves alone (${declaration.name} reads as (${read}))`,
+    refuse(`kernels whose parameter types the preprocessor leaves alone (${declaration.name} reads as (${read}))`,
       `parameters (${params.map((q) => q.declaration).join(", ")}) after preprocessing`);
   }
+}
+
+// A struct as a backend's signature spells it.
+function structType(layout: StructLayout): string {
+  return `struct:${layout.size}:${layout.align}`;
 }
 
 function remember(where: string, p: Prepared, handle: ModuleHandle): Module {

@@ -5,6 +5,7 @@ import { inspect } from "util";
 import { BenchResults } from "./bench";
 import { CompareReport, isCompareReport } from "./compare";
 import { DeviceInfo } from "./device";
+import type { DType } from "./dtype";
 import { shapeString } from "./errors";
 import { escapeHtml, formatBytes, htmlTable } from "./format";
 import { PREVIEW_COLUMNS, PREVIEW_ROWS, Tensor, previewNumber, tensorText } from "./tensor";
@@ -29,7 +30,7 @@ function caption(html: string): string {
   return `<div style="margin:2px 0">${html}</div>`;
 }
 
-function tensorHtml(t: Tensor): string {
+function tensorHtml(t: Tensor<DType>): string {
   const head = `<b>tensor</b> ${t.dtype} ${escapeHtml(shapeString(t.shape))} on ${escapeHtml(t.device.describe())}`;
   if (t.disposed) return caption(`${head} (disposed)`);
   if (t.size === 0) return caption(`${head} (no elements)`);

@@ -1,27 +1,66 @@
 // Element types of tensors, and exact conversions between f32 and the 16-bit
 // float formats (round to nearest, ties to even; NaN, Inf and subnormals kept).
 
-/** A tensor's element type. Half types are stored in 16 bits and computed in f32 inside kernels. */
-export type DType = "f32" | "f16" | "bf16" | "i32" | "u8";
+/**
+ * A tensor's element type. Half types are stored in 16 bits and computed in f32
+ * inside kernels; 64-bit integers travel as bigints (BigInt64Array, BigUint64Array),
+ * so that values beyond 2^53 keep every bit.
+ */
+export type DType = "f32" | "f16" | "bf16" | "f64" | "i8" | "u8" | "i16" | "u16" | "i32" | "u32" | "i64" | "u64";
 
 /** Every dtype, in the order messages list them. */
-export const DTYPES: readonly DType[] = ["f32", "f16", "bf16", "i32", "u8"];
+export const DTYPES: readonly DType[] = ["f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"];
 
 /** Bytes per element of each dtype. */
-export const DTYPE_BYTES: Readonly<Record<DType, number>> = { f32: 4, f16: 2, bf16: 2, i32: 4, u8: 1 };
+export const DTYPE_BYTES: Readonly<Record<DType, number>> = {
+  f32: 4, f16: 2, bf16: 2, f64: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8,
+};
 
 /** Whether `value` names a dtype. */
 export function isDType(value: unknown): value is DType {
   return typeof value === "string" && (DTYPES as readonly string[]).includes(value);
 }
 
-/** Whether the dtype holds floating-point values. */
+/** Whether the dtype holds floating-point values (f32, f16, bf16, f64). */
 export function isFloatDType(dtype: DType): boolean {
-  return dtype === "f32" || dtype === "f16" || dtype === "bf16";
+  return dtype === "f32" || dtype === "f16" || dtype === "bf16" || dtype === "f64";
 }
 
-/** What `toArray()` returns for each dtype: f32 for the float types, the integer array otherwise. */
-export type HostArray<D extends DType = DType> = D extends "i32" ? Int32Array : D extends "u8" ? Uint8Array : Float32Array;
+/** The dtypes whose values are numbers on the host: all but i64 and u64. */
+export type NumberDType = Exclude<DType, "i64" | "u64">;
+
+/** Whether the dtype's values are bigints on the host (i64, u64). */
+export function isBigDType(dtype: DType): dtype is "i64" | "u64" {
+  return dtype === "i64" || dtype === "u64";
+}
+
+/** The inclusive range of each integer dtype. */
+export const INTEGER_RANGES: Readonly<Partial<Record<DType, readonly [bigint, bigint]>>> = {
+  i8: [-(2n ** 7n), 2n ** 7n - 1n], u8: [0n, 2n ** 8n - 1n],
+  i16: [-(2n ** 15n), 2n ** 15n - 1n], u16: [0n, 2n ** 16n - 1n],
+  i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n],
+  i64: [-(2n ** 63n), 2n ** 63n - 1n], u64: [0n, 2n ** 64n - 1n],
+};
+
+/** The host array of each dtype's values: what `toArray()` returns. */
+interface HostArrays {
+  f32: Float32Array; f16: Float32Array; bf16: Float32Array; f64: Float64Array;
+  i8: Int8Array; u8: Uint8Array; i16: Int16Array; u16: Uint16Array; i32: Int32Array; u32: Uint32Array;
+  i64: BigInt64Array; u64: BigUint64Array;
+}
+
+/** What `toArray()` returns for each dtype: f32 values for the half types, the dtype's own typed array otherwise. */
+export type HostArray<D extends DType = DType> = HostArrays[D];
+
+/** A typed array of any dtype's storage. */
+export type Storage = Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array |
+  BigInt64Array | BigUint64Array;
+
+// The storage array of each dtype (16-bit floats as their bits).
+const STORAGE: Readonly<Record<DType, new (n: number) => Storage>> = {
+  f32: Float32Array, f16: Uint16Array, bf16: Uint16Array, f64: Float64Array, i8: Int8Array, u8: Uint8Array,
+  i16: Int16Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array, i64: BigInt64Array, u64: BigUint64Array,
+};
 
 const f32Scratch = new Float32Array(1);
 const u32Scratch = new Uint32Array(f32Scratch.buffer);
@@ -78,40 +117,44 @@ export function bf16BitsToF32(bits: number): number {
   return f32Scratch[0];
 }
 
-/** `values` in the dtype's storage layout, ready to upload. */
-export function encode(dtype: DType, values: ArrayLike<number>): Float32Array | Uint16Array | Int32Array | Uint8Array {
-  switch (dtype) {
-    case "f32":
-      return values instanceof Float32Array ? values : Float32Array.from(values);
-    case "i32":
-      return values instanceof Int32Array ? values : Int32Array.from(values);
-    case "u8":
-      return values instanceof Uint8Array ? values : Uint8Array.from(values);
-    case "f16":
-    case "bf16": {
-      const convert = dtype === "f16" ? f32ToF16Bits : f32ToBf16Bits;
-      const out = new Uint16Array(values.length);
-      for (let i = 0; i < values.length; i++) out[i] = convert(values[i]);
-      return out;
-    }
+/** Whether `values` is a typed array of the dtype's own values (no 16-bit float type has one: its storage holds bits). */
+export function holdsValuesOf(dtype: DType, values: unknown): values is Storage {
+  return dtype !== "f16" && dtype !== "bf16" && values instanceof STORAGE[dtype];
+}
+
+/**
+ * `values` in the dtype's storage layout, ready to upload. Values are those the
+ * dtype may hold (checked before): numbers, and for i64/u64 bigints or safe integers.
+ */
+export function encode(dtype: DType, values: ArrayLike<number | bigint>): Storage {
+  if (dtype === "f16" || dtype === "bf16") {
+    const convert = dtype === "f16" ? f32ToF16Bits : f32ToBf16Bits;
+    const out = new Uint16Array(values.length);
+    for (let i = 0; i < values.length; i++) out[i] = convert(values[i] as number);
+    return out;
   }
+  if (holdsValuesOf(dtype, values)) return values;
+  const out = new STORAGE[dtype](values.length);
+  if (isBigDType(dtype)) {
+    const big = out as BigInt64Array | BigUint64Array;
+    for (let i = 0; i < values.length; i++) big[i] = BigInt(values[i]);
+  } else {
+    const numbers = out as Exclude<Storage, BigInt64Array | BigUint64Array>;
+    for (let i = 0; i < values.length; i++) numbers[i] = Number(values[i]);
+  }
+  return out;
 }
 
 /** Storage of `size` elements of `dtype`, as the host array type it downloads into. */
-export function storageFor(dtype: DType, size: number): Float32Array | Uint16Array | Int32Array | Uint8Array {
-  switch (dtype) {
-    case "f32": return new Float32Array(size);
-    case "f16": case "bf16": return new Uint16Array(size);
-    case "i32": return new Int32Array(size);
-    case "u8": return new Uint8Array(size);
-  }
+export function storageFor(dtype: DType, size: number): Storage {
+  return new STORAGE[dtype](size);
 }
 
 /** Downloaded storage as values: f16/bf16 bits widened to f32, other types as they are. */
-export function decode(dtype: DType, storage: Float32Array | Uint16Array | Int32Array | Uint8Array): HostArray {
+export function decode(dtype: DType, storage: Storage): HostArray {
   if (dtype !== "f16" && dtype !== "bf16") return storage as HostArray;
   const convert = dtype === "f16" ? f16BitsToF32 : bf16BitsToF32;
   const out = new Float32Array(storage.length);
-  for (let i = 0; i < storage.length; i++) out[i] = convert(storage[i]);
+  for (let i = 0; i < storage.length; i++) out[i] = convert(storage[i] as number);
   return out;
 }

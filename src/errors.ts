@@ -78,13 +78,13 @@ export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? value.slice(0, 37) + "..." : value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (typeof value === "bigint") return `${value}n`;
-  if (Array.isArray(value)) {
-    const items = value.slice(0, 8).map(describe).join(", ");
-    return `[${items}${value.length > 8 ? ", ..." : ""}]`;
-  }
-  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as { length?: number }).length ?? value.byteLength})`;
   if (typeof value === "function") return "a function";
   try {
+    if (Array.isArray(value)) {  // throws for a revoked Proxy
+      const items = value.slice(0, 8).map(describe).join(", ");
+      return `[${items}${value.length > 8 ? ", ..." : ""}]`;
+    }
+    if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as unknown as { length?: number }).length ?? value.byteLength})`;
     const described = (value as { describe?: () => string }).describe;
     if (typeof described === "function") return String(described.call(value));
     return `an object (${(value as object).constructor?.name ?? "Object"})`;

@@ -1,12 +1,14 @@
 // fuselab: GPU operator fusion from TypeScript notebooks. Everything a notebook
 // or a grader uses is exported here.
-export { DType, DTYPES, DTYPE_BYTES, HostArray, isDType, f32ToF16Bits, f16BitsToF32, f32ToBf16Bits, bf16BitsToF32 } from "./dtype";
+export {
+  DType, DTYPES, DTYPE_BYTES, HostArray, NumberDType, isDType, f32ToF16Bits, f16BitsToF32, f32ToBf16Bits, bf16BitsToF32,
+} from "./dtype";
 export { Device, DeviceInfo, DeviceKind, DeviceOptions, DeviceRequest, backends, device, devices } from "./device";
 export {
-  MAX_DIMS, MAX_ELEMENTS, NestedNumbers, RandomOptions, Tensor, TensorData, TensorDataOptions, TensorOptions,
+  MAX_DIMS, MAX_ELEMENTS, NestedNumbers, RandomDType, RandomOptions, Tensor, TensorData, TensorDataOptions, TensorOptions, TensorView,
   debug, empty, full, ones, rand, randn, tensor, zeros,
 } from "./tensor";
-export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, PreparedLaunch } from "./kernel";
+export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, PreparedLaunch, StructValue } from "./kernel";
 export { Constant, KernelStats, KernelStatsOptions, Module, builtins } from "./module";
 export {
   CommittedBench, CommittedBenchRow, CommittedResults, committedBench, committedResults, kernelFiles, kernelSource, resultsFiles,

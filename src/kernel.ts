@@ -1,12 +1,14 @@
 // Kernels: a launch checks every argument against the kernel's parameters
-// (count, tensor or number, integer range, element type, device) and the launch
-// shape against the device's limits before anything reaches the device.
+// (count, tensor, view, null or number, integer range, element type, device,
+// a struct's fields) and the launch shape against the device's limits before
+// anything reaches the device.
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
+import type { DType } from "./dtype";
+import { ScalarType, packStruct, scalarValue } from "./layout";
 import { KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
-import { f32ToBf16Bits, f32ToF16Bits } from "./dtype";
 import { KernelParam, SCALAR_TYPES } from "./signature";
-import { Tensor, checkNotDisposed } from "./tensor";
+import { Tensor, TensorView, checkNotDisposed, tensorOf } from "./tensor";
 
 export type { KernelParam } from "./signature";
 
@@ -21,18 +23,15 @@ export interface LaunchConfig {
   sharedBytes?: number;
 }
 
-/** What a kernel argument may be: a tensor for a pointer, a number (or bigint) for a scalar. */
-export type KernelArg = Tensor | number | bigint;
+/**
+ * What a kernel argument may be: for a pointer, a tensor, a view into one
+ * (`tensor.view(offset, length)`) or null; a number (or bigint) for a scalar;
+ * an object with the struct's fields for a struct passed by value.
+ */
+export type KernelArg = Tensor<DType> | TensorView<DType> | null | number | bigint | StructValue;
 
-type ScalarType = (typeof SCALAR_TYPES)[number];
-
-// Inclusive integer ranges of the integer scalar types.
-const INTEGER_RANGES: Partial<Record<ScalarType, [bigint, bigint]>> = {
-  i8: [-(2n ** 7n), 2n ** 7n - 1n], u8: [0n, 2n ** 8n - 1n],
-  i16: [-(2n ** 15n), 2n ** 15n - 1n], u16: [0n, 2n ** 16n - 1n],
-  i32: [-(2n ** 31n), 2n ** 31n - 1n], u32: [0n, 2n ** 32n - 1n],
-  i64: [-(2n ** 63n), 2n ** 63n - 1n], u64: [0n, 2n ** 64n - 1n],
-};
+/** A struct's value: its fields by name (nested structs as objects, fixed arrays as arrays). */
+export interface StructValue { readonly [field: string]: unknown }
 
 /** Who launched a kernel and the bytes its traffic model says the launch moves. */
 export interface LaunchAttribution {
@@ -69,7 +68,7 @@ export function observeLaunches(observer: LaunchObserver): () => void {
 /** A launch packed once: `launch()` replays it; `bench()` times it off the main thread. */
 export class PreparedLaunch {
   /** @internal */
-  constructor(readonly kernel: Kernel, readonly handle: LaunchHandle, private readonly tensors: readonly Tensor[]) {}
+  constructor(readonly kernel: Kernel, readonly handle: LaunchHandle, private readonly tensors: readonly Tensor<DType>[]) {}
 
   /** Queues the launch again, with the same arguments. */
   launch(): void {
@@ -121,7 +120,7 @@ export class Kernel {
   prepare(config: LaunchConfig, ...args: KernelArg[]): PreparedLaunch {
     const { grid, block, sharedBytes, nativeArgs } = this.checked(config, args);
     const handle = nativeCall(() => native().prepare(this.handle, grid, block, sharedBytes, nativeArgs));
-    return new PreparedLaunch(this, handle, args.filter((a): a is Tensor => Tensor.isTensor(a)));
+    return new PreparedLaunch(this, handle, args.flatMap((a) => tensorOf(a) ?? []));
   }
 
   /** @internal Throws when the kernel's module was disposed. */
@@ -183,36 +182,28 @@ export class Kernel {
   private argument(where: string, index: number, arg: unknown): NativeArg {
     const param = this.params[index];
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
-    if (param.pointer) {
-      const wanted = param.type === "void" ? "a tensor" : `a ${param.type} tensor`;
-      if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, describe(arg));
-      checkNotDisposed(where, label, arg);
-      if (param.type !== "void" && arg.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, arg.describe());
-      if (arg.device !== this.device) {
-        throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${arg.device.describe()}`);
-      }
-      return arg.handle(where);
-    }
+    if (param.pointer) return this.pointer(where, label, param, arg);
+    if (param.layout) return { type: "struct", bytes: packStruct(where, label, param.layout, arg) };
     const type = param.type as ScalarType;
     if (!(SCALAR_TYPES as readonly string[]).includes(type)) {
-      throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, pointers)", param.declaration);
+      throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, structs, pointers)", param.declaration);
     }
-    if (type === "f16" || type === "bf16") {
-      if (typeof arg !== "number") throw new ArgumentError(where, label, `a number (${param.declaration})`, describe(arg));
-      return { type, value: type === "f16" ? f32ToF16Bits(arg) : f32ToBf16Bits(arg) };
+    return { type, value: scalarValue(where, label, type, param.declaration, arg) };
+  }
+
+  // A pointer's argument: a tensor (its buffer), a view (its buffer from the view's offset, for the view's bytes), or null.
+  private pointer(where: string, label: string, param: KernelParam, arg: unknown): NativeArg {
+    if (arg === null) return null;
+    const wanted = param.type === "void" ? "a tensor" : `a ${param.type} tensor`;
+    const tensor = tensorOf(arg);
+    if (!tensor) throw new ArgumentError(where, label, `${wanted}, a view of one or null (${param.declaration})`, describe(arg));
+    checkNotDisposed(where, label, tensor);
+    const what = TensorView.isView(arg) ? arg.describe() : tensor.describe();
+    if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, what);
+    if (tensor.device !== this.device) {
+      throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${tensor.device.describe()}`);
     }
-    const range = INTEGER_RANGES[type];
-    if (!range) {
-      if (typeof arg !== "number") throw new ArgumentError(where, label, `a number (${param.declaration})`, describe(arg));
-      return { type, value: arg };
-    }
-    if (typeof arg !== "bigint") {
-      if (typeof arg !== "number" || !Number.isInteger(arg)) throw new ArgumentError(where, label, `an integer (${param.declaration})`, describe(arg));
-      if (!Number.isSafeInteger(arg)) throw new ArgumentError(where, label, `an integer within 2^53 (pass larger ones as a bigint) (${param.declaration})`, describe(arg));
-    }
-    if (BigInt(arg) < range[0] || BigInt(arg) > range[1]) {
-      throw new ArgumentError(where, label, `an integer from ${range[0]} to ${range[1]} (${param.declaration})`, describe(arg));
-    }
-    return { type, value: arg };
+    const buffer = tensor.handle(where);
+    return TensorView.isView(arg) ? { buffer, byteOffset: arg.byteOffset, bytes: arg.bytes } : buffer;
   }
 }

@@ -4,7 +4,7 @@
 // a JS Error (never a crash); but wording for users is done here in TS.
 import * as path from "path";
 import { DeviceError, FuselabError } from "./errors";
-import type { SCALAR_TYPES } from "./signature";
+import type { ScalarType } from "./layout";
 
 /** Opaque handles (N-API externals). */
 export interface DeviceHandle { readonly __device: unique symbol }
@@ -33,10 +33,17 @@ export interface DeviceProps {
 
 export interface OpenOptions { warpSize?: number; check?: boolean; threads?: number; timeoutMs?: number }
 
-/** A kernel argument: a buffer, or a scalar with its C type. */
+/**
+ * A kernel argument: a buffer; a view into one (the pointer is the buffer's
+ * plus byteOffset, and may reach `bytes`); a null pointer; a scalar with its C
+ * type; a struct's bytes, as the C ABI lays them out.
+ */
 export type NativeArg =
   | BufferHandle
-  | { type: (typeof SCALAR_TYPES)[number]; value: number | bigint };
+  | { buffer: BufferHandle; byteOffset: number; bytes: number }
+  | null
+  | { type: ScalarType; value: number | bigint }
+  | { type: "struct"; bytes: Uint8Array };
 
 export interface NativeKernelStats {
   registers: number;

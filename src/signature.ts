@@ -1,20 +1,32 @@
 // Finds the __global__ functions of a HIP source and parses their parameter
 // lists, so that launches can be checked before they reach the device.
 import { ArgumentError } from "./errors";
+import { DeclaredMember, MemberScalar, MemberType, StructLayout, VECTOR_TYPES, layoutStruct } from "./layout";
 import { Preprocessor } from "./preprocess";
+
+export { SCALAR_TYPES } from "./layout";
 
 /** One parameter of a kernel. */
 export interface KernelParam {
   /** The parameter's name in the source or the built-in's export ("" when unnamed or unknown). */
   name: string;
-  /** Element type for pointers, value type for scalars: "f32", "i32", "u64", ... ("void" for other pointees). */
+  /**
+   * Element type for pointers, value type for scalars: "f32", "i32", "u64", ...
+   * ("void" for other pointees); "struct" for a struct passed by value (its
+   * layout in `layout`); a backend's signature spells a struct "struct:<size>:<alignment>".
+   */
   type: string;
   pointer: boolean;
   /** For pointers: the pointee is const (the kernel only reads it). */
   isConst: boolean;
-  /** The declaration as written, tidied: "const float*", "int", or the built-in's "const f32*". */
+  /** The declaration as written, tidied: "const float*", "int", "Params", or the built-in's "const f32*". */
   declaration: string;
+  /** A struct passed by value (a vector type among them): its members, as the C ABI lays them out. */
+  layout?: StructLayout;
 }
+
+/** The structs a source defines, by name: each one's layout, or why it cannot be passed by value. */
+export type SourceStructs = ReadonlyMap<string, StructLayout | string>;
 
 /** A __global__ function found in a source. */
 export interface KernelDeclaration {
@@ -45,9 +57,6 @@ const C_TYPES: Record<string, string> = {
 };
 
 const QUALIFIERS = new Set(["const", "volatile", "__restrict__", "__restrict", "restrict", "struct", "class", "typename", "register"]);
-
-/** Scalar types a launch can pass. */
-export const SCALAR_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "bf16", "f32", "f64"] as const;
 
 /**
  * The source with comments, string and character literals and preprocessor
@@ -137,11 +146,26 @@ function closing(tokens: Token[], open: number): number {
 
 function unsupported(kernel: string, line: number, index: number, declaration: string, why: string): never {
   throw new ArgumentError("fl.compile", "source",
-    `kernels whose parameters are pointers or scalars of a type fuselab can pass (${why})`,
+    `kernels whose parameters are pointers, scalars or structs fuselab can pass (${why})`,
     `parameter ${index} of ${kernel} (line ${line}) declared as "${declaration}"`);
 }
 
-function parseParam(kernel: string, line: number, index: number, tokens: Token[]): KernelParam {
+// A type's name from its words: qualifiers and std:: left out, scopes kept ("const cfg :: Window" -> "cfg::Window").
+function typeName(words: readonly string[]): string {
+  const kept: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === "std" && words[i + 1] === "::") i++;
+    else if (words[i] === "::" ? kept.length > 0 : /^[A-Za-z_]/.test(words[i]) && !QUALIFIERS.has(words[i])) kept.push(words[i]);
+  }
+  return kept.join(" ").replace(/ ?:: ?/g, "::");
+}
+
+// The struct a type names, found by its name without its namespace.
+function structNamed(structs: SourceStructs, name: string): StructLayout | string | undefined {
+  return structs.get(name.split(/ |::/).pop() ?? "");
+}
+
+function parseParam(kernel: string, line: number, index: number, tokens: Token[], structs: SourceStructs): KernelParam {
   const equals = tokens.findIndex((t) => t.text === "="); // a default argument
   const words = (equals >= 0 ? tokens.slice(0, equals) : tokens).map((t) => t.text);
   const written = words.join(" ").replace(/ ?:: ?/g, "::").replace(/ \*/g, "*");
@@ -155,10 +179,16 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   // The last identifier names the parameter unless the words are all one type ("unsigned int", "float").
   const named = identifiers.length >= 2 && !(identifiers.join(" ") in C_TYPES);
   const name = named ? identifiers[identifiers.length - 1] : "";
-  const spelled = (named ? identifiers.slice(0, -1) : identifiers).join(" ");
+  const spelled = typeName(named ? words.slice(0, words.lastIndexOf(name)) : words);
+  if (!pointer) {
+    // A struct by value: a vector type, or one the source defines (named with or without its namespace).
+    const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled);
+    if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
+    if (layout) return { name, type: "struct", pointer, isConst, declaration: spelled, layout };
+  }
   let type = C_TYPES[spelled];
   if (type === undefined) {
-    if (!pointer) unsupported(kernel, line, index, written, `scalars are integers, float or double; "${spelled}" is none of these`);
+    if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${spelled}" is none of these`);
     type = "void"; // a pointer to a struct or other type: any tensor will do
   }
   if (!pointer && type === "void") unsupported(kernel, line, index, written, "void is not a value");
@@ -185,6 +215,8 @@ export interface KernelTemplate {
   templateParams: TemplateParam[];
   /** The function parameters as written, one token list each, to substitute template arguments into. */
   paramTokens: Token[][];
+  /** The structs defined before it, for parameters passed by value. */
+  structs: SourceStructs;
 }
 
 /** A `__constant__` variable of a source, which the host sets before launches. */
@@ -265,11 +297,172 @@ function typeAliases(tokens: Token[]): Map<string, string> {
       }
     }
     if (!words) continue;
-    const spelled = words.filter((w) => w !== "std" && w !== "::" && !QUALIFIERS.has(w)).join(" ");
-    const known = C_TYPES[spelled] !== undefined ? spelled : aliases.get(spelled);
-    if (known !== undefined) aliases.set(alias, known);
+    const spelled = typeName(words);
+    // A scalar's name, or a struct's (typedef struct Params Params_t; typedef ns::Params P;), one word.
+    const known = C_TYPES[spelled] !== undefined ? spelled : aliases.get(spelled) ?? (spelled.includes(" ") ? undefined : spelled);
+    if (known !== undefined && known !== alias) aliases.set(alias, known);
   }
   return aliases;
+}
+
+// ---- Structs passed by value: their members read from the source's definitions.
+
+const INTEGER_LITERAL = /^(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*$/;
+
+// __align__(16), alignas(16), __attribute__((aligned(16))) in tokens: the alignment (1 when none) and the tokens without them.
+function withoutAlignment(tokens: Token[]): { align: number; rest: Token[] } {
+  let align = 1;
+  const rest: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i].text;
+    if (["__align__", "alignas", "__attribute__", "__declspec"].includes(t) && tokens[i + 1]?.text === "(") {
+      const close = closing(tokens, i + 1);
+      const inside = tokens.slice(i + 2, close).map((x) => x.text);
+      const number = inside.find((w) => INTEGER_LITERAL.test(w));
+      if (number && (t !== "__attribute__" || inside.includes("aligned"))) align = Math.max(align, parseInt(number));
+      i = close;
+      continue;
+    }
+    rest.push(tokens[i]);
+  }
+  return { align, rest };
+}
+
+// A member's type from its words ("const float", "Inner", "uint"): a scalar, a vector type or a struct of the source.
+function memberType(words: string[], structs: SourceStructs, aliases: Map<string, string>): MemberType | string {
+  const spelled = typeName(words);
+  const resolved = aliases.get(spelled) ?? spelled;
+  if (resolved === "bool") return { kind: "scalar", scalar: "bool" };
+  const vector = VECTOR_TYPES.get(resolved);
+  if (vector) return { kind: "struct", layout: vector };
+  const scalar = C_TYPES[resolved];
+  if (scalar !== undefined && scalar !== "void") return { kind: "scalar", scalar: scalar as MemberScalar };
+  const struct = structNamed(structs, resolved);
+  if (typeof struct === "object") return { kind: "struct", layout: struct };
+  if (typeof struct === "string") return struct;
+  return `has the type "${spelled}", which is neither a scalar, a vector type nor a struct defined before it`;
+}
+
+// A member's tokens without the access labels before it ("public: int n").
+function withoutAccessLabels(tokens: Token[]): Token[] {
+  while (["public", "private", "protected"].includes(tokens[0]?.text) && tokens[1]?.text === ":") tokens = tokens.slice(2);
+  return tokens;
+}
+
+// The data members of a struct body (member functions, static members, types and access labels skipped),
+// or why the struct cannot be passed by value.
+function structMembers(body: Token[], structs: SourceStructs, aliases: Map<string, string>): DeclaredMember[] | string {
+  const members: DeclaredMember[] = [];
+  // One declaration: "float a, b[4]", "__align__(16) float4 v", "public: int n".
+  const declare = (statement: Token[]): string | undefined => {
+    const tokens = withoutAccessLabels(statement);
+    const first = tokens[0]?.text;
+    if (first === undefined || ["static", "using", "typedef", "friend", "template", "static_assert"].includes(first)) return undefined;
+    if (first === "enum") {
+      const named = tokens.slice(tokens.findIndex((t) => t.text === "{}") + 1).find((t) => /^[A-Za-z_]/.test(t.text));
+      return named ? `its member ${named.text} has an enum type (pass an integer)` : undefined;
+    }
+    if (tokens.some((t) => t.text === "virtual")) return "it has virtual functions";
+    const { align, rest } = withoutAlignment(tokens);
+    const parenthesis = rest.findIndex((t) => t.text === "(");
+    if (parenthesis >= 0) return rest[parenthesis + 1]?.text === "*" ? "it has a function pointer member" : undefined;  // a member function
+    const declarators = splitTopLevel(rest, 0, rest.length);
+    // The name: the last identifier before the array lengths.
+    const nameAt = (d: Token[]) => {
+      const bracket = d.findIndex((t) => t.text === "[");
+      const head = bracket < 0 ? d : d.slice(0, bracket);
+      for (let i = head.length - 1; i >= 0; i--) if (/^[A-Za-z_]/.test(head[i].text)) return i;
+      return -1;
+    };
+    const typeTokens = declarators[0].slice(0, Math.max(0, nameAt(declarators[0])));
+    const typeWords = typeTokens.map((t) => t.text).filter((w) => w !== "*" && w !== "&");
+    for (const d of declarators) {
+      const at = nameAt(d);
+      if (at < 0) return "it has a member without a name";
+      const name = d[at].text;
+      // "float* a", "float a, *b": the star is in the declarator (the first one holds the type's words too).
+      if (d.some((t) => t.text === "*" || t.text === "&")) {
+        return `its member ${name} is a pointer or reference (a tensor is passed as a parameter of its own)`;
+      }
+      const after = d.slice(at + 1);
+      if (after[0]?.text === ":") return `its member ${name} is a bit-field`;
+      let type = memberType(typeWords, structs, aliases);
+      if (typeof type === "string") return type.startsWith("has the type") ? `its member ${name} ${type}` : type;
+      const lengths: number[] = [];
+      for (let i = 0; after[i]?.text === "["; i = closing(after, i) + 1) {
+        const inside = after.slice(i + 1, closing(after, i)).map((t) => t.text);
+        if (inside.length !== 1 || !INTEGER_LITERAL.test(inside[0]) || parseInt(inside[0]) < 1) {
+          return `the length of its array member ${name} is not a positive integer literal ("${inside.join(" ")}")`;
+        }
+        lengths.push(parseInt(inside[0]));
+      }
+      for (const length of lengths.reverse()) type = { kind: "array", element: type, length };
+      members.push({ name, declaration: typeName(typeWords), type, align });
+    }
+    return undefined;
+  };
+  let statement: Token[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const t = body[i];
+    if (t.text === ";") {
+      const problem = declare(statement);
+      if (problem) return problem;
+      statement = [];
+    } else if (t.text === "{") {
+      const close = closing(body, i);
+      const words = statement.map((s) => s.text);
+      const start = withoutAccessLabels(statement)[0]?.text;
+      if (words.includes("(")) {
+        statement = [];  // a member function's body: it ends the member
+      } else if (start === "enum" || start === "typedef" || start === "static" || start === "using") {
+        statement.push({ text: "{}", at: t.at });
+      } else if (start === "struct" || start === "class" || start === "union") {
+        return "it defines a struct or union inside itself (define it outside)";
+      }
+      // else: int n{4}, a default member initializer: the layout is the same without it
+      i = close;
+    } else if (t.text === "=") {
+      // A default member initializer (or a default argument), up to the declarator's end.
+      let j = i + 1;
+      for (let depth = 0; j < body.length; j++) {
+        const x = body[j].text;
+        if (x === "(" || x === "[" || x === "{") depth++;
+        if (x === ")" || x === "]" || x === "}") depth--;
+        if (depth < 0 || (depth === 0 && (x === "," || x === ";"))) break;
+      }
+      i = j - 1;
+    } else {
+      statement.push(t);
+    }
+  }
+  return declare(statement) ?? members;
+}
+
+// The struct that tokens[from, open) ... tokens[close] define, under each name it gets
+// ("struct Tag { } Name;" and "typedef struct { } Name;"), added to `structs`; nothing
+// for other braces (functions, namespaces, initializers, templates, enums).
+function defineStruct(tokens: Token[], from: number, open: number, close: number, structs: Map<string, StructLayout | string>,
+                      aliases: Map<string, string>): void {
+  const end = tokens.findIndex((t, j) => j > close && t.text === ";");
+  const after = withoutAlignment(tokens.slice(close + 1, end < 0 ? tokens.length : end));  // } __attribute__((aligned(16))) Name;
+  const before = withoutAlignment(tokens.slice(from, open));
+  const align = Math.max(before.align, after.align);
+  const words = before.rest.map((t) => t.text);
+  const keyword = words.findIndex((w) => w === "struct" || w === "class" || w === "union");
+  if (keyword < 0 || words.some((w) => ["(", "=", "template", "enum"].includes(w))) return;
+  const tag = words.slice(keyword + 1).find((w) => /^[A-Za-z_]\w*$/.test(w) && w !== "final");
+  const names = words[0] === "typedef" ? after.rest.map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)) : [];
+  const named = [...(tag ? [tag] : []), ...names.slice(0, 1)];
+  if (named.length === 0) return;
+  let layout: StructLayout | string;
+  if (words[keyword] === "union") layout = "a union's members share their bytes: pass a struct";
+  else if (words.slice(keyword + 1).includes(":")) layout = "it derives from another struct: pass one without a base";
+  else {
+    const members = structMembers(tokens.slice(open + 1, close), structs, aliases);
+    layout = typeof members === "string" ? members : layoutStruct(named[named.length - 1], members, align);
+    if (typeof layout === "object" && members.length === 0) layout = "it has no data members";
+  }
+  for (const name of named) structs.set(name, typeof layout === "string" ? `struct ${name} cannot be passed by value: ${layout}` : layout);
 }
 
 // Replaces typedef'd names by the type they stand for.
@@ -280,11 +473,11 @@ function resolveAliases(tokens: Token[], aliases: Map<string, string>): Token[] 
   });
 }
 
-function parseParams(kernel: string, line: number, parts: Token[][]): KernelParam[] {
+function parseParams(kernel: string, line: number, parts: Token[][], structs: SourceStructs): KernelParam[] {
   const params: KernelParam[] = [];
   for (const part of parts) {
     if (parts.length === 1 && part.length === 1 && part[0].text === "void") break;
-    params.push(parseParam(kernel, line, params.length, part));
+    params.push(parseParam(kernel, line, params.length, part, structs));
   }
   return params;
 }
@@ -328,7 +521,7 @@ export function instantiate(template: KernelTemplate, args: Token[][]): KernelDe
         JSON.stringify(name));
     }
   });
-  return { name, params: parseParams(name, template.line, template.paramTokens.map(substitute)), line: template.line };
+  return { name, params: parseParams(name, template.line, template.paramTokens.map(substitute), template.structs), line: template.line };
 }
 
 /** Every __global__ function of `source` after preprocessing, with its parameters; templates apart. */
@@ -339,6 +532,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const kernels: KernelDeclaration[] = [];
   const templates: KernelTemplate[] = [];
   const constants: ConstantDeclaration[] = [];
+  const structs = new Map<string, StructLayout | string>();
   const add = (declaration: KernelDeclaration, at: number) => {
     const earlier = kernels.find((k) => k.name === declaration.name);
     if (earlier && sameParams(earlier.params, declaration.params)) return;  // a prototype and its definition
@@ -374,6 +568,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
       const opener = tokens.slice(statementStart, g).map((t) => t.text);
       if (!opener.includes("extern")) {
         scopes.pop();
+        defineStruct(tokens, statementStart, g, close, structs, aliases);
         g = close;
       }
       statementStart = g + 1;
@@ -444,10 +639,11 @@ export function findKernels(source: string, predefined: Record<string, string> =
       const templateClose = closing(tokens, openAt);
       // template <> is a specialization of a template already found: nothing new to launch.
       if (templateClose > openAt + 1 && !templates.some((t) => t.name === name)) {
-        templates.push({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)), paramTokens: parts });
+        templates.push({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)), paramTokens: parts,
+          structs: new Map(structs) });
       }
     } else {
-      add({ name, params: parseParams(name, line, parts), line }, tokens[g].at);
+      add({ name, params: parseParams(name, line, parts, structs), line }, tokens[g].at);
     }
     g = close;
   }

@@ -2,7 +2,9 @@
 // that make them. Every argument is checked here, worded by errors.ts.
 import { inspect } from "util";
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
-import { DTYPES, DTYPE_BYTES, DType, HostArray, decode, encode, isDType, isFloatDType, storageFor } from "./dtype";
+import {
+  DTYPES, DTYPE_BYTES, DType, HostArray, INTEGER_RANGES, NumberDType, Storage, decode, encode, holdsValuesOf, isBigDType, isDType, isFloatDType, storageFor,
+} from "./dtype";
 import { Device, checkDevice } from "./device";
 import { formatBytes } from "./format";
 import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
@@ -19,27 +21,34 @@ export const debug = {
 export const MAX_ELEMENTS = 2 ** 31;
 
 /** Where and how a tensor is made. */
-export interface TensorOptions {
+export interface TensorOptions<D extends DType = DType> {
   /** Element type; "f32" when left out (or the typed array's own type for `tensor()`). */
-  dtype?: DType;
+  dtype?: D;
   /** The device to allocate on; `device()` (the default device) when left out. */
   device?: Device;
 }
 
 /** Options of `tensor()`: the shape, when the data is flat. */
-export interface TensorDataOptions extends TensorOptions {
+export interface TensorDataOptions<D extends DType = DType> extends TensorOptions<D> {
   shape?: readonly number[];
 }
 
 /** Options of `randn()` and `rand()`. */
-export interface RandomOptions extends TensorOptions {
+export interface RandomOptions<D extends RandomDType = RandomDType> extends TensorOptions<D> {
   /** Same seed, same numbers, on every device; successive calls without one differ. */
   seed?: number;
 }
 
-/** Values `tensor()` accepts: a number, nested arrays of numbers, or a typed array. */
-export type TensorData = number | NestedNumbers | ArrayLike<number>;
-export interface NestedNumbers extends ReadonlyArray<number | NestedNumbers> {}
+/** The dtypes `randn()` and `rand()` draw: the float types. */
+export type RandomDType = "f32" | "f16" | "bf16" | "f64";
+
+/**
+ * Values `tensor()` accepts: a number, nested arrays of numbers, or a typed
+ * array; bigints where the dtype is an integer type (i64 and u64 values beyond
+ * 2^53 must be bigints).
+ */
+export type TensorData = number | bigint | NestedNumbers | ArrayLike<number> | ArrayLike<bigint>;
+export interface NestedNumbers extends ReadonlyArray<number | bigint | NestedNumbers> {}
 
 let tensorsMade = 0;
 
@@ -53,17 +62,19 @@ export function tensorCount(): number {
  * fixed when it is made and kept in private state: reassigning them, shadowing
  * them or wrapping the tensor in a Proxy cannot make an op read or write memory
  * the tensor does not own (ops accept only tensors that `isTensor` vouches for).
+ * `D` is its dtype where known; `Tensor` alone is a tensor of numbers (any dtype
+ * but i64 and u64, whose values are bigints).
  */
-export class Tensor {
+export class Tensor<D extends DType = NumberDType> {
   readonly #shape: readonly number[];
-  readonly #dtype: DType;
+  readonly #dtype: D;
   readonly #device: Device;
   readonly #size: number;
   readonly #serial: number;
   #buffer: BufferHandle | undefined;
 
   /** @internal Tensors are made by `tensor`, `empty`, `zeros`, ... */
-  constructor(shape: readonly number[], dtype: DType, dev: Device, buffer: BufferHandle) {
+  constructor(shape: readonly number[], dtype: D, dev: Device, buffer: BufferHandle) {
     this.#shape = Object.freeze([...shape]);
     this.#dtype = dtype;
     this.#device = dev;
@@ -74,14 +85,14 @@ export class Tensor {
   }
 
   /** Whether `value` is a tensor made by fuselab (not a look-alike, not a Proxy of one). */
-  static isTensor(value: unknown): value is Tensor {
+  static isTensor(value: unknown): value is Tensor<DType> {
     return typeof value === "object" && value !== null && #buffer in value;
   }
 
   /** Sizes of each dimension. */
   get shape(): readonly number[] { return this.#shape; }
   /** Element type. */
-  get dtype(): DType { return this.#dtype; }
+  get dtype(): D { return this.#dtype; }
   /** The device that holds the elements. */
   get device(): Device { return this.#device; }
   /** Number of elements. */
@@ -102,24 +113,43 @@ export class Tensor {
     return this.#buffer;
   }
 
-  /** The elements, copied to the host: a Float32Array for f32/f16/bf16, Int32Array for i32, Uint8Array for u8. */
-  toArray(): HostArray {
-    const handle = this.handle("tensor.toArray");
-    const storage = storageFor(this.dtype, this.size);
-    nativeCall(() => native().download(handle, storage));
-    return decode(this.dtype, storage);
+  /**
+   * The elements, copied to the host: a Float32Array for f32, f16 and bf16, the
+   * dtype's own typed array for the others (BigInt64Array for i64, BigUint64Array for u64).
+   */
+  toArray(): HostArray<D> {
+    return this.download("tensor.toArray", 0, this.size);
   }
 
   /** As `toArray()`, waiting off the main thread. */
-  async data(): Promise<HostArray> {
+  async data(): Promise<HostArray<D>> {
     const handle = this.handle("tensor.data");
     const storage = storageFor(this.dtype, this.size);
     await nativeAsync(() => native().downloadAsync(handle, storage));
-    return decode(this.dtype, storage);
+    return decode(this.dtype, storage) as HostArray<D>;
+  }
+
+  /** @internal `count` elements from element `first`, copied to the host. */
+  download(where: string, first: number, count: number): HostArray<D> {
+    const handle = this.handle(where);
+    const storage = storageFor(this.dtype, count);
+    if (count > 0) nativeCall(() => native().download(handle, storage, first * DTYPE_BYTES[this.dtype]));
+    return decode(this.dtype, storage) as HostArray<D>;
+  }
+
+  /**
+   * Elements `offset` to `offset + length - 1` as one stretch, for a kernel
+   * parameter that points into the middle of the tensor: the kernel gets the
+   * tensor's address plus `offset` elements. `length` (to the end when left
+   * out) is all the kernel may reach through it: the CPU emulator's check mode
+   * holds it to the view, and a built-in kernel's extent is checked against it.
+   */
+  view(offset: number, length?: number): TensorView<D> {
+    return TensorView.within("tensor.view", this, 0, this.size, offset, length);
   }
 
   /** A copy on `target` (a new tensor, also when `target` is this tensor's device). */
-  to(target: Device): Tensor {
+  to(target: Device): Tensor<D> {
     const handle = this.handle("tensor.to");
     if (!(target instanceof Device)) throw new ArgumentError("tensor.to", "device", "a device from fl.device()", describe(target));
     const out = allocate(this.shape, this.dtype, target, false);
@@ -154,16 +184,13 @@ export class Tensor {
    * @internal The top-left corner of the tensor seen as rows of its last dimension:
    * up to `rows` rows of up to `columns` values, read without copying the rest.
    */
-  corner(rows: number, columns: number): number[][] {
-    const handle = this.handle("tensor.corner");
+  corner(rows: number, columns: number): (number | bigint)[][] {
     const width = this.shape[this.shape.length - 1];
     const height = width === 0 ? 0 : this.size / width;
     const take = Math.min(columns, width);
-    const corner: number[][] = [];
+    const corner: (number | bigint)[][] = [];
     for (let row = 0; row < Math.min(rows, height); row++) {
-      const storage = storageFor(this.dtype, take);
-      nativeCall(() => native().download(handle, storage, row * width * DTYPE_BYTES[this.dtype]));
-      corner.push(Array.from(decode(this.dtype, storage)));
+      corner.push(Array.from(this.download("tensor.corner", row * width, take) as ArrayLike<number | bigint>));
     }
     return corner;
   }
@@ -174,19 +201,102 @@ export class Tensor {
   }
 }
 
+/**
+ * A stretch of a tensor's elements, made by `tensor.view(offset, length)`: a
+ * kernel's pointer parameter takes it as the tensor's address plus `offset`
+ * elements, and may reach `size` elements from there. A view holds its tensor
+ * (it cannot outlive it: once the tensor is disposed, the view is refused) and
+ * lies within it; a view of a view lies within that view.
+ */
+export class TensorView<D extends DType = NumberDType> {
+  readonly #tensor: Tensor<D>;
+  readonly #offset: number;
+  readonly #size: number;
+
+  private constructor(tensor: Tensor<D>, offset: number, size: number) {
+    this.#tensor = tensor;
+    this.#offset = offset;
+    this.#size = size;
+    Object.freeze(this);
+  }
+
+  /** @internal A view of elements `first + offset` onward of `tensor`, checked to lie within [first, first + count). */
+  static within<D extends DType>(where: string, tensor: Tensor<D>, first: number, count: number, offset: unknown, length: unknown): TensorView<D> {
+    checkNotDisposed(where, "the tensor", tensor);
+    if (typeof offset !== "number" || !Number.isInteger(offset) || offset < 0 || offset > count) {
+      throw new ArgumentError(where, "offset", `an integer from 0 to ${count} (the elements it may start at)`, describe(offset));
+    }
+    const left = count - offset;
+    const size = length ?? left;
+    if (typeof size !== "number" || !Number.isInteger(size) || size < 0 || size > left) {
+      throw new ArgumentError(where, "length", `an integer from 0 to ${left} (the elements from offset ${offset} to the end)`, describe(length));
+    }
+    return new TensorView(tensor, first + offset, size);
+  }
+
+  /** Whether `value` is a view made by fuselab (not a look-alike, not a Proxy of one). */
+  static isView(value: unknown): value is TensorView<DType> {
+    return typeof value === "object" && value !== null && #tensor in value;
+  }
+
+  /** The tensor it is a view of. */
+  get tensor(): Tensor<D> { return this.#tensor; }
+  /** Its first element's index in the tensor (flat). */
+  get offset(): number { return this.#offset; }
+  /** Number of elements. */
+  get size(): number { return this.#size; }
+  get dtype(): D { return this.#tensor.dtype; }
+  get device(): Device { return this.#tensor.device; }
+  /** Bytes the elements take. */
+  get bytes(): number { return this.#size * DTYPE_BYTES[this.dtype]; }
+  /** Where its elements start, in bytes from the tensor's start. */
+  get byteOffset(): number { return this.#offset * DTYPE_BYTES[this.dtype]; }
+
+  /** Elements `offset` to `offset + length - 1` of this view, as a view of the same tensor. */
+  view(offset: number, length?: number): TensorView<D> {
+    return TensorView.within("view.view", this.#tensor, this.#offset, this.#size, offset, length);
+  }
+
+  /** The view's elements, copied to the host (as `tensor.toArray()` gives them). */
+  toArray(): HostArray<D> {
+    return this.#tensor.download("view.toArray", this.#offset, this.#size);
+  }
+
+  /** "elements 4 to 9 of a f32 tensor of shape [16] on cpu". */
+  describe(): string {
+    const range = this.#size === 0 ? `no elements (at ${this.#offset})` : `elements ${this.#offset} to ${this.#offset + this.#size - 1}`;
+    return `${range} of ${this.#tensor.describe()}`;
+  }
+
+  toString(): string {
+    return this.describe();
+  }
+
+  [inspect.custom](): string {
+    return `view: ${this.describe()}`;
+  }
+}
+
+/** @internal The tensor an argument holds memory of: a tensor, or a view's tensor. */
+export function tensorOf(value: unknown): Tensor<DType> | undefined {
+  if (Tensor.isTensor(value)) return value;
+  if (TensorView.isView(value)) return value.tensor;
+  return undefined;
+}
+
 /** Rows and columns of a tensor's corner that its text and HTML show. */
 export const PREVIEW_ROWS = 4;
 export const PREVIEW_COLUMNS = 8;
 
 /** A value as tensors show it: four significant digits, integers whole. */
-export function previewNumber(value: number): string {
-  if (Number.isInteger(value) || !Number.isFinite(value)) return String(value);
+export function previewNumber(value: number | bigint): string {
+  if (typeof value === "bigint" || Number.isInteger(value) || !Number.isFinite(value)) return String(value);
   const abs = Math.abs(value);
   return abs !== 0 && (abs < 1e-3 || abs >= 1e5) ? value.toExponential(3) : String(Number(value.toPrecision(4)));
 }
 
 /** "tensor f32 [256, 1024] on cpu:0" and the corner of its values, "..." where there are more. */
-export function tensorText(t: Tensor): string {
+export function tensorText(t: Tensor<DType>): string {
   const head = `tensor ${t.dtype} ${shapeString(t.shape)} on ${t.device.describe()}`;
   if (t.disposed) return `${head} (disposed)`;
   if (t.size === 0) return `${head} (no elements)`;
@@ -203,13 +313,18 @@ export function elementCount(shape: readonly number[]): number {
 }
 
 /** @internal Throws when `t`, passed as `argument`, has been disposed. */
-export function checkNotDisposed(where: string, argument: string, t: Tensor): void {
+export function checkNotDisposed(where: string, argument: string, t: Tensor<DType>): void {
   if (t.disposed) throw new ArgumentError(where, argument, "a tensor that has not been disposed", `a disposed ${t.dtype} tensor of shape ${shapeString(t.shape)}`);
 }
 
 /** Whether `value` is a typed array of numbers (not a DataView, not a BigInt array). */
 export function isNumberArray(value: unknown): value is ArrayLike<number> {
-  return ArrayBuffer.isView(value) && !(value instanceof DataView) && !(value instanceof BigInt64Array || value instanceof BigUint64Array);
+  return ArrayBuffer.isView(value) && !(value instanceof DataView) && !isBigIntArray(value);
+}
+
+/** Whether `value` is a BigInt64Array or BigUint64Array. */
+export function isBigIntArray(value: unknown): value is BigInt64Array | BigUint64Array {
+  return value instanceof BigInt64Array || value instanceof BigUint64Array;
 }
 
 /** The most dimensions a tensor may have. */
@@ -252,25 +367,31 @@ function checkDType(where: string, dtype: unknown, fallback: DType): DType {
 }
 
 // A tensor of `shape`, uninitialised (or NaN-poisoned when debug.poison is on).
-function allocate(shape: readonly number[], dtype: DType, dev: Device, poison: boolean): Tensor {
+function allocate<D extends DType>(shape: readonly number[], dtype: D, dev: Device, poison: boolean): Tensor<D> {
   const buffer = nativeCall(() => native().alloc(dev.handle, elementCount(shape) * DTYPE_BYTES[dtype]));
   const t = new Tensor(shape, dtype, dev, buffer);
   if (poison) nativeCall(() => native().fill(buffer, 0xff));
   return t;
 }
 
-// What a value must be to be stored in `dtype`, or undefined when it may be.
+// What a value must be to be stored in `dtype`, or undefined when it may be:
+// floats take numbers; integers take integers in range, as numbers or bigints,
+// and a 64-bit value beyond 2^53 only as a bigint (a number there is already rounded).
 function valueProblem(dtype: DType, value: unknown): string | undefined {
-  if (typeof value !== "number") return "a number";
-  if (dtype === "i32" && !(Number.isInteger(value) && value >= -(2 ** 31) && value < 2 ** 31)) return "an integer from -2147483648 to 2147483647 (i32)";
-  if (dtype === "u8" && !(Number.isInteger(value) && value >= 0 && value <= 255)) return "an integer from 0 to 255 (u8)";
+  const range = INTEGER_RANGES[dtype];
+  if (!range) return typeof value === "number" ? undefined : "a number";
+  const expected = `an integer from ${range[0]} to ${range[1]} (${dtype})`;
+  if (typeof value === "bigint") return value >= range[0] && value <= range[1] ? undefined : expected;
+  if (typeof value !== "number") return isBigDType(dtype) ? "a number or a bigint" : "a number";
+  if (!Number.isInteger(value) || value < Number(range[0]) || value > Number(range[1])) return expected;
+  if (!Number.isSafeInteger(value)) return `a bigint beyond 2^53 (a number there is already rounded) (${dtype})`;
   return undefined;
 }
 
-function checkValues(where: string, what: string, dtype: DType, values: ArrayLike<number>): void {
-  // Typed arrays of the same integer type cannot hold a bad value; others are checked one by one.
-  if ((dtype === "i32" && values instanceof Int32Array) || (dtype === "u8" && values instanceof Uint8Array)) return;
-  if (isFloatDType(dtype) && ArrayBuffer.isView(values)) return;
+function checkValues(where: string, what: string, dtype: DType, values: ArrayLike<number | bigint>): void {
+  // A typed array of the dtype's own storage cannot hold a bad value; float dtypes take any array of numbers.
+  if (holdsValuesOf(dtype, values)) return;
+  if (isFloatDType(dtype) && isNumberArray(values)) return;
   for (let i = 0; i < values.length; i++) {
     const problem = valueProblem(dtype, values[i]);
     if (problem) throw new ArgumentError(where, `${what}[${i}]`, problem, describe(values[i]));
@@ -279,17 +400,17 @@ function checkValues(where: string, what: string, dtype: DType, values: ArrayLik
 
 // The shape of nested arrays (from their first elements) and their elements in
 // order, each read once; at most MAX_DIMS deep, with no holes.
-function flatten(where: string, data: NestedNumbers): { shape: number[]; values: number[] } {
+function flatten(where: string, data: NestedNumbers): { shape: number[]; values: (number | bigint)[] } {
   const shape: number[] = [];
   for (let level: unknown = data; Array.isArray(level); level = level.length > 0 ? level[0] : undefined) {
     if (shape.length === MAX_DIMS) throw new ArgumentError(where, "data", `arrays nested at most ${MAX_DIMS} deep`, "deeper arrays");
     shape.push(level.length);
   }
-  const values: number[] = [];
+  const values: (number | bigint)[] = [];
   const walk = (node: unknown, depth: number, path: string): void => {
     if (depth === shape.length) {
       if (Array.isArray(node)) throw new ArgumentError(where, path, "a number (the arrays are nested unevenly)", describe(node));
-      values.push(node as number);
+      values.push(node as number | bigint);
       return;
     }
     if (!Array.isArray(node) || node.length !== shape[depth]) {
@@ -304,35 +425,44 @@ function flatten(where: string, data: NestedNumbers): { shape: number[]; values:
   return { shape, values };
 }
 
-function typedArrayDType(data: unknown): DType {
-  if (data instanceof Int32Array) return "i32";
-  if (data instanceof Uint8Array) return "u8";
+// The dtype data makes when none is given: a typed array's own, i64 for bigints, else f32.
+const TYPED_ARRAY_DTYPES: readonly [new (n: number) => Storage | Uint8ClampedArray, DType][] = [
+  [Float64Array, "f64"], [Int8Array, "i8"], [Uint8Array, "u8"], [Uint8ClampedArray, "u8"], [Int16Array, "i16"],
+  [Uint16Array, "u16"], [Int32Array, "i32"], [Uint32Array, "u32"], [BigInt64Array, "i64"], [BigUint64Array, "u64"],
+];
+
+function inferredDType(data: unknown, values: ArrayLike<unknown>): DType {
+  const typed = TYPED_ARRAY_DTYPES.find(([Type]) => data instanceof Type);
+  if (typed) return typed[1];
+  for (let i = 0; i < values.length; i++) if (typeof values[i] === "bigint") return "i64";
   return "f32";
 }
 
 /**
  * A tensor from host data: a number, nested arrays (shape inferred) or a flat
- * array or typed array (shape given, or 1-D).
+ * array or typed array (shape given, or 1-D). The dtype, when left out, is a
+ * typed array's own (Float64Array: f64, BigInt64Array: i64 ...), i64 for
+ * bigints, else f32.
  */
-export function tensor(data: TensorData, options?: TensorDataOptions): Tensor {
+export function tensor<D extends DType = NumberDType>(data: TensorData, options?: TensorDataOptions<D>): Tensor<D> {
   const where = "fl.tensor";
   const o = checkOptionsObject(where, options, ["shape", "dtype", "device"]);
-  let values: ArrayLike<number>;
+  let values: ArrayLike<number | bigint>;
   let inferred: number[];
-  if (typeof data === "number") {
+  if (typeof data === "number" || typeof data === "bigint") {
     values = [data];
     inferred = [1];
   } else if (Array.isArray(data)) {
     const flat = flatten(where, data as NestedNumbers);
     values = flat.values;
     inferred = flat.shape;
-  } else if (isNumberArray(data)) {
+  } else if (isNumberArray(data) || isBigIntArray(data)) {
     values = data;
     inferred = [values.length];
   } else {
     throw new ArgumentError(where, "data", "a number, nested arrays of numbers or a typed array", describe(data));
   }
-  const dtype = checkDType(where, o.dtype, typedArrayDType(data));
+  const dtype = checkDType(where, o.dtype, inferredDType(data, values)) as D;
   const dev = checkDevice(where, o.device);
   if (values.length === 0) throw new ArgumentError(where, "data", "at least one element", describe(data));
   const shape = checkShape(where, o.shape ?? inferred, dtype, dev);
@@ -347,52 +477,53 @@ export function tensor(data: TensorData, options?: TensorDataOptions): Tensor {
 }
 
 // The options, dtype, device and shape of empty(), zeros(), ones() and full(), checked in that order.
-function checkMade(where: string, shape: unknown, options: unknown): { shape: number[]; dtype: DType; dev: Device } {
+function checkMade<D extends DType>(where: string, shape: unknown, options: unknown): { shape: number[]; dtype: D; dev: Device } {
   const o = checkOptionsObject(where, options, ["dtype", "device"]);
-  const dtype = checkDType(where, o.dtype, "f32");
+  const dtype = checkDType(where, o.dtype, "f32") as D;
   const dev = checkDevice(where, o.device);
   return { shape: checkShape(where, shape, dtype, dev), dtype, dev };
 }
 
 /** An uninitialised tensor (NaN-poisoned when `debug.poison` is on). */
-export function empty(shape: readonly number[], options?: TensorOptions): Tensor {
-  const made = checkMade("fl.empty", shape, options);
+export function empty<D extends DType = NumberDType>(shape: readonly number[], options?: TensorOptions<D>): Tensor<D> {
+  const made = checkMade<D>("fl.empty", shape, options);
   return allocate(made.shape, made.dtype, made.dev, debug.poison);
 }
 
 /** A tensor of zeros. */
-export function zeros(shape: readonly number[], options?: TensorOptions): Tensor {
-  const made = checkMade("fl.zeros", shape, options);
+export function zeros<D extends DType = NumberDType>(shape: readonly number[], options?: TensorOptions<D>): Tensor<D> {
+  const made = checkMade<D>("fl.zeros", shape, options);
   const t = allocate(made.shape, made.dtype, made.dev, false);
   nativeCall(() => native().fill(t.handle("fl.zeros"), 0));
   return t;
 }
 
-function filled(where: string, shape: readonly number[], value: unknown, options: unknown): Tensor {
-  const { shape: checked, dtype, dev } = checkMade(where, shape, options);
+function filled<D extends DType>(where: string, shape: readonly number[], value: unknown, options: unknown): Tensor<D> {
+  const { shape: checked, dtype, dev } = checkMade<D>(where, shape, options);
   const problem = valueProblem(dtype, value);
   if (problem) throw new ArgumentError(where, "value", problem, describe(value));
   const t = allocate(checked, dtype, dev, false);
   const storage = storageFor(dtype, t.size);
-  storage.fill(encode(dtype, [value as number])[0]);
+  (storage as { fill(v: number | bigint): unknown }).fill(encode(dtype, [value as number | bigint])[0]);
   nativeCall(() => native().upload(t.handle(where), storage));
   return t;
 }
 
 /** A tensor of ones. */
-export function ones(shape: readonly number[], options?: TensorOptions): Tensor {
+export function ones<D extends DType = NumberDType>(shape: readonly number[], options?: TensorOptions<D>): Tensor<D> {
   return filled("fl.ones", shape, 1, options);
 }
 
-/** A tensor with every element `value`. */
-export function full(shape: readonly number[], value: number, options?: TensorOptions): Tensor {
+/** A tensor with every element `value` (a bigint or a number for i64 and u64). */
+export function full<D extends DType = NumberDType>(shape: readonly number[], value: number | bigint, options?: TensorOptions<D>): Tensor<D> {
   return filled("fl.full", shape, value, options);
 }
 
-function random(where: string, shape: readonly number[], options: unknown, generate: (size: number, seed: number) => Float32Array): Tensor {
+function random<D extends RandomDType>(where: string, shape: readonly number[], options: unknown,
+                                       generate: (size: number, seed: number) => Float32Array): Tensor<D> {
   const o = checkOptionsObject(where, options, ["dtype", "device", "seed"]);
-  const dtype = checkDType(where, o.dtype, "f32");
-  if (!isFloatDType(dtype)) throw new ArgumentError(where, "options.dtype", "f32, f16 or bf16", describe(dtype));
+  const dtype = checkDType(where, o.dtype, "f32") as D;
+  if (!isFloatDType(dtype)) throw new ArgumentError(where, "options.dtype", "f32, f16, bf16 or f64", describe(dtype));
   if (o.seed !== undefined && !(typeof o.seed === "number" && Number.isSafeInteger(o.seed) && o.seed >= 0)) {
     throw new ArgumentError(where, "options.seed", "a non-negative integer", describe(o.seed));
   }
@@ -404,12 +535,12 @@ function random(where: string, shape: readonly number[], options: unknown, gener
   return t;
 }
 
-/** Standard normal numbers, seeded: the same on every device. */
-export function randn(shape: readonly number[], options?: RandomOptions): Tensor {
+/** Standard normal numbers, seeded: the same on every device (f64 gets the same f32 numbers, widened). */
+export function randn<D extends RandomDType = "f32">(shape: readonly number[], options?: RandomOptions<D>): Tensor<D> {
   return random("fl.randn", shape, options, normal);
 }
 
-/** Numbers uniform in [0, 1), seeded: the same on every device. */
-export function rand(shape: readonly number[], options?: RandomOptions): Tensor {
+/** Numbers uniform in [0, 1), seeded: the same on every device (f64 gets the same f32 numbers, widened). */
+export function rand<D extends RandomDType = "f32">(shape: readonly number[], options?: RandomOptions<D>): Tensor<D> {
   return random("fl.rand", shape, options, uniform);
 }

@@ -55,6 +55,24 @@ describe("compare", () => {
       "all 2 elements are close (rtol 0.00001, atol 1e-8); max abs error 0, max rel error 0");
   });
 
+  it("compares 64-bit integers exactly, past 2^53, where a difference of one is lost in a double", () => {
+    const wide = 2n ** 60n;
+    const t = fl.tensor([wide + 1n, -3n], { dtype: "i64", device: dev() });
+    const report = fl.compare(t, [wide, -3n], { rtol: 0, atol: 0.5 });
+    expect(report.close).to.equal(false);
+    expect(report.mismatches).to.equal(1);
+    expect(report.worst[0]).to.include({ actual: wide + 1n, expected: wide, absError: 1 });
+    expect(report.toString().split("\n")[1]).to.equal(
+      "  at [0]: got 1152921504606846977, expected 1152921504606846976 (abs error 1.00, rel error 8.67e-19)");
+    expect(fl.allclose(t, BigInt64Array.of(wide + 1n, -3n), { rtol: 0, atol: 0 })).to.equal(true);
+    // Numbers and bigints compare by value; a fraction against a bigint as doubles.
+    expect(fl.allclose([5n, 2], [5, 2n], { rtol: 0, atol: 0 })).to.equal(true);
+    expect(fl.compare([4n], [4.25], { rtol: 0, atol: 0 }).maxAbsError).to.equal(0.25);
+    const u = fl.tensor([2n ** 64n - 1n], { dtype: "u64", device: dev() });
+    expect(fl.allclose(u, fl.tensor([2n ** 64n - 1n], { dtype: "u64", device: dev() }), { rtol: 0, atol: 0 })).to.equal(true);
+    expect(fl.allclose(u, [2n ** 64n - 2n], { rtol: 0, atol: 0 })).to.equal(false);
+  });
+
   it("shows at most 8 of many mismatches and counts the rest", () => {
     const a = Array.from({ length: 20 }, (_, i) => i + 1);
     const lines = fl.compare(a, a.map(() => 0)).toString().split("\n");
@@ -75,6 +93,7 @@ describe("compare", () => {
     expect(fl.compare(t, [1, 2, 3, 5]).worst[0].index).to.deep.equal([1, 1]);
     expect(fl.compare([1, 2, 3, 5], t).worst[0].index).to.deep.equal([1, 1]);
     expect(fl.allclose(t, Float32Array.of(1, 2, 3, 4))).to.equal(true);
+    expect(fl.compare(t.view(1, 3), [2, 3, 5]).worst[0].index).to.deep.equal([2]);
   });
 
   it("names mismatched shapes, dtypes and sizes", () => {

@@ -171,8 +171,8 @@ describe("kernel signatures", () => {
     expectThrows(() => parseKernels("__global__ void k(float* x) {}\n__global__ void k(int* x) {}"), fl.ArgumentError,
       "fl.compile: source must be one __global__ function of each name (kernels cannot be overloaded), got two named k (lines 1 and 2)");
     expectThrows(() => parseKernels("__global__ void k(float& x) {}"), fl.ArgumentError,
-      "fl.compile: source must be kernels whose parameters are pointers or scalars of a type fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
+      "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
     expectThrows(() => parseKernels("__global__ void k(Pair p) {}"), fl.ArgumentError,
-      "fl.compile: source must be kernels whose parameters are pointers or scalars of a type fuselab can pass (scalars are integers, float or double; \"Pair\" is none of these), got parameter 0 of k (line 1) declared as \"Pair p\"");
+      "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a value is an integer, a float, a vector type or a struct the source defines; \"Pair\" is none of these), got parameter 0 of k (line 1) declared as \"Pair p\"");
   });
 });

@@ -164,6 +164,24 @@ wild.launch({ grid: 1, block: 32 }, out);`);
     }
   });
 
+  it("turns a misaligned vector load into an error: a GPU's misaligned address, the emulator's in check mode", () => {
+    const [launch, after] = faultThenUse(`
+const checked = dev.kind === "gpu" ? dev : fl.device("cpu", { check: true });
+const load = fl.compile(\`__global__ void load4(float* out, const float* in) {
+  float4 v = *reinterpret_cast<const float4*>(in + 1);
+  out[threadIdx.x] = v.x;
+}\`, { device: checked }).fn("load4");
+const out = fl.zeros([4], { device: checked });
+load.launch({ grid: 1, block: 4 }, out, fl.zeros([8], { device: checked }));`);
+    if (testDevice().kind === "gpu") {
+      expect(launch).to.match(/MisalignedAddress|misaligned address/);
+      expect(after).to.match(/device lost: /);
+    } else {
+      expect(launch).to.match(/^cpu download: kernel 'load4': misaligned address: float4 (accessed at|loaded from) 0x[0-9a-f]+, which is not a multiple of its 16-byte alignment at load4\.hip:2 \(block \(0,0,0\), thread \([0-3],0,0\)\)$/);
+      expect(after).to.equal("1,1");
+    }
+  });
+
   it("turns a device-side assert into an error: a GPU names the error and is then lost, the emulator names the thread and goes on", () => {
     const [launch, after] = faultThenUse(`
 const checked = fl.compile(\`#include <assert.h>

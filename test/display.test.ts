@@ -34,6 +34,15 @@ describe("display", () => {
     expect(inspect(tall)).to.equal(`tensor i32 [6, 2] on ${dev().describe()} (disposed)`);
   });
 
+  it("shows 64-bit integers whole, past 2^53, and doubles", () => {
+    const big = fl.tensor([2n ** 60n + 1n, -(2n ** 63n)], { dtype: "i64", device: dev() });
+    expect(inspect(big)).to.equal(`tensor i64 [2] on ${dev().describe()}\n  1152921504606846977, -9223372036854775808`);
+    expect(richOutput(big).html).to.include(">1152921504606846977</td>").and.include(", 16 bytes");
+    const doubles = fl.tensor([0.1, 1e-300, 123456.75], { dtype: "f64", device: dev() });
+    expect(inspect(doubles)).to.equal(`tensor f64 [3] on ${dev().describe()}\n  0.1, 1.000e-300, 1.235e+5`);
+    expect(inspect(big.view(1))).to.equal(`view: elements 1 to 1 of a i64 tensor of shape [2] on ${dev().describe()}`);
+  });
+
   it("shows bench results, ledgers, compare reports and devices() as tables", async () => {
     const x = fl.randn([64, 32], { device: dev(), seed: 1 });
     const r = fl.randn([64, 32], { device: dev(), seed: 2 });

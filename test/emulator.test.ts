@@ -108,6 +108,107 @@ __global__ void far_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  it("holds a view to its own range in check mode: an access past it, inside its tensor, is out of bounds", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__global__ void view_read(float* out, const float* in, int n) {
+  int i = threadIdx.x;
+  if (i <= n) out[i % n] = in[i];  // reads one past the view
+}
+__global__ void view_write(float* out, int first, int n) {
+  int i = first + static_cast<int>(threadIdx.x);
+  if (i < n) out[i] = 7.0f;
+}`, { device: dev, name: "views" });
+    const x = fl.tensor(range(16), { device: dev });
+    const out = fl.zeros([16], { device: dev });
+    module.fn("view_read").launch({ grid: 1, block: 32 }, out.view(0, 8), x.view(4, 8), 8);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'view_read' read out of bounds: argument 1 (const f32*), element 8, 1 past the end of a 8-element view (block (0,0,0), thread (8,0,0))"));
+    const written = fl.zeros([8], { device: dev });
+    module.fn("view_write").launch({ grid: 1, block: 32 }, written.view(3, 4), -1, 4);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'view_write' wrote out of bounds: argument 0 (f32*), element -1, 1 before the start of a 4-element view"));
+    // What the kernel wrote inside the view reached the tensor; the stray write did not.
+    expect(Array.from(written.toArray())).to.deep.equal([0, 0, 0, 7, 7, 7, 7, 0]);
+    // A view that ends where its tensor ends, and an empty one, are held alike.
+    module.fn("view_read").launch({ grid: 1, block: 32 }, out, x.view(8), 8);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /element 8, 1 past the end of a 8-element view/);
+    module.fn("view_write").launch({ grid: 1, block: 32 }, out.view(16), 0, 1);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /wrote out of bounds: argument 0 \(f32\*\), element 0, 1 past the end of a 0-element view/);
+    module.fn("view_write").launch({ grid: 1, block: 32 }, out.view(16), 0, 0);
+    await expectWorking(dev);
+  });
+
+  it("runs overlapping views, and a view with its own tensor, in check mode as in plain mode", async () => {
+    const source = `
+// One thread, in order: each element sees the one written just before it when out runs ahead of in.
+__global__ void running(float* out, const float* in, int n) {
+  for (int i = 0; i < n; ++i) out[i] = in[i] + 1.0f;
+}`;
+    const results = [false, true].map((check) => {
+      const dev = fl.device("cpu", { check });
+      const running = fl.compile(source, { device: dev }).fn("running");
+      const t = fl.tensor([5, 0, 0, 0, 0, 0, 0, 0, 0, 0], { device: dev });
+      running.launch({ grid: 1, block: 1 }, t.view(1, 6), t.view(0, 6), 6);    // overlapping
+      running.launch({ grid: 1, block: 1 }, t.view(8, 2), t.view(6, 2), 2);    // disjoint, adjacent
+      running.launch({ grid: 1, block: 1 }, t.view(2, 3), t, 3);               // a view and its tensor
+      return Array.from(t.toArray());
+    });
+    expect(results[0]).to.deep.equal([5, 6, 6, 7, 7, 10, 11, 0, 12, 1]);
+    expect(results[1]).to.deep.equal(results[0]);
+  });
+
+  it("ends a misaligned vector access in check mode as a GPU does, naming kernel, line, block and thread", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__global__ void load4(float* out, const float* in, int offset) {
+  if (threadIdx.x == 5) {
+    float4 v = *reinterpret_cast<const float4*>(in + offset);
+    out[0] = v.x + v.w;
+  }
+}
+__global__ void store2(float* out, int offset) {
+  if (threadIdx.x == 2) *reinterpret_cast<float2*>(out + offset) = make_float2(1.0f, 2.0f);
+}
+__global__ void load_double(double* out, const unsigned char* bytes, int offset) {
+  out[0] = *reinterpret_cast<const double*>(bytes + offset);
+}`, { device: dev, name: "vectors" });
+    const x = fl.tensor(range(16), { device: dev });
+    const out = fl.zeros([8], { device: dev });
+    module.fn("load4").launch({ grid: 1, block: 32 }, out, x, 1);
+    await expectRejects(dev.synchronize(), fl.DeviceError, new RegExp(
+      "^cpu synchronize: kernel 'load4': misaligned address: float4 (?:accessed at|loaded from) 0x[0-9a-f]*4, " +
+      "which is not a multiple of its 16-byte alignment at vectors\\.hip:4 \\(block \\(0,0,0\\), thread \\(5,0,0\\)\\)$"));
+    module.fn("store2").launch({ grid: 1, block: 32 }, out, 3);
+    await expectRejects(dev.synchronize(), fl.DeviceError, new RegExp(
+      "kernel 'store2': misaligned address: float2 stored to 0x[0-9a-f]*c, which is not a multiple of its 8-byte alignment " +
+      "at vectors\\.hip:9 \\(block \\(0,0,0\\), thread \\(2,0,0\\)\\)"));
+    const doubles = fl.zeros([1], { dtype: "f64", device: dev });
+    module.fn("load_double").launch({ grid: 1, block: 1 }, doubles, fl.zeros([16], { dtype: "u8", device: dev }), 3);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /misaligned address: double (?:accessed at|loaded from) 0x[0-9a-f]+, which is not a multiple of its 8-byte alignment at vectors\.hip:12/);
+    // Aligned accesses pass, through a tensor and through views: a view keeps its address's alignment in check mode.
+    module.fn("load4").launch({ grid: 1, block: 32 }, out, x, 4);
+    expect(out.toArray()[0]).to.equal(4 + 7);
+    module.fn("load4").launch({ grid: 1, block: 32 }, out.view(2), x.view(8), 0);
+    expect(out.toArray()[2]).to.equal(8 + 11);
+    module.fn("load4").launch({ grid: 1, block: 32 }, out, x.view(1), 0);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'load4': misaligned address: float4/);
+    module.fn("load_double").launch({ grid: 1, block: 1 }, doubles, fl.zeros([16], { dtype: "u8", device: dev }).view(3), 5);
+    expect(Array.from(doubles.toArray())).to.deep.equal([0]);
+    await expectWorking(dev);
+  });
+
+  it("refuses a struct the compiler lays out otherwise than the C ABI (#pragma pack)", () => {
+    const dev = fl.device("cpu");
+    expectThrows(() => fl.compile(`
+#pragma pack(push, 1)
+struct Packed { char c; double d; };
+#pragma pack(pop)
+__global__ void packed(double* out, Packed p) { out[0] = p.d; }`, { device: dev }), fl.ArgumentError,
+    "fl.compile: source must be structs laid out as the C ABI lays them out (parameter 1 of packed, Packed, reads as 16 bytes aligned to 8: " +
+    "c at 0, d at 8), got 9 bytes aligned to 1 from the compiler (a #pragma pack or an attribute fuselab does not read?)");
+  });
+
   it("starts new buffers as NaN in check mode", () => {
     const dev = fl.device("cpu", { check: true });
     const saved = fl.debug.poison;

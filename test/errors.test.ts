@@ -35,7 +35,7 @@ describe("errors", () => {
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4)), fl.ArgumentError,
       "kernel copy_f32x4: the arguments must be 3 values: copy_f32x4(f32* out, const f32* in, i64 n), got 2 values");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, 5, f32(4), 4), fl.ArgumentError,
-      "kernel copy_f32x4: argument 0 (out) must be a f32 tensor (f32*), got 5");
+      "kernel copy_f32x4: argument 0 (out) must be a f32 tensor, a view of one or null (f32*), got 5");
     const half = fl.zeros([4], { dtype: "f16", device: dev() });
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, half, 4), fl.ArgumentError,
       `kernel copy_f32x4: argument 1 (in) must be a f32 tensor (const f32*), got a f16 tensor of shape [4] on ${dev().describe()}`);

@@ -7,7 +7,7 @@ import { expect } from "chai";
 import * as path from "path";
 import * as fl from "../src";
 import { BufferHandle, DeviceHandle, NativeArg, native, packageRoot } from "../src/native";
-import { expectThrows, testDevice } from "./helpers";
+import { expectThrows, range, testDevice } from "./helpers";
 
 const ELEMENT_BYTES: Record<string, number> = { f32: 4, f16: 2, bf16: 2, f64: 8, i8: 1, u8: 1, i16: 2, u16: 2, i32: 4, u32: 4, i64: 8, u64: 8 };
 const INTEGER_TYPES = ["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"];
@@ -200,6 +200,28 @@ describe("extents of built-in kernels", () => {
     expectThrows(() => addon.launch(f32Halves, GRID, BLOCK, 0, [out, b, ...flags]), RangeError,
       "kernel gelu_and_mul_f32: argument 0 (out) needs 18446744056529682436 bytes " +
       "(out[rows*d] with rows = 2147483647, d = 2147483647: 4611686014132420609 elements of f32), its buffer holds 64 bytes");
+  });
+
+  it("holds a view to its own bytes and a null pointer to none, and refuses a view past its buffer", () => {
+    const add = fl.builtins(dev()).fn("add_f32");
+    const t = fl.tensor(range(16), { device: dev() });
+    const out = fl.empty([16], { device: dev() });
+    add.launch({ grid: 1, block: 32 }, out.view(4, 8), t.view(8), t.view(0, 8), 8);
+    expect(Array.from(out.toArray()).slice(4, 12)).to.deep.equal(range(8).map((i) => 2 * i + 8));
+    expectThrows(() => add.launch({ grid: 1, block: 32 }, out.view(4, 8), t.view(9), t, 8), fl.DeviceError,
+      "kernel add_f32: argument 1 (a) needs 32 bytes (a[n] with n = 8: 8 elements of f32), its view holds 28 bytes");
+    expectThrows(() => add.launch({ grid: 1, block: 32 }, out, null, t, 8), fl.DeviceError,
+      "kernel add_f32: argument 1 (a) needs 32 bytes (a[n] with n = 8: 8 elements of f32), it is null");
+    add.launch({ grid: 1, block: 32 }, null, null, null, 0);  // reaches nothing: allowed
+    // The addon checks a view's range against its buffer itself, whatever TS sent.
+    const handle = kernelHandle(dev().handle, "add_f32");
+    const b = addon.alloc(dev().handle, 64);
+    expectThrows(() => addon.launch(handle, GRID, BLOCK, 0, [{ buffer: b, byteOffset: 60, bytes: 8 }, b, b, { type: "i32", value: 1 }]), Error,
+      "kernel add_f32: argument 0 (out) is a view of 8 bytes at byte 60, past the end of its buffer of 64 bytes");
+    expectThrows(() => addon.launch(handle, GRID, BLOCK, 0, [b, b, b, null]), Error,
+      "kernel add_f32: argument 3 (n) must be a i32 scalar, got null");
+    expectThrows(() => addon.launch(handle, GRID, BLOCK, 0, [b, b, { type: "struct", bytes: new Uint8Array(4) }, { type: "i32", value: 1 }]), Error,
+      "kernel add_f32: argument 2 (b) must be a buffer (f32*), got a struct");
   });
 
   it("reaches users as an error naming the argument, and leaves compiled kernels to their own checks", () => {

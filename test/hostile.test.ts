@@ -35,7 +35,52 @@ describe("hostile input", () => {
     const copy = fl.builtins(dev()).fn("copy_f32x4");
     expectThrows(() => copy.launch({ grid: 1, block: 32 }, f32(1024), liar, 1024), fl.ArgumentError,
       /^kernel copy_f32x4: argument 1.* must be a f32 tensor/);
-    expectThrows(() => fl.compare(liar, [1, 2, 3, 4]), fl.ArgumentError, /^fl\.compare: a must be a tensor, an array/);
+    expectThrows(() => fl.compare(liar, [1, 2, 3, 4]), fl.ArgumentError, /^fl\.compare: a must be a tensor, a view, an array/);
+  });
+
+  it("keeps a view within its tensor whatever is done to it, and refuses a Proxy of one", () => {
+    const t = f32(8);
+    const view = t.view(6, 2);
+    const hostile = view as unknown as Record<string, unknown>;
+    for (const key of ["offset", "size", "bytes", "byteOffset", "tensor"]) {
+      expect(() => { hostile[key] = 4096; }, key).to.throw(TypeError);
+      expect(() => Object.defineProperty(view, key, { value: 4096 }), key).to.throw(TypeError);
+    }
+    const liar = new Proxy(view, { get: (target, key) => (key === "offset" ? 0 : key === "size" ? 1 << 20 : Reflect.get(target, key)) });
+    expect(fl.TensorView.isView(liar)).to.equal(false);
+    const copy = fl.builtins(dev()).fn("copy_f32x4");
+    expectThrows(() => copy.launch({ grid: 1, block: 32 }, f32(2), liar, 2), fl.ArgumentError,
+      "kernel copy_f32x4: argument 1 (in) must be a f32 tensor, a view of one or null (const f32*), got an object that cannot be described (a Proxy?)");
+    const fake = { tensor: t, offset: 0, size: 1 << 20, byteOffset: 0, bytes: 4 << 20, dtype: "f32", device: dev() };
+    expectThrows(() => copy.launch({ grid: 1, block: 32 }, f32(2), fake as unknown as fl.Tensor, 2), fl.ArgumentError,
+      /^kernel copy_f32x4: argument 1 \(in\) must be a f32 tensor, a view of one or null \(const f32\*\), got an object \(Object\)$/);
+  });
+
+  it("reads a struct's fields once, names a getter that throws, and takes only plain objects", () => {
+    const kernel = fl.compile(`
+struct Scale { float factor; int n; };
+__global__ void scale(float* out, Scale s) { if (threadIdx.x < s.n) out[threadIdx.x] = s.factor; }`, { device: dev() }).fn("scale");
+    let reads = 0;
+    const changing = { get factor() { return reads++ === 0 ? 2 : "two"; }, n: 2 };
+    const out = fl.zeros([4], { device: dev() });
+    kernel.launch({ grid: 1, block: 4 }, out, changing);
+    expect(reads).to.equal(1);
+    expect(Array.from(out.toArray())).to.deep.equal([2, 2, 0, 0]);
+    const throwing = { get factor(): number { throw new Error("no"); }, n: 1 };
+    expectThrows(() => kernel.launch({ grid: 1, block: 4 }, out, throwing), fl.ArgumentError,
+      "kernel scale: argument 1 (s) must be an object with the fields of struct Scale { factor, n }, got an object whose fields cannot be read (no)");
+    // Fields come from the object itself: inherited ones, and a class's instances, are not a struct's fields.
+    expectThrows(() => kernel.launch({ grid: 1, block: 4 }, out, Object.assign(Object.create({ factor: 1 }), { n: 1 })), fl.ArgumentError,
+      "kernel scale: argument 1 (s) must be an object with the fields of struct Scale { factor, n }, got an object (Object)");
+    class Params { factor = 1; n = 1; }
+    expectThrows(() => kernel.launch({ grid: 1, block: 4 }, out, new Params() as unknown as fl.StructValue), fl.ArgumentError,
+      "kernel scale: argument 1 (s) must be an object with the fields of struct Scale { factor, n }, got an object (Params)");
+    const { proxy, revoke } = Proxy.revocable({ factor: 1, n: 1 }, {});
+    revoke();
+    expectThrows(() => kernel.launch({ grid: 1, block: 4 }, out, proxy), fl.ArgumentError,
+      "kernel scale: argument 1 (s) must be an object with the fields of struct Scale { factor, n }, got an object that cannot be described (a Proxy?)");
+    expectThrows(() => kernel.launch({ grid: 1, block: 4 }, out, Object.create(null)), fl.ArgumentError,
+      "kernel scale: argument 1 (s) must be an object with the fields of struct Scale { factor, n }, got an object without the field \"factor\"");
   });
 
   it("reads a shape once: a getter cannot answer [4] when checked and [0.5] after", () => {

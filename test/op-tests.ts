@@ -51,12 +51,12 @@ export function randomQ4_0Blocks(count: number, seed: number): Uint8Array {
 /** Arguments made by an example, and the values each tensor held when made. */
 interface Made {
   args: unknown[];
-  values: Map<fl.Tensor, Float64Array>;
+  values: Map<fl.Tensor<fl.DType>, Float64Array>;
 }
 
 // Runs `example.args` with tensors of seeded values (the same for the same `seed`).
 function makeArgs(example: fl.OpExample, dtype: FloatDType, rows: number, cols: number, seed: number): Made {
-  const values = new Map<fl.Tensor, Float64Array>();
+  const values = new Map<fl.Tensor<fl.DType>, Float64Array>();
   let next = seed;
   const make = (shape: number[], kind?: fl.MadeKind) => {
     const count = shape.reduce((p, d) => p * d, 1);
@@ -83,7 +83,7 @@ function makeArgs(example: fl.OpExample, dtype: FloatDType, rows: number, cols: 
 
 /** The tensors an op returned, by name ("out" for a lone tensor). */
 function outputsOf(result: unknown): Record<string, fl.Tensor> {
-  if (fl.Tensor.isTensor(result)) return { out: result };
+  if (fl.Tensor.isTensor(result)) return { out: result as fl.Tensor };
   return Object.fromEntries(Object.entries(result as object).filter(([, v]) => fl.Tensor.isTensor(v)));
 }
 

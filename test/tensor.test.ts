@@ -1,5 +1,6 @@
-// Tensors: dtype conversions, round trips per dtype, factories, shapes, seeded
-// random numbers, copies between devices, dispose.
+// Tensors: dtype conversions, round trips per dtype (64-bit integers as
+// bigints, exact past 2^53), factories, shapes, seeded random numbers, copies
+// between devices, dispose, views.
 import { expect } from "chai";
 import * as fl from "../src";
 import { checkShape } from "../src/tensor";
@@ -56,6 +57,46 @@ describe("tensors", () => {
     const bytes = fl.tensor([0, 7, 255], { dtype: "u8", device: dev() }).toArray();
     expect(bytes).to.be.instanceOf(Uint8Array);
     expect(Array.from(bytes)).to.deep.equal([0, 7, 255]);
+    const doubles = [0, -0.1, 1 / 3, 2 ** 60 + 2 ** 8, 5e-324, -1.7976931348623157e308, NaN, Infinity];
+    const f64 = fl.tensor(doubles, { dtype: "f64", device: dev() }).toArray();
+    expect(f64).to.be.instanceOf(Float64Array);
+    expect(Array.from(f64)).to.deep.equal(doubles);
+    const limits: [fl.DType, ArrayLike<unknown>, number[]][] = [
+      ["i8", Int8Array.prototype, [-128, -1, 0, 127]], ["u16", Uint16Array.prototype, [0, 1, 65535]],
+      ["i16", Int16Array.prototype, [-32768, -2, 32767]], ["u32", Uint32Array.prototype, [0, 2 ** 31, 2 ** 32 - 1]],
+    ];
+    for (const [dtype, prototype, values] of limits) {
+      const back = fl.tensor(values, { dtype, device: dev() }).toArray();
+      expect(Object.getPrototypeOf(back), dtype).to.equal(prototype);
+      expect(Array.from(back as ArrayLike<number>), dtype).to.deep.equal(values);
+    }
+  });
+
+  it("keeps every bit of 64-bit integers, past 2^53, as bigints", () => {
+    const wide = [-(2n ** 63n), -(2n ** 53n) - 1n, -1n, 0n, 2n ** 53n + 1n, 2n ** 63n - 1n];
+    const i64 = fl.tensor(wide, { dtype: "i64", device: dev() });
+    const back: BigInt64Array = i64.toArray();
+    expect(back).to.be.instanceOf(BigInt64Array);
+    expect(Array.from(back)).to.deep.equal(wide);
+    expect(Array.from(fl.tensor(BigInt64Array.from(wide), { device: dev() }).toArray())).to.deep.equal(wide);
+    const unsigned = [0n, 2n ** 53n + 1n, 2n ** 64n - 1n];
+    const u64: BigUint64Array = fl.tensor(unsigned, { dtype: "u64", device: dev() }).toArray();
+    expect(Array.from(u64)).to.deep.equal(unsigned);
+    // Numbers within 2^53 are taken as they are; a number past it is already rounded, and refused.
+    expect(Array.from(fl.tensor([-5, 2 ** 53 - 1], { dtype: "i64", device: dev() }).toArray())).to.deep.equal([-5n, 2n ** 53n - 1n]);
+    expectThrows(() => fl.tensor([2 ** 60], { dtype: "i64", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[0] must be a bigint beyond 2^53 (a number there is already rounded) (i64), got 1152921504606847000");
+    expectThrows(() => fl.tensor([1n, 2n ** 63n], { dtype: "i64", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[1] must be an integer from -9223372036854775808 to 9223372036854775807 (i64), got 9223372036854775808n");
+    expectThrows(() => fl.tensor([-1n], { dtype: "u64", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[0] must be an integer from 0 to 18446744073709551615 (u64), got -1n");
+    expectThrows(() => fl.tensor([0.5], { dtype: "u64", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[0] must be an integer from 0 to 18446744073709551615 (u64), got 0.5");
+    expect(Array.from(fl.full([2], 2n ** 62n + 3n, { dtype: "i64", device: dev() }).toArray())).to.deep.equal([2n ** 62n + 3n, 2n ** 62n + 3n]);
+    expect(Array.from(fl.ones([2], { dtype: "u64", device: dev() }).toArray())).to.deep.equal([1n, 1n]);
+    expect(Array.from(fl.zeros([2], { dtype: "i64", device: dev() }).toArray())).to.deep.equal([0n, 0n]);
+    // Smaller integer types take bigints too.
+    expect(Array.from(fl.tensor([3n, -4n], { dtype: "i16", device: dev() }).toArray())).to.deep.equal([3, -4]);
   });
 
   it("infers shapes from nested arrays and dtypes from typed arrays", () => {
@@ -66,8 +107,14 @@ describe("tensors", () => {
     expect(t.bytes).to.equal(24);
     expect(t.device).to.equal(dev());
     expect(t.describe()).to.equal(`a f32 tensor of shape [2, 3] on ${dev().describe()}`);
-    expect(fl.tensor(Int32Array.of(1, 2), { device: dev() }).dtype).to.equal("i32");
-    expect(fl.tensor(Uint8Array.of(1, 2), { device: dev() }).dtype).to.equal("u8");
+    const typed: [ArrayLike<number> | ArrayLike<bigint>, fl.DType][] = [
+      [Int32Array.of(1, 2), "i32"], [Uint8Array.of(1, 2), "u8"], [Uint8ClampedArray.of(1), "u8"], [Float64Array.of(0.1), "f64"],
+      [Int8Array.of(-1), "i8"], [Int16Array.of(-1), "i16"], [Uint16Array.of(1), "u16"], [Uint32Array.of(1), "u32"],
+      [BigInt64Array.of(-1n), "i64"], [BigUint64Array.of(1n), "u64"], [Float32Array.of(1), "f32"],
+    ];
+    for (const [data, dtype] of typed) expect(fl.tensor(data, { device: dev() }).dtype).to.equal(dtype);
+    expect(fl.tensor([[1n, 2n]], { device: dev() }).dtype).to.equal("i64");
+    expect(fl.tensor(7n, { device: dev() }).dtype).to.equal("i64");
     const shaped = fl.tensor(Float32Array.from(range(12)), { shape: [3, 4], device: dev() });
     expect(shaped.shape).to.deep.equal([3, 4]);
     expect(Array.from(shaped.toArray())).to.deep.equal(range(12));
@@ -85,8 +132,16 @@ describe("tensors", () => {
       "fl.tensor: data[0] must be an integer from 0 to 255 (u8), got 256");
     expectThrows(() => fl.tensor([1, "2" as unknown as number], { device: dev() }), fl.ArgumentError,
       "fl.tensor: data[1] must be a number, got \"2\"");
-    expectThrows(() => fl.tensor([1], { dtype: "f64" as fl.DType, device: dev() }), fl.ArgumentError,
-      "fl.tensor: options.dtype must be one of f32, f16, bf16, i32, u8, got \"f64\"");
+    expectThrows(() => fl.tensor([1], { dtype: "f8" as fl.DType, device: dev() }), fl.ArgumentError,
+      "fl.tensor: options.dtype must be one of f32, f16, bf16, f64, i8, u8, i16, u16, i32, u32, i64, u64, got \"f8\"");
+    expectThrows(() => fl.tensor([-129], { dtype: "i8", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[0] must be an integer from -128 to 127 (i8), got -129");
+    expectThrows(() => fl.tensor([1, 2 ** 32], { dtype: "u32", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[1] must be an integer from 0 to 4294967295 (u32), got 4294967296");
+    expectThrows(() => fl.tensor([1n], { dtype: "f64", device: dev() }), fl.ArgumentError, "fl.tensor: data[0] must be a number, got 1n");
+    // A typed array of other values is checked element by element.
+    expectThrows(() => fl.tensor(Int32Array.of(0, 70000), { dtype: "i16", device: dev() }), fl.ArgumentError,
+      "fl.tensor: data[1] must be an integer from -32768 to 32767 (i16), got 70000");
     expectThrows(() => fl.tensor([], { device: dev() }), fl.ArgumentError, "fl.tensor: data must be at least one element, got []");
     expectThrows(() => fl.tensor([1], { device: "cpu" as unknown as fl.Device }), fl.ArgumentError,
       "fl.tensor: options.device must be a device from fl.device(), got \"cpu\"");
@@ -122,6 +177,8 @@ describe("tensors", () => {
       fl.debug.poison = true;
       for (const v of fl.empty([5], { device: dev() }).toArray()) expect(v).to.be.NaN;
       expect(Array.from(fl.empty([2], { dtype: "i32", device: dev() }).toArray())).to.deep.equal([-1, -1]);
+      expect(Array.from(fl.empty([1], { dtype: "u64", device: dev() }).toArray())).to.deep.equal([2n ** 64n - 1n]);
+      expect(fl.empty([1], { dtype: "f64", device: dev() }).toArray()[0]).to.be.NaN;
     } finally {
       fl.debug.poison = poison;
     }
@@ -147,7 +204,10 @@ describe("tensors", () => {
     const uniform = Array.from(fl.rand([n], { seed: 7, device: dev() }).toArray());
     expect(uniform.every((v) => v >= 0 && v < 1)).to.equal(true);
     expect(Math.abs(uniform.reduce((s, v) => s + v, 0) / n - 0.5)).to.be.below(0.005);
-    expectThrows(() => fl.randn([2], { dtype: "i32", device: dev() }), fl.ArgumentError, "fl.randn: options.dtype must be f32, f16 or bf16, got \"i32\"");
+    expectThrows(() => fl.randn([2], { dtype: "i32" as "f32", device: dev() }), fl.ArgumentError, "fl.randn: options.dtype must be f32, f16, bf16 or f64, got \"i32\"");
+    // f64 draws the same numbers as f32, widened.
+    expect(Array.from(fl.randn([5], { dtype: "f64", seed: 4, device: dev() }).toArray()))
+      .to.deep.equal(Array.from(fl.randn([5], { seed: 4, device: dev() }).toArray()));
     expectThrows(() => fl.rand([2], { seed: -1, device: dev() }), fl.ArgumentError, "fl.rand: options.seed must be a non-negative integer, got -1");
   });
 
@@ -173,5 +233,53 @@ describe("tensors", () => {
     expectThrows(() => t.toArray(), fl.FuselabError, `tensor.toArray: ${what} was used after dispose()`);
     expectThrows(() => t.to(dev()), fl.FuselabError, `tensor.to: ${what} was used after dispose()`);
     await expectRejects(t.data(), fl.FuselabError, `tensor.data: ${what} was used after dispose()`);
+  });
+
+  it("makes views of a stretch of a tensor's elements, within it, and refuses bad offsets word for word", () => {
+    const t = fl.tensor(range(12), { shape: [3, 4], device: dev() });
+    const middle = t.view(5, 4);
+    expect([middle.offset, middle.size, middle.bytes, middle.byteOffset, middle.dtype]).to.deep.equal([5, 4, 16, 20, "f32"]);
+    expect(middle.tensor).to.equal(t);
+    expect(middle.device).to.equal(dev());
+    expect(Array.from(middle.toArray())).to.deep.equal([5, 6, 7, 8]);
+    expect(middle.describe()).to.equal(`elements 5 to 8 of a f32 tensor of shape [3, 4] on ${dev().describe()}`);
+    // A view of a view lies within it, its offset counted from the tensor's start.
+    const inner = middle.view(1, 2);
+    expect([inner.offset, inner.size]).to.deep.equal([6, 2]);
+    expect(Array.from(inner.toArray())).to.deep.equal([6, 7]);
+    expect(t.view(4).size).to.equal(8);
+    const end = t.view(12);
+    expect([end.size, end.toArray().length]).to.deep.equal([0, 0]);
+    expect(end.describe()).to.equal(`no elements (at 12) of a f32 tensor of shape [3, 4] on ${dev().describe()}`);
+    expect(fl.TensorView.isView(middle)).to.equal(true);
+    expect(fl.TensorView.isView({ ...middle })).to.equal(false);
+    expect(fl.Tensor.isTensor(middle)).to.equal(false);
+    expect(Object.isFrozen(middle)).to.equal(true);
+
+    expectThrows(() => t.view(-1), fl.ArgumentError, "tensor.view: offset must be an integer from 0 to 12 (the elements it may start at), got -1");
+    expectThrows(() => t.view(13), fl.ArgumentError, "tensor.view: offset must be an integer from 0 to 12 (the elements it may start at), got 13");
+    expectThrows(() => t.view(1.5), fl.ArgumentError, "tensor.view: offset must be an integer from 0 to 12 (the elements it may start at), got 1.5");
+    expectThrows(() => t.view(8, 5), fl.ArgumentError,
+      "tensor.view: length must be an integer from 0 to 4 (the elements from offset 8 to the end), got 5");
+    expectThrows(() => t.view(0, -1), fl.ArgumentError,
+      "tensor.view: length must be an integer from 0 to 12 (the elements from offset 0 to the end), got -1");
+    expectThrows(() => t.view("2" as unknown as number), fl.ArgumentError,
+      "tensor.view: offset must be an integer from 0 to 12 (the elements it may start at), got \"2\"");
+    expectThrows(() => middle.view(2, 3), fl.ArgumentError,
+      "view.view: length must be an integer from 0 to 2 (the elements from offset 2 to the end), got 3");
+    expectThrows(() => middle.view(5), fl.ArgumentError,
+      "view.view: offset must be an integer from 0 to 4 (the elements it may start at), got 5");
+
+    // A view cannot outlive its tensor.
+    t.dispose();
+    expectThrows(() => middle.toArray(), fl.FuselabError, `view.toArray: a f32 tensor of shape [3, 4] on ${dev().describe()} was used after dispose()`);
+    expectThrows(() => t.view(0), fl.ArgumentError,
+      `tensor.view: the tensor must be a tensor that has not been disposed, got a disposed f32 tensor of shape [3, 4]`);
+  });
+
+  it("views 64-bit integers as bigints", () => {
+    const t = fl.tensor([1n, 2n ** 62n + 1n, 3n], { dtype: "i64", device: dev() });
+    const v: BigInt64Array = t.view(1, 1).toArray();
+    expect(Array.from(v)).to.deep.equal([2n ** 62n + 1n]);
   });
 });

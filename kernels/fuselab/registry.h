@@ -32,6 +32,10 @@ FL_TYPE_NAME(long long, "i64")
 FL_TYPE_NAME(unsigned long long, "u64")
 #undef FL_TYPE_NAME
 
+// A parameter's type as the signature spells it: "f32", "const f32*", "void*";
+// a struct passed by value (a vector type among them) as "struct:<size>:<alignment>",
+// so that its layout as the library computed it can be checked against the
+// compiler's; "?" for a type that cannot be passed.
 template <typename A> std::string arg_name() {
   using D = std::remove_cv_t<A>;
   if constexpr (std::is_pointer_v<D>) {
@@ -39,8 +43,10 @@ template <typename A> std::string arg_name() {
     const char* e = type_name<std::remove_cv_t<P>>::get();
     return std::string(std::is_const_v<P> ? "const " : "") + (e ? e : "void") + "*";
   } else {
-    const char* e = type_name<D>::get();
-    return e ? e : "?";
+    if (const char* e = type_name<D>::get()) return e;
+    if constexpr (std::is_class_v<D> && std::is_trivially_copyable_v<D>)
+      return "struct:" + std::to_string(sizeof(D)) + ":" + std::to_string(alignof(D));
+    return "?";
   }
 }
 

@@ -203,12 +203,10 @@ void read_param_names(Napi::Env env, const std::string& list, KernelState* kerne
 
 void check_extents(Napi::Env env, const LaunchState& launch) {
   const KernelState& k = *launch.kernel;
-  size_t buffer = 0;  // launch.allocations holds the pointer arguments' buffers in order
-  for (size_t i = 0; i < k.params.size(); ++i) {
+  for (const PointerArg& pointer : launch.pointers) {
+    const size_t i = pointer.index;
     const ParamKind& p = k.params[i];
-    if (!p.pointer) continue;
-    const Allocation& held = *launch.allocations[buffer++];
-    if (p.extent.steps.empty()) continue;
+    if (!p.pointer || p.extent.steps.empty()) continue;
     const std::string where = "kernel " + k.name + ": " + k.argument(i);
     const std::string extent = p.name + "[" + p.extent.text + "]";
     std::vector<uint64_t> stack;
@@ -239,10 +237,12 @@ void check_extents(Napi::Env env, const LaunchState& launch) {
     if (overflow) {
       throw Napi::RangeError::New(env, where + ": " + extent + with + " is more than 2^64 bytes");
     }
-    if (needed > held.bytes) {
+    if (needed > pointer.bytes) {
+      const std::string held = !pointer.slot   ? "it is null"
+                               : pointer.view ? "its view holds " + std::to_string(pointer.bytes) + " bytes"
+                                              : "its buffer holds " + std::to_string(pointer.bytes) + " bytes";
       throw Napi::RangeError::New(env, where + " needs " + std::to_string(needed) + " bytes (" + extent + with + ": " +
-                                           std::to_string(stack.back()) + " elements of " + p.type +
-                                           "), its buffer holds " + std::to_string(held.bytes) + " bytes");
+                                           std::to_string(stack.back()) + " elements of " + p.type + "), " + held);
     }
   }
 }

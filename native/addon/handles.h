@@ -122,21 +122,31 @@ struct KernelState {
   }
 };
 
+// A pointer argument of a launch: a buffer, a view into one, or null.
+struct PointerArg {
+  size_t index = 0;                   // the argument's position
+  std::shared_ptr<BufferSlot> slot;   // null for a null pointer; to refuse replays of released buffers
+  size_t bytes = 0;                   // what it may reach: the buffer's bytes, or the view's
+  bool view = false;                  // points into its buffer at an offset, or ends before its end
+};
+
 // A launch with its arguments packed once (launch(), prepare(), bench()).
 struct LaunchState {
   std::shared_ptr<KernelState> kernel;
   fl_dim3 grid{1, 1, 1};
   fl_dim3 block{1, 1, 1};
   size_t shared_bytes = 0;
-  std::vector<uint64_t> storage;     // one 8-byte slot an argument
-  std::vector<void*> args;           // args[i] == &storage[i]
-  std::vector<std::shared_ptr<BufferSlot>> slots;               // to refuse replays of released buffers
+  std::vector<uint64_t> storage;     // one 8-byte slot an argument: pointers and scalars
+  std::vector<std::unique_ptr<uint64_t[]>> records;  // the bytes of the structs passed by value
+  std::vector<void*> args;           // args[i]: &storage[i], or a struct's bytes
+  std::vector<size_t> reach;         // per argument: the bytes a pointer may reach (backend.h's launch)
+  std::vector<PointerArg> pointers;  // the pointer arguments, in order
   std::vector<std::shared_ptr<Allocation>> allocations;         // keep the memory alive while packed
 
   const std::shared_ptr<DeviceState>& device() const { return kernel->module->device; }
   int run() {
     return device()->api->launch(device()->device, kernel->kernel, grid, block, shared_bytes, args.data(),
-                                 static_cast<int>(args.size()));
+                                 reach.data(), static_cast<int>(args.size()));
   }
 };
 

@@ -1,6 +1,7 @@
 #include "marshal.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "extents.h"
@@ -78,6 +79,81 @@ void store_scalar(Napi::Env env, const KernelState& kernel, size_t index, const 
   } else {
     std::memcpy(slot, &v, sizeof v);
   }
+}
+
+// The size in bytes of a struct parameter whose signature spells it "struct:<size>:<alignment>"; 0 for other types.
+size_t struct_bytes(const std::string& type) {
+  if (type.rfind("struct:", 0) != 0) return 0;
+  return static_cast<size_t>(std::strtoull(type.c_str() + 7, nullptr, 10));
+}
+
+// "a f32 scalar", "a struct of 24 bytes", "a buffer (f32*)": what a parameter takes, for messages.
+std::string taken(const ParamKind& param) {
+  if (param.pointer) return "a buffer (" + param.type + "*)";
+  if (const size_t bytes = struct_bytes(param.type)) return "a struct of " + std::to_string(bytes) + " bytes";
+  return "a " + param.type + " scalar";
+}
+
+// The live allocation behind a buffer handle that an argument passes.
+const std::shared_ptr<BufferSlot>& argument_buffer(Napi::Env env, const KernelState& kernel, size_t index,
+                                                   const Napi::Value& handle) {
+  std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(handle, &kBufferTag, "buffer");
+  if (!slot->allocation) fail(env, kernel, index, "is a released buffer");
+  if (slot->allocation->device != kernel.module->device) fail(env, kernel, index, "is a buffer on another device");
+  return slot;
+}
+
+// A pointer argument: a buffer, { buffer, byteOffset, bytes } (a view into one), or null.
+void pack_pointer(Napi::Env env, LaunchState& launch, size_t index, const Napi::Value& arg) {
+  const KernelState& k = *launch.kernel;
+  PointerArg pointer;
+  pointer.index = index;
+  uint8_t* address = nullptr;
+  if (!arg.IsNull()) {
+    const bool whole = arg.IsExternal();
+    const Napi::Value handle = whole ? arg : arg.As<Napi::Object>().Get("buffer");
+    pointer.slot = argument_buffer(env, k, index, handle);
+    const Allocation& a = *pointer.slot->allocation;
+    size_t offset = 0;
+    pointer.bytes = a.bytes;
+    if (!whole) {
+      const Napi::Object view = arg.As<Napi::Object>();
+      offset = byte_count(view.Get("byteOffset"), "a view's byteOffset");
+      pointer.bytes = byte_count(view.Get("bytes"), "a view's bytes");
+      if (offset > a.bytes || pointer.bytes > a.bytes - offset) {
+        fail(env, k, index, "is a view of " + std::to_string(pointer.bytes) + " bytes at byte " + std::to_string(offset) +
+                                ", past the end of its buffer of " + std::to_string(a.bytes) + " bytes");
+      }
+      pointer.view = true;
+    }
+    address = static_cast<uint8_t*>(a.ptr) + offset;
+    launch.allocations.push_back(pointer.slot->allocation);
+  }
+  std::memcpy(&launch.storage[index], &address, sizeof address);
+  launch.reach[index] = pointer.bytes;
+  launch.pointers.push_back(std::move(pointer));
+}
+
+// A struct passed by value: { type: "struct", bytes } with its bytes as the C ABI lays them out.
+void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKind* param, const Napi::Value& bytes) {
+  const KernelState& k = *launch.kernel;
+  const HostBytes host = host_bytes(bytes, "a struct's bytes");
+  if (param) {
+    const size_t expected = struct_bytes(param->type);
+    if (param->pointer || expected == 0) fail(env, k, index, "must be " + taken(*param) + ", got a struct");
+    if (host.bytes != expected) {
+      fail(env, k, index, "must be a struct of " + std::to_string(expected) + " bytes (the kernel's), got " +
+                              std::to_string(host.bytes) + " bytes");
+    }
+  }
+  // Where the kernel's parameter size is not known here (NVRTC, hiprtc), the
+  // driver copies as many bytes as the kernel declares: zeroed slack keeps a
+  // size the library got wrong from reading past these bytes.
+  constexpr size_t kSlackWords = 32;
+  const size_t words = (host.bytes + 7) / 8 + kSlackWords;
+  launch.records.push_back(std::make_unique<uint64_t[]>(words));  // zeroed
+  std::memcpy(launch.records.back().get(), host.data, host.bytes);
+  launch.args[index] = launch.records.back().get();
 }
 
 uint32_t dimension(Napi::Env env, const Napi::Value& value, const char* what, int axis) {
@@ -175,24 +251,26 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
   }
   launch->storage.assign(count, 0);
   launch->args.resize(count);
+  launch->reach.assign(count, 0);
   for (size_t i = 0; i < count; ++i) {
     const Napi::Value arg = args.Get(static_cast<uint32_t>(i));
     launch->args[i] = &launch->storage[i];
     const ParamKind* param = k.has_signature ? &k.params[i] : nullptr;
-    if (arg.IsExternal()) {
-      if (param && !param->pointer) fail(env, k, i, "must be a " + param->type + " scalar, got a buffer");
-      std::shared_ptr<BufferSlot>& slot = unwrap_handle<BufferSlot>(arg, &kBufferTag, "buffer");
-      if (!slot->allocation) fail(env, k, i, "is a released buffer");
-      if (slot->allocation->device != k.module->device) fail(env, k, i, "is a buffer on another device");
-      std::memcpy(&launch->storage[i], &slot->allocation->ptr, sizeof(void*));
-      launch->slots.push_back(slot);
-      launch->allocations.push_back(slot->allocation);
+    const bool is_view = arg.IsObject() && !arg.IsExternal() && arg.As<Napi::Object>().Has("buffer");
+    if (arg.IsExternal() || arg.IsNull() || is_view) {
+      const char* what = arg.IsNull() ? "null" : is_view ? "a view of a buffer" : "a buffer";
+      if (param && !param->pointer) fail(env, k, i, "must be " + taken(*param) + ", got " + what);
+      pack_pointer(env, *launch, i, arg);
       continue;
     }
-    if (!arg.IsObject()) fail(env, k, i, "must be a buffer or a {type, value} scalar");
+    if (!arg.IsObject()) fail(env, k, i, "must be a buffer, a view, null, a {type, value} scalar or a {type: \"struct\", bytes} struct");
     const Napi::Object scalar = arg.As<Napi::Object>();
     const Napi::Value type_value = scalar.Get("type");
     const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
+    if (type_name == "struct") {
+      pack_struct(env, *launch, i, param, scalar.Get("bytes"));
+      continue;
+    }
     const ValueType* type = find_value_type(type_name);
     if (type == nullptr || !type->scalar) fail(env, k, i, "has an unknown scalar type '" + type_name + "'");
     if (param) {
@@ -209,8 +287,10 @@ void check_launch_alive(Napi::Env env, const LaunchState& launch) {
   const KernelState& k = *launch.kernel;
   if (k.module->unloaded) throw Napi::Error::New(env, "kernel " + k.name + ": its module was unloaded");
   if (k.module->device->closed) throw Napi::Error::New(env, "kernel " + k.name + ": its device was closed");
-  for (const auto& slot : launch.slots) {
-    if (!slot->allocation) throw Napi::Error::New(env, "kernel " + k.name + ": a buffer of this prepared launch was released");
+  for (const PointerArg& pointer : launch.pointers) {
+    if (pointer.slot && !pointer.slot->allocation) {
+      throw Napi::Error::New(env, "kernel " + k.name + ": a buffer of this prepared launch was released");
+    }
   }
 }
 

@@ -6,7 +6,7 @@
 // process for `fl.check`. The same tests run either way.
 import { createHash, randomBytes } from "crypto";
 import * as os from "os";
-import { DType, bf16BitsToF32, decode, encode, f16BitsToF32 } from "../dtype";
+import { DTYPE_BYTES, DType, bf16BitsToF32, decode, encode, f16BitsToF32 } from "../dtype";
 import { CaseLaunch, KernelCase, KernelExercise, KernelTest, PerformanceTest, TestDevice, Values } from "./exercise";
 import { ArgSpec, BufferSpec, CANARY_BYTE, LaunchSpec } from "./protocol";
 import { Counterexample, TestResult, Verdict } from "./results";
@@ -169,6 +169,13 @@ function elementReader(dtype: DType, image: Buffer): (i: number) => number {
     case "u8": return (i) => image[i];
     case "f16": return (i) => f16BitsToF32(image.readUInt16LE(2 * i));
     case "bf16": return (i) => bf16BitsToF32(image.readUInt16LE(2 * i));
+    case "f64": return (i) => image.readDoubleLE(8 * i);
+    case "i8": return (i) => image.readInt8(i);
+    case "i16": return (i) => image.readInt16LE(2 * i);
+    case "u16": return (i) => image.readUInt16LE(2 * i);
+    case "u32": return (i) => image.readUInt32LE(4 * i);
+    case "i64": return (i) => Number(image.readBigInt64LE(8 * i));
+    case "u64": return (i) => Number(image.readBigUInt64LE(8 * i));
   }
 }
 
@@ -200,7 +207,7 @@ export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput
     if (changed >= 0) {
       const spec = prepared.buffers[i];
       const name = [...c.inputs.map((x) => x.name), ...c.outputs.map((x) => x.name)][i];
-      const elementBytes = spec.dtype === "f32" || spec.dtype === "i32" ? 4 : spec.dtype === "u8" ? 1 : 2;
+      const elementBytes = DTYPE_BYTES[spec.dtype];
       return {
         verdict: "out_of_bounds", wrong: [],
         message: `wrote past the end of ${name} (${spec.elements} elements): element ${spec.elements + Math.floor(changed / elementBytes)} was changed`,
@@ -216,7 +223,7 @@ export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput
   let checked = 0;
   c.outputs.forEach((output, k) => {
     const image = out.buffers[k];
-    const elementBytes = output.dtype === "f32" || output.dtype === "i32" ? 4 : output.dtype === "u8" ? 1 : 2;
+    const elementBytes = DTYPE_BYTES[output.dtype];
     const got = elementReader(output.dtype, image);
     const want = expected[output.name];
     if (!want || want.length !== output.elements) throw new Error(`reference of ${output.name}: ${output.elements} values expected, got ${want?.length}`);

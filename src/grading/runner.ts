@@ -174,7 +174,8 @@ function compileOnly(): void {
   // The compiler must still start, so processes stay allowed; nothing else does.
   native().sandboxLock({ processes: true, threads: true });
   try {
-    compile(source, { device: device("cpu"), name: "submission" });
+    // For the device the CPU tests run on: check mode, whose modules are compiled to check alignment.
+    compile(source, { device: device("cpu", { check: true }), name: "submission" });
     process.exitCode = 0;
   } catch (e) {
     process.stdout.write(errorText(e));

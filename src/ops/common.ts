@@ -1,11 +1,11 @@
 // Helpers shared by every op family: argument checks worded by errors.ts, output
 // allocation, launch shapes, the choice of vector width, and the launch itself.
 import { ArgumentError, checkOptionsObject, describe, shapeString } from "../errors";
-import { DType, DTYPE_BYTES, isFloatDType } from "../dtype";
+import { DTYPE_BYTES, DType, isFloatDType } from "../dtype";
 import { builtins } from "../module";
 import { Tensor, empty } from "../tensor";
 import type { Device } from "../device";
-import type { FloatDType, KernelsByDType } from "./declare";
+import { FLOAT_DTYPES, FloatDType, KernelsByDType } from "./declare";
 
 
 /** Threads in a block for the grid-stride kernels. */
@@ -28,7 +28,7 @@ export interface LaunchShape {
 }
 
 /** `value` as a tensor that is still alive, or an ArgumentError naming `name`. */
-function checkTensor(where: string, name: string, value: unknown): Tensor {
+function checkTensor(where: string, name: string, value: unknown): Tensor<DType> {
   if (!Tensor.isTensor(value)) throw new ArgumentError(where, name, "a tensor", describe(value));
   if (value.disposed) {
     throw new ArgumentError(where, name, "a tensor that has not been disposed",
@@ -41,24 +41,24 @@ function checkTensor(where: string, name: string, value: unknown): Tensor {
   return value;
 }
 
-/** A live tensor of f32, f16 or bf16. */
-export function checkFloatTensor(where: string, name: string, value: unknown): Tensor {
+/** A live tensor of f32, f16 or bf16 (the dtypes the built-in kernels come in). */
+export function checkFloatTensor(where: string, name: string, value: unknown): Tensor<FloatDType> {
   const t = checkTensor(where, name, value);
-  if (!isFloatDType(t.dtype)) {
+  if (!(FLOAT_DTYPES as readonly DType[]).includes(t.dtype)) {
     throw new ArgumentError(where, name, "a tensor of dtype f32, f16 or bf16", `a tensor of dtype ${t.dtype}`);
   }
-  return t;
+  return t as Tensor<FloatDType>;
 }
 
 /** A live tensor of `dtype`. */
-export function checkTensorOf(where: string, name: string, value: unknown, dtype: DType): Tensor {
+export function checkTensorOf<D extends DType>(where: string, name: string, value: unknown, dtype: D): Tensor<D> {
   const t = checkTensor(where, name, value);
   if (t.dtype !== dtype) throw new ArgumentError(where, name, `a tensor of dtype ${dtype}`, `a tensor of dtype ${t.dtype}`);
-  return t;
+  return t as Tensor<D>;
 }
 
 /** `t` lives on the device of `ref` (named `refName` in the message). */
-export function checkSameDevice(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+export function checkSameDevice(where: string, name: string, t: Tensor<DType>, refName: string, ref: Tensor<DType>): void {
   if (t.device !== ref.device) {
     throw new ArgumentError(where, name, `on ${describe(ref.device)} (the device of ${refName})`,
       `a tensor on ${describe(t.device)}`);
@@ -66,14 +66,14 @@ export function checkSameDevice(where: string, name: string, t: Tensor, refName:
 }
 
 /** `t` has the dtype of `ref`. */
-export function checkSameDtype(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+export function checkSameDtype(where: string, name: string, t: Tensor<DType>, refName: string, ref: Tensor<DType>): void {
   if (t.dtype !== ref.dtype) {
     throw new ArgumentError(where, name, `of dtype ${ref.dtype} (the dtype of ${refName})`, t.dtype);
   }
 }
 
 /** `t` has the shape of `ref`. */
-function checkSameShape(where: string, name: string, t: Tensor, refName: string, ref: Tensor): void {
+function checkSameShape(where: string, name: string, t: Tensor<DType>, refName: string, ref: Tensor<DType>): void {
   if (!sameShape(t.shape, ref.shape)) {
     throw new ArgumentError(where, name, `have shape ${shapeString(ref.shape)} (the shape of ${refName})`,
       shapeString(t.shape));
@@ -86,7 +86,7 @@ export function checkLike(where: string, name: string, value: unknown, refName: 
   checkSameDevice(where, name, t, refName, ref);
   checkSameDtype(where, name, t, refName, ref);
   checkSameShape(where, name, t, refName, ref);
-  return t;
+  return t as Tensor;  // of ref's dtype
 }
 
 /**
@@ -101,7 +101,7 @@ export function checkRowVector(where: string, name: string, value: unknown, refN
   if (t.shape.length !== 1 || t.shape[0] !== cols) {
     throw new ArgumentError(where, name, `have shape [${cols}] (the last dim of ${refName})`, shapeString(t.shape));
   }
-  return t;
+  return t as Tensor;  // of ref's dtype
 }
 
 /** A finite number (a scale, an epsilon). */

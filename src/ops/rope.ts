@@ -127,13 +127,14 @@ function checkPositions(where: string, value: unknown, tokens: number, rows: num
     throw new ArgumentError(where, "positions", `an i32 tensor of shape [${tokens}] (one position a token of x)`,
       `a tensor of dtype ${value.dtype} and shape ${shapeString(value.shape)}`);
   }
-  checkSameDevice(where, "positions", value, "x", x);
-  const values = value.toArray();
+  const positions = value as Tensor<"i32">;
+  checkSameDevice(where, "positions", positions, "x", x);
+  const values = positions.toArray();
   const bad = values.findIndex((p) => !(p >= 0 && p < rows));
   if (bad >= 0) {
     throw new ArgumentError(where, `positions[${bad}]`, `from 0 to ${rows - 1} (the rows of ${table})`, String(values[bad]));
   }
-  return { positions: value, distinct: new Set(values).size };
+  return { positions, distinct: new Set(values).size };
 }
 
 /**

@@ -875,12 +875,25 @@ inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
   return L.failed.load() ? 1 : 0;
 }
 
+// An argument's value from the bytes args[i] points to, which need not be
+// aligned for its type (a struct may ask for more than the plugin aligns to).
+template <typename T>
+inline T argument_value(const void* bytes) {
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    alignas(T) unsigned char aligned[sizeof(T)];
+    memcpy(aligned, bytes, sizeof(T));
+    return *reinterpret_cast<const T*>(aligned);
+  } else {
+    return *static_cast<const T*>(bytes);
+  }
+}
+
 // The typed trampoline of kernel F: unpacks args[i] into F's parameter types
 // once per launch, then calls F for every GPU thread.
 template <auto F, typename... A, size_t... I>
 inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<I...>) {
   using packed = std::tuple<std::decay_t<A>...>;
-  packed args{*static_cast<std::decay_t<A>*>(desc->args[I])...};
+  packed args{argument_value<std::decay_t<A>>(desc->args[I])...};
   static std::atomic<bool> needs_fibers{false};
   auto invoke = [](const void* p) { std::apply(F, *static_cast<const packed*>(p)); };
   auto run_in_order = [](const void* p, block_state& b) {

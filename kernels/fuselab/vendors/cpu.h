@@ -63,6 +63,61 @@ extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const 
 }
 #define __trap() ::fl::emu::device_stop("__trap() was called", __FILE__, __LINE__)
 
+// Check mode compiles a module with the compiler's alignment check
+// (-fsanitize=alignment), which calls this handler at a typed load or store
+// whose address is not a multiple of its type's alignment: the launch ends
+// there, as a GPU ends it with "misaligned address" (a float4 access at an
+// address that is not a multiple of 16). The module's own copy: the sanitizer's
+// library is never loaded.
+namespace fl::emu {
+// What the compiler passes: the sanitizers' common layout.
+struct sanitizer_location {
+  const char* file;
+  uint32_t line, column;
+};
+struct sanitizer_type {
+  uint16_t kind, info;
+  char name[1];
+};
+struct sanitizer_type_mismatch {
+  sanitizer_location where;
+  const sanitizer_type* type;
+  unsigned char log_alignment;
+  unsigned char check_kind;  // 0: a load, 1: a store, others: a reference, member or call through the pointer
+};
+
+inline void misaligned_access(void* data, void* pointer) {
+  const auto* d = static_cast<const sanitizer_type_mismatch*>(data);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
+  const uintptr_t alignment = uintptr_t(1) << d->log_alignment;
+  if (!tls().block || address == 0 || address % alignment == 0) return;  // not a misalignment, or not in a kernel
+  // "'const struct float4'" -> "float4"
+  const char* type = d->type->name;
+  if (*type == '\'') type++;
+  for (bool qualified = true; qualified;) {
+    qualified = false;
+    for (const char* word : {"const ", "volatile ", "struct ", "class "}) {
+      if (strncmp(type, word, strlen(word)) != 0) continue;
+      type += strlen(word);
+      qualified = true;
+    }
+  }
+  const char* verb = d->check_kind == 0 ? "loaded from" : d->check_kind == 1 ? "stored to" : "accessed at";
+  char what[FL_EMU_ERROR_BYTES / 2];
+  snprintf(what, sizeof what, "misaligned address: %.*s %s 0x%llx, which is not a multiple of its %u-byte alignment",
+           static_cast<int>(strcspn(type, "'")), type, verb, static_cast<unsigned long long>(address),
+           static_cast<unsigned>(alignment));
+  device_stop(what, d->where.file, d->where.line);
+}
+}  // namespace fl::emu
+extern "C" __attribute__((weak)) void __ubsan_handle_type_mismatch_v1(void* data, void* pointer) {
+  ::fl::emu::misaligned_access(data, pointer);
+}
+extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_type_mismatch_v1_abort(void* data, void* pointer) {
+  ::fl::emu::misaligned_access(data, pointer);
+  abort();
+}
+
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
 
 

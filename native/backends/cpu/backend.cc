@@ -122,6 +122,8 @@ std::vector<argument> parse_signature(const std::string& signature) {
       a.bytes = sizeof(void*);
       a.element_bytes = type_bytes(base.substr(0, base.size() - 1));
       if (a.element_bytes == 0) a.element_bytes = 1;
+    } else if (base.rfind("struct:", 0) == 0) {  // "struct:<size>:<alignment>", passed by value
+      a.bytes = static_cast<size_t>(strtoull(base.c_str() + 7, nullptr, 10));
     } else {
       a.bytes = type_bytes(base);
     }
@@ -176,6 +178,7 @@ struct allocation {
   size_t total;            // from block: all of it
   bool mapped = false;     // check mode: mmap()ed, with the reserve
   bool released = false;   // a free is queued
+  bool view = false;       // check mode: a launch's copy of the part of a buffer its views reach
 };
 
 struct event {
@@ -250,6 +253,26 @@ struct device {
 
 // ---------------------------------------------------------------- check mode: guard bands
 
+// Check mode's memory: [guard band][`bytes` bytes, ending where the granule
+// ends][no-access reserve], the bytes starting `shift` (< kGranule) bytes past a
+// granule's start, as the memory they stand for does. Guard bands not yet filled.
+bool map_guarded(size_t bytes, size_t shift, allocation* a) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t span = (shift + bytes + kGranule - 1) / kGranule * kGranule;
+  a->bytes = bytes;
+  a->readable = (kFrontGuard + span + page - 1) / page * page;
+  a->total = a->readable + kFarReserve;
+  void* mapping = mmap(nullptr, a->total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapping == MAP_FAILED || mprotect(mapping, a->readable, PROT_READ | PROT_WRITE) != 0) {
+    if (mapping != MAP_FAILED) munmap(mapping, a->total);
+    return false;
+  }
+  a->mapped = true;
+  a->block = static_cast<unsigned char*>(mapping);
+  a->user = a->block + a->readable - span + shift;
+  return true;
+}
+
 void release_memory(const allocation& a) {
   if (a.mapped) munmap(a.block, a.total);
   else free(a.block);
@@ -286,8 +309,9 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
     long long offset = static_cast<long long>(damaged) - static_cast<long long>(pointers[i]);
     long long element = offset >= 0 ? offset / element_bytes : -((-offset + element_bytes - 1) / element_bytes);
     long long count = static_cast<long long>(end - pointers[i]) / element_bytes;
-    return format("kernel '%s' %s out of bounds: argument %zu (%s), element %lld, %s of a %lld-element buffer",
-                  k.name.c_str(), verb, i, arg.type.c_str(), element, outside(element, count).c_str(), count);
+    return format("kernel '%s' %s out of bounds: argument %zu (%s), element %lld, %s of a %lld-element %s",
+                  k.name.c_str(), verb, i, arg.type.c_str(), element, outside(element, count).c_str(), count,
+                  a.view ? "view" : "buffer");
   }
   long long offset = static_cast<long long>(damaged) - static_cast<long long>(start);
   long long size = static_cast<long long>(a.bytes);
@@ -332,6 +356,82 @@ std::string check_guards(device& d, const kernel& k, const std::vector<uintptr_t
   return report;
 }
 
+// ---------------------------------------------------------------- check mode: views
+
+// Pointer arguments that reach only a part of their buffer (views) run, in
+// check mode, on a guarded copy of that part, so that an access outside the
+// view faults or shows as a check mode's access outside a buffer does.
+// Arguments whose reaches overlap share one copy, so that a write through one is
+// seen through the other, as in the buffer itself.
+struct view_copy {
+  uintptr_t original = 0;   // where the part starts in its buffer
+  size_t bytes = 0;
+  unsigned char* copy = nullptr;
+  std::vector<size_t> args; // the arguments pointing into it
+};
+
+// Makes the copies and points the arguments (`pointers`, and their values in
+// `args`) at them; returns the copies for restore_views().
+std::vector<view_copy> stage_views(device& d, const kernel& k, const std::vector<size_t>& reach,
+                                   std::vector<uintptr_t>& pointers, std::vector<void*>& args, std::string* error) {
+  struct reach_of { uintptr_t start, end; size_t arg; };
+  std::map<const allocation*, std::vector<reach_of>> by_buffer;
+  {
+    std::lock_guard<std::mutex> guard(d.allocations_lock);
+    for (size_t i = 0; i < k.args.size(); i++) {
+      if (!k.args[i].pointer || pointers[i] == 0) continue;
+      if (const allocation* a = find_allocation(d, pointers[i])) by_buffer[a].push_back({pointers[i], pointers[i] + reach[i], i});
+    }
+  }
+  std::vector<view_copy> copies;
+  for (auto& [a, reaches] : by_buffer) {
+    std::sort(reaches.begin(), reaches.end(), [](const reach_of& x, const reach_of& y) { return x.start < y.start; });
+    for (size_t first = 0; first < reaches.size();) {
+      view_copy v;
+      v.original = reaches[first].start;
+      uintptr_t end = reaches[first].end;
+      size_t next = first;
+      for (; next < reaches.size() && (next == first || reaches[next].start < end); next++) {
+        end = std::max(end, reaches[next].end);
+        v.args.push_back(reaches[next].arg);
+      }
+      first = next;
+      const uintptr_t buffer = reinterpret_cast<uintptr_t>(a->user);
+      if (v.original == buffer && end == buffer + a->bytes) continue;  // the whole buffer: its own guards hold it
+      v.bytes = end - v.original;
+      allocation copy;
+      if (!map_guarded(v.bytes, v.original % kGranule, &copy)) {
+        *error = format("kernel '%s': out of memory for check mode's copy of a %zu-byte view", k.name.c_str(), v.bytes);
+        return copies;
+      }
+      copy.view = true;
+      memcpy(copy.user, reinterpret_cast<const void*>(v.original), v.bytes);
+      fill_guards(copy);
+      v.copy = copy.user;
+      for (size_t i : v.args) {
+        pointers[i] = reinterpret_cast<uintptr_t>(v.copy) + (pointers[i] - v.original);
+        memcpy(args[i], &pointers[i], sizeof(void*));
+      }
+      std::lock_guard<std::mutex> guard(d.allocations_lock);
+      d.allocations[reinterpret_cast<uintptr_t>(copy.user)] = copy;
+      copies.push_back(std::move(v));
+    }
+  }
+  return copies;
+}
+
+// Writes the copies back into their buffers (what the kernel wrote there, also
+// when it failed partway, as a GPU's memory keeps it) and frees them.
+void restore_views(device& d, const std::vector<view_copy>& copies) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  for (const view_copy& v : copies) {
+    memcpy(reinterpret_cast<void*>(v.original), v.copy, v.bytes);
+    auto it = d.allocations.find(reinterpret_cast<uintptr_t>(v.copy));
+    release_memory(it->second);
+    d.allocations.erase(it);
+  }
+}
+
 // ---------------------------------------------------------------- launches
 
 std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, int timeout_ms,
@@ -371,13 +471,23 @@ uint64_t mix(uint64_t x) {
 }
 
 void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
-                const std::vector<unsigned char>& values, const std::vector<size_t>& offsets) {
+                std::vector<unsigned char>& values, const std::vector<size_t>& offsets, const std::vector<size_t>& reach) {
   if (d.error_pending()) return;
   std::vector<void*> args(offsets.size());
   std::vector<uintptr_t> pointers(offsets.size(), 0);
   for (size_t i = 0; i < offsets.size(); i++) {
-    args[i] = const_cast<unsigned char*>(values.data() + offsets[i]);
+    args[i] = values.data() + offsets[i];
     if (k.args[i].pointer) memcpy(&pointers[i], args[i], sizeof(void*));
+  }
+  std::vector<view_copy> views;
+  if (d.options.check) {
+    std::string error;
+    views = stage_views(d, k, reach, pointers, args, &error);
+    if (!error.empty()) {
+      restore_views(d, views);
+      d.record_error(error);
+      return;
+    }
   }
   fl_emu_launch desc;
   desc.kernel = k.name.c_str();
@@ -397,6 +507,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   if (d.options.check) {
     std::string overrun = check_guards(d, k, pointers);
     if (error.empty()) error = overrun;
+    restore_views(d, views);
   }
   if (!error.empty()) d.record_error(error);
 }
@@ -505,19 +616,7 @@ int cpu_alloc(void* handle, size_t bytes, void** ptr) {
   allocation a;
   a.bytes = bytes;
   if (check) {
-    // [guard band][buffer, ending at a page's end to the granule][no-access reserve]
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t span = (bytes + kGranule - 1) / kGranule * kGranule;
-    a.readable = (kFrontGuard + span + page - 1) / page * page;
-    a.total = a.readable + kFarReserve;
-    void* mapping = mmap(nullptr, a.total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mapping == MAP_FAILED || mprotect(mapping, a.readable, PROT_READ | PROT_WRITE) != 0) {
-      if (mapping != MAP_FAILED) munmap(mapping, a.total);
-      return fail(format("alloc: out of memory for %zu bytes", bytes));
-    }
-    a.mapped = true;
-    a.block = static_cast<unsigned char*>(mapping);
-    a.user = a.block + a.readable - span;
+    if (!map_guarded(bytes, 0, &a)) return fail(format("alloc: out of memory for %zu bytes", bytes));
     memset(a.user, kPoisonByte, bytes);  // NaN in every float type: unwritten outputs show
     fill_guards(a);
   } else {
@@ -608,7 +707,7 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   limits.timeout_ms = timeout_ms;
   limits.should_stop = [d, stops] { return d->compile_stops.load() != stops; };
   compile_result built =
-      compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", limits);
+      compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", d->options.check != 0, limits);
   d->compiles_running--;
   if (!built.ok) {
     if (log && !built.log.empty()) *log = strdup(built.log.c_str());
@@ -680,7 +779,7 @@ int cpu_kernel_get(void* mod, const char* name, void** out, fl_kernel_info* info
 }
 
 int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, size_t shared_bytes, void** args,
-               int nargs) {
+               const size_t* reach, int nargs) {
   auto* d = static_cast<device*>(handle);
   const kernel& k = *static_cast<kernel*>(kernel_handle);
   const char* name = k.name.c_str();
@@ -715,9 +814,10 @@ int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, s
     memcpy(values.data() + offset, args[i], a.bytes);
     offsets.push_back(offset);
   }
-  d->enqueue([d, &k, grid, block, shared_bytes, values = std::move(values), offsets = std::move(offsets)] {
-    run_launch(*d, k, grid, block, shared_bytes, values, offsets);
-  });
+  std::vector<size_t> reaches(nargs, 0);
+  if (reach) reaches.assign(reach, reach + nargs);
+  d->enqueue([d, &k, grid, block, shared_bytes, values = std::move(values), offsets = std::move(offsets),
+              reaches = std::move(reaches)]() mutable { run_launch(*d, k, grid, block, shared_bytes, values, offsets, reaches); });
   return 0;
 }
 

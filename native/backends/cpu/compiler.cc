@@ -314,8 +314,15 @@ std::string compiler_note() {
          " (at most " + megabytes_text(kSettings.cache_bytes) + " MB)";
 }
 
+// Whether the compiler is clang, from its file's name (no process is run: a
+// sandboxed process computes the same flags, and so the same cache key).
+bool compiler_is_clang() {
+  std::error_code ec;
+  return fs::weakly_canonical(kSettings.program, ec).filename().string().find("clang") != std::string::npos;
+}
+
 compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options,
-                              const process_limits& limits) {
+                              bool check, const process_limits& limits) {
   compile_result result;
   auto fail = [&result](const std::string& why) {
     result.error = "run-time compilation: " + why;
@@ -338,6 +345,15 @@ compile_result compile_module(const std::string& source, const std::string& kern
                            // meets the fiber's guard page instead of jumping past it
                            "-Werror=frame-larger-than=49152", "-fstack-clash-protection"})
     flags.push_back(flag);
+  if (check) {
+    // The alignment of every typed load and store is checked; the module's own
+    // handler (vendors/cpu.h) ends the launch at a misaligned one. g++ would
+    // link its sanitizer library, which a module must not load into the
+    // process: linked statically, nothing of it is used, as the module defines
+    // the one handler it calls. clang links none into a shared object.
+    flags.push_back("-fsanitize=alignment");
+    if (!compiler_is_clang()) flags.push_back("-static-libubsan");
+  }
   std::vector<std::string> command = kSettings.compiler;
   command.insert(command.end(), flags.begin(), flags.end());
   for (const std::string& option : split_spaces(options)) command.push_back(option);

@@ -22,10 +22,12 @@ struct compile_result {
 
 // Compiles `source` with one FL_KERNEL_EXPORT per name in `kernel_names`
 // (comma separated) and `options` (space separated), or finds it in the cache.
+// `check`: for a device in check mode, every typed access is checked for
+// alignment (a misaligned one ends the launch, as on a GPU).
 // The compiler runs under `limits`. A source that includes a file other than
 // fuselab's headers and the compiler's own is refused, and its log withheld.
 compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options,
-                              const process_limits& limits);
+                              bool check, const process_limits& limits);
 
 // dlopen()s a shared object held in memory. *keep_fd must stay open while the
 // library is loaded (its name is the descriptor's), then be closed.

@@ -18,7 +18,9 @@
  *    wait for everything before them. Errors raised by asynchronous work are
  *    returned by the next call that waits.
  *  - Kernel arguments are passed as for cudaLaunchKernel: args[i] points to the
- *    value of argument i (a device pointer's value for pointers).
+ *    value of argument i (a device pointer's value for pointers, which may be
+ *    null or point into the middle of an allocation; a struct's bytes, laid out
+ *    as the C ABI lays it out, for a struct passed by value).
  */
 #ifndef FUSELAB_BACKEND_H
 #define FUSELAB_BACKEND_H
@@ -30,7 +32,7 @@
 extern "C" {
 #endif
 
-#define FL_BACKEND_ABI 4
+#define FL_BACKEND_ABI 5
 
 typedef struct fl_dim3 { uint32_t x, y, z; } fl_dim3;
 
@@ -60,8 +62,9 @@ typedef struct fl_kernel_info {
   const char* name;
   /* Argument types, comma separated, as fl::signature_of() spells them:
      "f32*,const f32*,i32" — element types f32 f64 f16 bf16 i8 u8 i16 u16 i32 u32
-     i64 u64, "void*" for other pointees; a trailing '*' marks a pointer.
-     NULL where the backend cannot know it (NVRTC, hiprtc). */
+     i64 u64, "void*" for other pointees; a trailing '*' marks a pointer; a
+     struct passed by value is "struct:<size>:<alignment>"; "?" a type no
+     launch can pass. NULL where the backend cannot know it (NVRTC, hiprtc). */
   const char* signature;
   /* The parameters' names, space separated, each pointer's followed by the
      number of elements the kernel may touch through it, an expression over
@@ -125,8 +128,12 @@ typedef struct fl_backend {
   /* The kernel of that name, and what kernel_info says of it. */
   int (*kernel_get)(void* module, const char* name, void** kernel, fl_kernel_info* info);
 
+  /* reach[i]: the bytes pointer argument i may reach from its value (its
+     buffer's rest, or a view's length); 0 for null pointers and other
+     arguments. A backend that checks accesses (cpu, in check mode) holds each
+     pointer to its reach; others may ignore it. */
   int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
-                size_t shared_bytes, void** args, int nargs);
+                size_t shared_bytes, void** args, const size_t* reach, int nargs);
   int (*synchronize)(void* device);
   /* Stops the running launch and compiles where the backend can (cpu): nonzero
      when one was stopped, 0 when nothing ran (neither is an error). */
