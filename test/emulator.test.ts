@@ -457,7 +457,7 @@ __global__ void wild_write(float* out) {
       ];
       const kernels: { name: string; address: string; shape: (typeof shapes)[number] }[] = [];
       let source = "";
-      for (const address of ["0x0", "0x10", "0xfff"])
+      for (const address of ["0x0", "0x10", "0xffc"])
         for (const [origin, declare] of Object.entries(origins))
           for (const [access, statement] of Object.entries(accesses))
             for (const shape of shapes) {
