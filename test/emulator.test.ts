@@ -502,7 +502,8 @@ __global__ void huge_local(float* out, int n) {
   for (int i = 0; i < n; i++) scratch[i] = i;
   out[threadIdx.x] = scratch[threadIdx.x % n];
 }`, { device: dev }), fl.DeviceError, /compilation failed/);
-    expect(local.message).to.match(/huge_local\.hip:\d+:\d+: error: the frame size of 400000 bytes is larger than 49152 bytes/);
+    // 400000 bytes of the array, and a few of the run time's.
+    expect(local.message).to.match(/huge_local\.hip:\d+:\d+: error: the frame size of 400\d{3} bytes is larger than 49152 bytes/);
     // Just under the limit still compiles and runs.
     const fits = fl.compile(`
 __global__ void full_tile(float* out) {

@@ -59,23 +59,35 @@ namespace fl::emu {
 
 struct block_state;
 
-// Everything the run time keeps per OS thread: the one thread_local of a
-// module besides its __shared__ variables (check mode poisons all the others).
-// Plain data, so it needs no guard variable that poisoning would overwrite.
-struct thread_state {
-  fl_emu_where where;        // the GPU thread running now: blockIdx, threadIdx
-  fl_emu_dim3 block_dim;
-  fl_emu_dim3 grid_dim;
-  int warp_size;
-  block_state* block;
-  unsigned char* module_tls; // this module's thread-local block in this thread
-  size_t module_tls_bytes;
-  bool module_tls_known;
+// Everything the run time keeps per OS thread: where it is in a launch
+// (abi.h). Plain data, so it needs no guard variable that check mode's
+// poisoning of the module's thread-local storage would overwrite.
+using thread_state = fl_emu_thread;
+
+// The module's own per-thread data, which check mode does not poison: the
+// thread_state used where the plugin's is out of reach, and where this
+// module's thread-local block lies.
+struct module_thread {
+  thread_state own;
+  unsigned char* tls_begin;
+  size_t tls_bytes;
+  bool tls_known;
 };
 
+inline module_thread& module_thread_data() {
+  static thread_local module_thread data;
+  return data;
+}
+
+// The plugin's offset of the thread_state from the thread pointer (0: none),
+// from the last launch; the same for every launch and thread.
+inline std::atomic<ptrdiff_t> thread_state_offset{0};
+
 inline thread_state& tls() {
-  static thread_local thread_state state;
-  return state;
+  const ptrdiff_t offset = thread_state_offset.load(std::memory_order_relaxed);
+  if (__builtin_expect(offset != 0, 1))
+    return *reinterpret_cast<thread_state*>(static_cast<char*>(fl_emu_thread_pointer()) + offset);
+  return module_thread_data().own;
 }
 
 enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exited };
@@ -87,6 +99,8 @@ using lane_mask = uint64_t;
 // The mask HIP's unmasked warp operations (__shfl, __any, ...) pass: every lane
 // not exited takes part.
 constexpr lane_mask kLiveLanes = ~lane_mask(0);
+// The width of a warp operation over the whole warp, whatever its size.
+constexpr int kWholeWarp = -1;
 
 inline const char* warp_op_name(warp_op op, bool masked) {
   switch (op) {
@@ -155,6 +169,7 @@ struct block_state {
   gpu_thread* current;
   uint32_t* ready;           // plain mode: ring of threads ready to run
   uint32_t ready_head, ready_count;
+  uint32_t streak_warp, streak;  // plain mode: the warp whose lanes were last put first, how many times in a row
   uint64_t ready_words;      // check mode: bit w set when ready_bits[w] is not 0
   uint64_t ready_bits[kMaxThreads / 64];  // check mode: bit r set when the thread of rank r is ready
   uint32_t* rank;            // check mode: rank of each thread (its position in `order`)
@@ -245,7 +260,7 @@ __attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const cha
     fprintf(stderr, "%s:%u: %s\n", file, line, what);
     abort();
   }
-  block_state& b = *t.block;
+  block_state& b = *static_cast<block_state*>(t.block);
   const fl_emu_where& w = t.where;
   fail(b, "kernel '%s': %s at %s:%u (block (%u,%u,%u), thread (%u,%u,%u))", b.launch->desc->kernel, what, file, line,
        w.block.x, w.block.y, w.block.z, w.thread.x, w.thread.y, w.thread.z);
@@ -297,6 +312,9 @@ inline void describe_deadlock(block_state& b) {
   fail(b, "%s", text);
 }
 
+inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
+inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__builtin_clzll(m)); }
+
 inline void push_ready(block_state& b, uint32_t linear) {
   b.threads[linear].status = thread_status::ready;
   b.ready_count++;
@@ -309,6 +327,31 @@ inline void push_ready(block_state& b, uint32_t linear) {
   uint32_t slot = b.ready_head + b.ready_count - 1;
   if (slot >= b.size) slot -= b.size;
   b.ready[slot] = linear;
+}
+
+// Plain mode: the lanes of a warp whose operation completed run next, lane 0
+// first, so that a warp goes through a run of shuffles while its lanes' stacks
+// are still in the cache, instead of waiting behind every other thread of the
+// block. After kWarpStreak operations of one warp in a row its lanes queue at
+// the back, so that a warp spinning on __syncwarp() lets the others run.
+constexpr uint32_t kWarpStreak = 64;
+
+inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
+  const uint32_t base = warp * b.warp_size;
+  if (b.check || (b.streak_warp == warp && ++b.streak > kWarpStreak)) {
+    b.streak = 0;
+    for (lane_mask m = group; m; m &= m - 1) push_ready(b, base + lowest_lane(m));
+    return;
+  }
+  if (b.streak_warp != warp) b.streak_warp = warp, b.streak = 1;
+  // Pushed at the front from the highest lane down: the lowest lane runs first.
+  for (lane_mask m = group; m; m &= ~(lane_mask(1) << highest_lane(m))) {
+    const uint32_t linear = base + highest_lane(m);
+    b.threads[linear].status = thread_status::ready;
+    b.ready_count++;
+    b.ready_head = b.ready_head == 0 ? b.size - 1 : b.ready_head - 1;
+    b.ready[b.ready_head] = linear;
+  }
 }
 
 // Plain mode: the thread that has been ready longest. Check mode: the
@@ -381,8 +424,6 @@ inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, con
        static_cast<unsigned long long>(waiting.mask), gone.idx.x, gone.idx.y, gone.idx.z);
 }
 
-inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
-
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
 inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
 
@@ -394,42 +435,59 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   gpu_thread* lanes = b.threads + base;
   const gpu_thread& first = lanes[lowest_lane(group)];
   const warp_op op = first.op;
-  lane_mask yes = 0;
-  if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
-    for (lane_mask m = group; m; m &= m - 1)
-      if (lanes[lowest_lane(m)].value) yes |= lane_mask(1) << lowest_lane(m);
-  // Lanes outside the group take no part: reading one gives a lane its own value.
-  auto lane_value = [&](uint32_t self, uint32_t source) {
-    return source < 64 && (group >> source & 1) ? lanes[source].value : lanes[self].value;
-  };
-  // One pass: results written before a mismatch shows are never read (the block fails).
-  for (lane_mask m = group; m; m &= m - 1) {
-    const uint32_t lane = lowest_lane(m);
-    gpu_thread& t = lanes[lane];
+  for (lane_mask m = group & (group - 1); m; m &= m - 1) {
+    const gpu_thread& t = lanes[lowest_lane(m)];
     if (t.op != op || t.mask != first.mask || (t.line != first.line && op != warp_op::syncwarp)) {
       describe_mismatch(b, warp, first, t);
       return;
     }
-    const uint32_t width = t.width, segment = lane & ~(width - 1);
-    switch (op) {
-      case warp_op::shfl: t.result = lane_value(lane, segment + (t.param & (width - 1))); break;
-      case warp_op::shfl_xor: {
-        uint32_t source = lane ^ t.param;
-        t.result = source < segment + width ? lane_value(lane, source) : t.value;  // later groups: own value
-        break;
-      }
-      case warp_op::shfl_down:
-        t.result = (lane & (width - 1)) + t.param < width ? lane_value(lane, lane + t.param) : t.value;
-        break;
-      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(lane, lane - t.param) : t.value; break;
-      case warp_op::any: t.result = yes != 0; break;
-      case warp_op::all: t.result = yes == group; break;
-      case warp_op::ballot: t.result = yes; break;
-      case warp_op::syncwarp:
-      case warp_op::activemask: t.result = 0; break;
-    }
-    push_ready(b, base + lane);
   }
+  // Lanes outside the group take no part: reading one gives a lane its own value.
+  auto lane_value = [&](uint32_t self, uint32_t source) {
+    return source < 64 && (group >> source & 1) ? lanes[source].value : lanes[self].value;
+  };
+  // One loop an operation, each lane's result from `result(lane, thread)`.
+  auto each_lane = [&](auto result) {
+    for (lane_mask m = group; m; m &= m - 1) {
+      const uint32_t lane = lowest_lane(m);
+      lanes[lane].result = result(lane, lanes[lane]);
+    }
+  };
+  lane_mask yes = 0;
+  if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
+    for (lane_mask m = group; m; m &= m - 1)
+      if (lanes[lowest_lane(m)].value) yes |= lane_mask(1) << lowest_lane(m);
+  switch (op) {
+    case warp_op::shfl:
+      each_lane([&](uint32_t lane, const gpu_thread& t) {
+        const uint32_t width = t.width;
+        return lane_value(lane, (lane & ~(width - 1)) + (t.param & (width - 1)));
+      });
+      break;
+    case warp_op::shfl_xor:
+      each_lane([&](uint32_t lane, const gpu_thread& t) {
+        const uint32_t source = lane ^ t.param;
+        // A source past the lane's segment (later segments): its own value.
+        return source < (lane & ~(t.width - 1)) + t.width ? lane_value(lane, source) : t.value;
+      });
+      break;
+    case warp_op::shfl_down:
+      each_lane([&](uint32_t lane, const gpu_thread& t) {
+        return (lane & (t.width - 1)) + t.param < t.width ? lane_value(lane, lane + t.param) : t.value;
+      });
+      break;
+    case warp_op::shfl_up:
+      each_lane([&](uint32_t lane, const gpu_thread& t) {
+        return (lane & (t.width - 1)) >= t.param ? lane_value(lane, lane - t.param) : t.value;
+      });
+      break;
+    case warp_op::any: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes != 0); }); break;
+    case warp_op::all: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes == group); }); break;
+    case warp_op::ballot: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes); }); break;
+    case warp_op::syncwarp:
+    case warp_op::activemask: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(0); }); break;
+  }
+  push_warp_ready(b, warp, group);
   w.arrived &= ~group;
 }
 
@@ -443,9 +501,8 @@ inline void try_complete(block_state& b, uint32_t warp, uint32_t lane) {
 // __activemask(): the lanes of the warp that reached it together. Those that
 // wait there are handed the mask once every other live lane of the warp waits
 // too (at a barrier or another warp operation), or has exited.
-inline void settle_activemask(block_state& b, uint32_t warp) {
+__attribute__((noinline)) inline void settle_waiting_activemask(block_state& b, uint32_t warp) {
   warp_state& w = b.warps[warp];
-  if (!w.at_activemask) return;
   const uint32_t base = warp * b.warp_size;
   for (lane_mask m = w.live & ~w.at_activemask & ~w.arrived; m; m &= m - 1)
     if (b.threads[base + lowest_lane(m)].status != thread_status::at_barrier) return;
@@ -458,6 +515,10 @@ inline void settle_activemask(block_state& b, uint32_t warp) {
     push_ready(b, base + lowest_lane(m));
   }
   w.at_activemask &= ~together;
+}
+
+inline void settle_activemask(block_state& b, uint32_t warp) {
+  if (b.warps[warp].at_activemask) settle_waiting_activemask(b, warp);
 }
 
 inline void mark_exited(block_state& b, gpu_thread& t) {
@@ -514,6 +575,8 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.ready = reinterpret_cast<uint32_t*>(b.warps + warps);
   b.rank = b.ready + b.size;
   b.ready_head = b.ready_count = 0;
+  b.streak_warp = ~0u;
+  b.streak = 0;
   b.ready_words = 0;
   if (b.check) {
     memset(b.ready_bits, 0, sizeof b.ready_bits);
@@ -575,7 +638,7 @@ inline void run_fibers(block_state& b) {
   while (gpu_thread* next = next_ready(b)) switch_to(b, &b.main, next);
 }
 
-inline block_state& current_block() { return *tls().block; }
+inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
 
 // Called by every barrier and warp operation: a loop-mode block changes over.
 inline gpu_thread& fiber_self(block_state& b) {
@@ -628,15 +691,16 @@ inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) 
 
 // Every warp operation: the lanes of `mask` (bit i: lane i; kLiveLanes: every
 // lane not exited) take part, each passing its `value`; `param` is the source
-// lane, xor mask or delta of a shuffle, `width` its segment. Returns this
-// lane's result once all of them have arrived. warp_op::activemask ignores
-// all but `line`: see settle_activemask.
+// lane, xor mask or delta of a shuffle, `width` its segment (kWholeWarp, or any
+// negative width: the warp). Returns this lane's result once all of them have
+// arrived. warp_op::activemask ignores all but `line`: see settle_activemask.
 inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width,
                               lane_mask mask = kLiveLanes) {
   block_state& b = current_block();
   const int lanes = b.warp_size;
   const bool masked = mask != kLiveLanes;
-  if (width <= 0 || width > lanes || (width & (width - 1)) != 0) {
+  if (width < 0) width = lanes;
+  if (width == 0 || width > lanes || (width & (width - 1)) != 0) {
     char why[96];
     snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", lanes, width);
     refuse_warp_op(b, op, masked, line, why);
@@ -694,7 +758,6 @@ inline T from_lane_bits(uint64_t bits) {
 // A shuffle of a value of type T; width < 0: the whole warp.
 template <typename T>
 inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_mask mask = kLiveLanes) {
-  if (width < 0) width = tls().warp_size;
   return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
 }
 
@@ -731,17 +794,18 @@ inline int find_module_tls(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
-inline void poison_static_shared(thread_state& t, fl_emu_worker* worker) {
-  if (!t.module_tls_known) {
+inline void poison_static_shared(fl_emu_worker* worker) {
+  module_thread& t = module_thread_data();
+  if (!t.tls_known) {
     hold_stops hold(worker);  // dl_iterate_phdr takes the loader's lock
     tls_search search{reinterpret_cast<uintptr_t>(&find_module_tls), nullptr, 0};
     dl_iterate_phdr(&find_module_tls, &search);
-    t.module_tls = search.begin;
-    t.module_tls_bytes = search.bytes;
-    t.module_tls_known = true;
+    t.tls_begin = search.begin;
+    t.tls_bytes = search.bytes;
+    t.tls_known = true;
   }
-  unsigned char* begin = t.module_tls;
-  unsigned char* end = begin + t.module_tls_bytes;
+  unsigned char* begin = t.tls_begin;
+  unsigned char* end = begin + t.tls_bytes;
   unsigned char* own = reinterpret_cast<unsigned char*>(&t);
   if (!begin || own < begin || own + sizeof t > end) return;
   memset(begin, 0xFF, own - begin);
@@ -848,7 +912,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
     fail(b, "kernel '%s': out of memory for a block's shared memory", desc.kernel);
   } else {
     if (b.check) {
-      poison_static_shared(t, worker);
+      poison_static_shared(worker);
       if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
     }
     run_threads(b);
@@ -870,6 +934,7 @@ inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
   L.needs_fibers = needs_fibers;
   L.threads_per_block = desc->block.x * desc->block.y * desc->block.z;
   desc->error[0] = 0;
+  thread_state_offset.store(desc->thread_offset, std::memory_order_relaxed);
   uint64_t blocks = uint64_t(desc->grid.x) * desc->grid.y * desc->grid.z;
   desc->pool->parallel_for(desc->pool->self, blocks, &run_block, &L);
   return L.failed.load() ? 1 : 0;
