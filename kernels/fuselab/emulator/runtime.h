@@ -12,7 +12,9 @@
 //    over on the spot: the threads that already finished count as exited, the
 //    one running keeps the OS stack, the rest start as fibers. The kernel is
 //    then marked, and its later blocks start as fibers.
-//  - A thread that waits switches straight to the next ready thread. When none
+//  - A thread that waits switches straight to the next ready thread: the one
+//    ready longest, but for the lanes of a warp whose operation completed,
+//    which run next while their stacks are still in the cache. When none
 //    is ready and some have not exited, they can never go on: a deadlock,
 //    reported with what each group of threads waits at.
 //  - A warp operation waits for the lanes its mask names that have not exited
@@ -121,10 +123,8 @@ struct gpu_thread {
   context registers;         // saved here while a fiber is switched out
   context* home;             // &registers, or the block's main context for the
                              // thread that was running when the block changed over
-  block_state* block;
   fl_emu_dim3 idx;
-  uint32_t linear;
-  uint32_t warp, lane;       // linear / warpSize, linear % warpSize
+  uint32_t warp, lane;       // its index / warpSize, its index % warpSize
   thread_status status;
   // What it waits at (deadlock reports), and its part in a warp operation.
   warp_op op;
@@ -315,6 +315,23 @@ inline void describe_deadlock(block_state& b) {
 inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
 inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__builtin_clzll(m)); }
 
+// Calls f(lane) for each lane of `group`, lowest first (highest first when
+// `down`), in a plain counted loop when the group is a whole warp of `lanes`,
+// the common case.
+template <bool down = false, typename F>
+inline void for_each_lane(lane_mask group, uint32_t lanes, F&& f) {
+  if (group == (lanes >= 64 ? ~lane_mask(0) : (lane_mask(1) << lanes) - 1)) {
+    if (down)
+      for (uint32_t lane = lanes; lane-- > 0;) f(lane);
+    else
+      for (uint32_t lane = 0; lane < lanes; lane++) f(lane);
+  } else if (down) {
+    for (lane_mask m = group; m; m &= ~(lane_mask(1) << highest_lane(m))) f(highest_lane(m));
+  } else {
+    for (lane_mask m = group; m; m &= m - 1) f(lowest_lane(m));
+  }
+}
+
 inline void push_ready(block_state& b, uint32_t linear) {
   b.threads[linear].status = thread_status::ready;
   b.ready_count++;
@@ -345,13 +362,18 @@ inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
   }
   if (b.streak_warp != warp) b.streak_warp = warp, b.streak = 1;
   // Pushed at the front from the highest lane down: the lowest lane runs first.
-  for (lane_mask m = group; m; m &= ~(lane_mask(1) << highest_lane(m))) {
-    const uint32_t linear = base + highest_lane(m);
-    b.threads[linear].status = thread_status::ready;
-    b.ready_count++;
-    b.ready_head = b.ready_head == 0 ? b.size - 1 : b.ready_head - 1;
-    b.ready[b.ready_head] = linear;
-  }
+  gpu_thread* threads = b.threads;
+  uint32_t* ring = b.ready;
+  const uint32_t size = b.size;
+  uint32_t head = b.ready_head, count = 0;
+  for_each_lane<true>(group, b.warp_size, [&](uint32_t lane) {
+    threads[base + lane].status = thread_status::ready;
+    head = head == 0 ? size - 1 : head - 1;
+    ring[head] = base + lane;
+    count++;
+  });
+  b.ready_head = head;
+  b.ready_count += count;
 }
 
 // Plain mode: the thread that has been ready longest. Check mode: the
@@ -435,28 +457,35 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   gpu_thread* lanes = b.threads + base;
   const gpu_thread& first = lanes[lowest_lane(group)];
   const warp_op op = first.op;
-  for (lane_mask m = group & (group - 1); m; m &= m - 1) {
-    const gpu_thread& t = lanes[lowest_lane(m)];
-    if (t.op != op || t.mask != first.mask || (t.line != first.line && op != warp_op::syncwarp)) {
-      describe_mismatch(b, warp, first, t);
-      return;
-    }
+  const lane_mask mask = first.mask;
+  const int line = op == warp_op::syncwarp ? 0 : first.line;  // __syncwarp()s on different lines meet
+  // Every lane at the same operation, its value gathered.
+  uint64_t values[64];
+  const uint32_t warp_lanes = b.warp_size;
+  bool same = true;
+  for_each_lane(group, warp_lanes, [&](uint32_t lane) {
+    const gpu_thread& t = lanes[lane];
+    same &= t.op == op && t.mask == mask && (!line || t.line == line);
+    values[lane] = t.value;
+  });
+  if (!same) {
+    lane_mask m = group;
+    while (lanes[lowest_lane(m)].op == op && lanes[lowest_lane(m)].mask == mask && (!line || lanes[lowest_lane(m)].line == line)) m &= m - 1;
+    describe_mismatch(b, warp, first, lanes[lowest_lane(m)]);
+    return;
   }
   // Lanes outside the group take no part: reading one gives a lane its own value.
   auto lane_value = [&](uint32_t self, uint32_t source) {
-    return source < 64 && (group >> source & 1) ? lanes[source].value : lanes[self].value;
+    return source < 64 && (group >> source & 1) ? values[source] : values[self];
   };
   // One loop an operation, each lane's result from `result(lane, thread)`.
   auto each_lane = [&](auto result) {
-    for (lane_mask m = group; m; m &= m - 1) {
-      const uint32_t lane = lowest_lane(m);
-      lanes[lane].result = result(lane, lanes[lane]);
-    }
+    for_each_lane(group, warp_lanes, [&](uint32_t lane) { lanes[lane].result = result(lane, lanes[lane]); });
   };
   lane_mask yes = 0;
   if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
     for (lane_mask m = group; m; m &= m - 1)
-      if (lanes[lowest_lane(m)].value) yes |= lane_mask(1) << lowest_lane(m);
+      if (values[lowest_lane(m)]) yes |= lane_mask(1) << lowest_lane(m);
   switch (op) {
     case warp_op::shfl:
       each_lane([&](uint32_t lane, const gpu_thread& t) {
@@ -468,17 +497,17 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
       each_lane([&](uint32_t lane, const gpu_thread& t) {
         const uint32_t source = lane ^ t.param;
         // A source past the lane's segment (later segments): its own value.
-        return source < (lane & ~(t.width - 1)) + t.width ? lane_value(lane, source) : t.value;
+        return source < (lane & ~(t.width - 1)) + t.width ? lane_value(lane, source) : values[lane];
       });
       break;
     case warp_op::shfl_down:
       each_lane([&](uint32_t lane, const gpu_thread& t) {
-        return (lane & (t.width - 1)) + t.param < t.width ? lane_value(lane, lane + t.param) : t.value;
+        return (lane & (t.width - 1)) + t.param < t.width ? lane_value(lane, lane + t.param) : values[lane];
       });
       break;
     case warp_op::shfl_up:
       each_lane([&](uint32_t lane, const gpu_thread& t) {
-        return (lane & (t.width - 1)) >= t.param ? lane_value(lane, lane - t.param) : t.value;
+        return (lane & (t.width - 1)) >= t.param ? lane_value(lane, lane - t.param) : values[lane];
       });
       break;
     case warp_op::any: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes != 0); }); break;
@@ -491,12 +520,6 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   w.arrived &= ~group;
 }
 
-// Completes the group of `lane` if all of it has arrived.
-inline void try_complete(block_state& b, uint32_t warp, uint32_t lane) {
-  warp_state& w = b.warps[warp];
-  lane_mask group = group_of(b.threads[warp * b.warp_size + lane], w);
-  if ((w.arrived & group) == group) complete_group(b, warp, group);
-}
 
 // __activemask(): the lanes of the warp that reached it together. Those that
 // wait there are handed the mask once every other live lane of the warp waits
@@ -544,9 +567,11 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
   settle_activemask(b, warp);
 }
 
+inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
+
 inline void fiber_main(void* arg) {
   gpu_thread& self = *static_cast<gpu_thread*>(arg);
-  block_state& b = *self.block;
+  block_state& b = current_block();
   try {
     b.launch->invoke(b.launch->args);
   } catch (...) {
@@ -591,9 +616,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
   for (uint32_t i = 0; i < b.size; i++) {
     gpu_thread& t = b.threads[i];
     t.home = &t.registers;
-    t.block = &b;
     t.idx = idx;
-    t.linear = i;
     t.warp = i / b.warp_size;
     t.lane = i % b.warp_size;
     t.status = thread_status::exited;
@@ -638,8 +661,6 @@ inline void run_fibers(block_state& b) {
   while (gpu_thread* next = next_ready(b)) switch_to(b, &b.main, next);
 }
 
-inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
-
 // Called by every barrier and warp operation: a loop-mode block changes over.
 inline gpu_thread& fiber_self(block_state& b) {
   if (!b.fibers) make_fibers(b, b.loop_position);
@@ -677,6 +698,19 @@ inline void syncthreads(int line) {
   abandon_block(b);
 }
 
+// The refusals of warp_exchange, out of its way (it runs at every warp operation).
+[[noreturn]] __attribute__((noinline, cold)) inline void refuse_width(block_state& b, warp_op op, bool masked, int line, int width) {
+  char why[96];
+  snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", b.warp_size, width);
+  refuse_warp_op(b, op, masked, line, why);
+}
+
+[[noreturn]] __attribute__((noinline, cold)) inline void refuse_lane(block_state& b, warp_op op, int line, uint32_t lane, lane_mask mask) {
+  char why[96];
+  snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx", lane, static_cast<unsigned long long>(mask));
+  refuse_warp_op(b, op, true, line, why);
+}
+
 inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
   const uint32_t warp = self.warp;
   self.status = thread_status::at_warp_op;
@@ -700,20 +734,12 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
   const int lanes = b.warp_size;
   const bool masked = mask != kLiveLanes;
   if (width < 0) width = lanes;
-  if (width == 0 || width > lanes || (width & (width - 1)) != 0) {
-    char why[96];
-    snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", lanes, width);
-    refuse_warp_op(b, op, masked, line, why);
-  }
+  if (width == 0 || width > lanes || (width & (width - 1)) != 0) refuse_width(b, op, masked, line, width);
   gpu_thread& self = fiber_self(b);
   const uint32_t warp = self.warp, lane = self.lane;
   if (op == warp_op::activemask) return wait_at_activemask(b, self, line);
   if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
-  if (masked && !(mask >> lane & 1)) {
-    char why[96];
-    snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx", lane, static_cast<unsigned long long>(mask));
-    refuse_warp_op(b, op, masked, line, why);
-  }
+  if (masked && !(mask >> lane & 1)) refuse_lane(b, op, line, lane, mask);
   warp_state& w = b.warps[warp];
   if (b.check && masked && (mask & ~w.live)) {
     // Lanes of the mask that already exited (lanes past the block's end do not exist and do not count).
@@ -734,7 +760,8 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
   self.width = static_cast<uint32_t>(width);
   self.value = value;
   w.arrived |= lane_mask(1) << lane;
-  try_complete(b, warp, lane);
+  const lane_mask group = group_of(self, w);
+  if ((w.arrived & group) == group) complete_group(b, warp, group);
   settle_activemask(b, warp);
   yield(b, self);
   return self.result;

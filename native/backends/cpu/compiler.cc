@@ -384,6 +384,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
   for (const char* flag : {"-std=c++17", "-O2", "-shared", "-fPIC", "-DFL_TARGET_CPU", "-fvisibility=hidden",
                            // kernels read float* memory as float4, as GPU code does
                            "-fno-strict-aliasing",
+                           // a GPU has no errno and no floating-point traps: sqrtf and the
+                           // like compile to instructions, and loops over them vectorise
+                           "-fno-math-errno", "-fno-trapping-math",
                            // the emulator longjmps across stacks, which fortified longjmp refuses
                            "-U_FORTIFY_SOURCE",
                            // a GPU thread's stack is a 64 KiB fiber: a larger frame is a compile
