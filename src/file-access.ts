@@ -69,18 +69,23 @@ function unsafeName(name: string): string | undefined {
   return undefined;
 }
 
-/** The file `name` names in the first folder holding it, by its real path, when that lies inside the folder. */
+/**
+ * The file `name` names in the first folder holding it, spelled as the
+ * compiler's own search spells it (folder/name: a header included both ways is
+ * one file to #pragma once), when its real path lies inside the folder's.
+ */
 function findHeader(name: string, folders: readonly string[]): string | undefined {
   for (const folder of folders) {
+    const spelled = path.join(folder, name);
     let file: string;
     let root: string;
     try {
-      file = fs.realpathSync(path.join(folder, name));
+      file = fs.realpathSync(spelled);
       root = fs.realpathSync(folder);
     } catch {
       continue;
     }
-    if (file.startsWith(root + path.sep) && fs.statSync(file).isFile()) return file;
+    if (file.startsWith(root + path.sep) && fs.statSync(file).isFile()) return spelled;
   }
   return undefined;
 }

@@ -318,9 +318,11 @@ inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__
 // Calls f(lane) for each lane of `group`, lowest first (highest first when
 // `down`), in a plain counted loop when the group is a whole warp of `lanes`,
 // the common case.
+inline lane_mask whole_warp(uint32_t lanes) { return lanes >= 64 ? ~lane_mask(0) : (lane_mask(1) << lanes) - 1; }
+
 template <bool down = false, typename F>
 inline void for_each_lane(lane_mask group, uint32_t lanes, F&& f) {
-  if (group == (lanes >= 64 ? ~lane_mask(0) : (lane_mask(1) << lanes) - 1)) {
+  if (group == whole_warp(lanes)) {
     if (down)
       for (uint32_t lane = lanes; lane-- > 0;) f(lane);
     else
@@ -474,45 +476,61 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
     describe_mismatch(b, warp, first, lanes[lowest_lane(m)]);
     return;
   }
-  // Lanes outside the group take no part: reading one gives a lane its own value.
-  auto lane_value = [&](uint32_t self, uint32_t source) {
-    return source < 64 && (group >> source & 1) ? values[source] : values[self];
-  };
   // One loop an operation, each lane's result from `result(lane, thread)`.
   auto each_lane = [&](auto result) {
     for_each_lane(group, warp_lanes, [&](uint32_t lane) { lanes[lane].result = result(lane, lanes[lane]); });
   };
+  // A shuffle reads value_of(lane, source) for a source in the lane's segment or an earlier one.
+  auto shuffle = [&](auto value_of) {
+    switch (op) {
+      case warp_op::shfl:
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          const uint32_t width = t.width;
+          return value_of(lane, (lane & ~(width - 1)) + (t.param & (width - 1)));
+        });
+        break;
+      case warp_op::shfl_xor:
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          const uint32_t source = lane ^ t.param;
+          // A source past the lane's segment (later segments): its own value.
+          return source < (lane & ~(t.width - 1)) + t.width ? value_of(lane, source) : values[lane];
+        });
+        break;
+      case warp_op::shfl_down:
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          return (lane & (t.width - 1)) + t.param < t.width ? value_of(lane, lane + t.param) : values[lane];
+        });
+        break;
+      default:  // shfl_up
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          return (lane & (t.width - 1)) >= t.param ? value_of(lane, lane - t.param) : values[lane];
+        });
+        break;
+    }
+  };
   lane_mask yes = 0;
-  if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
-    for (lane_mask m = group; m; m &= m - 1)
-      if (values[lowest_lane(m)]) yes |= lane_mask(1) << lowest_lane(m);
   switch (op) {
     case warp_op::shfl:
-      each_lane([&](uint32_t lane, const gpu_thread& t) {
-        const uint32_t width = t.width;
-        return lane_value(lane, (lane & ~(width - 1)) + (t.param & (width - 1)));
-      });
-      break;
     case warp_op::shfl_xor:
-      each_lane([&](uint32_t lane, const gpu_thread& t) {
-        const uint32_t source = lane ^ t.param;
-        // A source past the lane's segment (later segments): its own value.
-        return source < (lane & ~(t.width - 1)) + t.width ? lane_value(lane, source) : values[lane];
-      });
-      break;
     case warp_op::shfl_down:
-      each_lane([&](uint32_t lane, const gpu_thread& t) {
-        return (lane & (t.width - 1)) + t.param < t.width ? lane_value(lane, lane + t.param) : values[lane];
-      });
-      break;
     case warp_op::shfl_up:
-      each_lane([&](uint32_t lane, const gpu_thread& t) {
-        return (lane & (t.width - 1)) >= t.param ? lane_value(lane, lane - t.param) : values[lane];
+      if (group == whole_warp(warp_lanes)) {
+        // Every lane of the warp takes part: each source is one of them.
+        shuffle([&](uint32_t, uint32_t source) { return values[source]; });
+      } else {
+        // Lanes outside the group take no part: reading one gives a lane its own value.
+        shuffle([&](uint32_t self, uint32_t source) { return source < 64 && (group >> source & 1) ? values[source] : values[self]; });
+      }
+      break;
+    case warp_op::any:
+    case warp_op::all:
+    case warp_op::ballot:
+      for (lane_mask m = group; m; m &= m - 1)
+        if (values[lowest_lane(m)]) yes |= lane_mask(1) << lowest_lane(m);
+      each_lane([&](uint32_t, const gpu_thread&) {
+        return op == warp_op::any ? uint64_t(yes != 0) : op == warp_op::all ? uint64_t(yes == group) : uint64_t(yes);
       });
       break;
-    case warp_op::any: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes != 0); }); break;
-    case warp_op::all: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes == group); }); break;
-    case warp_op::ballot: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(yes); }); break;
     case warp_op::syncwarp:
     case warp_op::activemask: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(0); }); break;
   }
@@ -733,8 +751,10 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
   block_state& b = current_block();
   const int lanes = b.warp_size;
   const bool masked = mask != kLiveLanes;
-  if (width < 0) width = lanes;
-  if (width == 0 || width > lanes || (width & (width - 1)) != 0) refuse_width(b, op, masked, line, width);
+  if (width < 0)
+    width = lanes;
+  else if (width == 0 || width > lanes || (width & (width - 1)) != 0)
+    refuse_width(b, op, masked, line, width);
   gpu_thread& self = fiber_self(b);
   const uint32_t warp = self.warp, lane = self.lane;
   if (op == warp_op::activemask) return wait_at_activemask(b, self, line);
