@@ -6,8 +6,8 @@
 // it was not given. This reads every line of the source, in branches taken or
 // not, and refuses what could reach another file, naming the line.
 //
-// On a GPU, NVRTC and hiprtc read the file system themselves and search the
-// process's working folder first: each #include is resolved here, among the
+// On a GPU, NVRTC and hiprtc read the file system themselves, the process's
+// working folder among the places they search: each #include is resolved here, among the
 // folders the target may include from, and the compiler is given that file by
 // its full path; a branch this preprocessor thinks is not taken gets an #error
 // in place of a header it cannot find; __has_include is answered here, from
@@ -54,10 +54,9 @@ function canonicalLines(source: string): string {
 }
 
 /** A header name's text ("cuda_fp16.h") from `<...>` or `"..."`, or undefined when it is not written out. */
-function headerName(operand: string): { name: string; quoted: boolean } | undefined {
+function headerName(operand: string): string | undefined {
   const m = /^\s*(?:<([^<>"\n]*)>|"([^"\n]*)")\s*$/.exec(operand);
-  if (!m) return undefined;
-  return m[1] !== undefined ? { name: m[1], quoted: false } : { name: m[2], quoted: true };
+  return m ? m[1] ?? m[2] : undefined;
 }
 
 /** Why `name` may not be included or probed, or undefined: relative, inside the folders searched, no way up. */
@@ -154,7 +153,7 @@ function skipSpace(tokens: readonly Located[], i: number): number {
 }
 
 /** An __has_include probe's written-out header name, and the span of tokens it takes, or undefined. */
-function probeOperand(tokens: readonly Located[], i: number): { name: string; quoted: boolean; end: number } | undefined {
+function probeOperand(tokens: readonly Located[], i: number): { name: string; end: number } | undefined {
   let j = skipSpace(tokens, i + 1);
   if (tokens[j]?.text !== "(") return undefined;
   j = skipSpace(tokens, j + 1);
@@ -170,8 +169,8 @@ function probeOperand(tokens: readonly Located[], i: number): { name: string; qu
   }
   j = skipSpace(tokens, j);
   if (tokens[j]?.text !== ")") return undefined;
-  const header = headerName(operand);
-  return header && { ...header, end: j + 1 };
+  const name = headerName(operand);
+  return name === undefined ? undefined : { name, end: j + 1 };
 }
 
 /** Whether the name at `i` is the operand of `defined` (`defined X`, `defined(X)`). */
@@ -306,19 +305,19 @@ function guarded(text: string, target: Target, predefined: Record<string, string
     }
     if (d.name !== "include") continue;
     const header = headerName(d.rest) ?? (d.expanded !== undefined ? headerName(d.expanded) : undefined);
-    if (!header) {
+    if (header === undefined) {
       // On the CPU the backend checks whatever file the compiler opened; on a GPU nothing would.
       if (onDevice) refuse(`${HEADERS}, written out or given by a macro of the source itself`, `#include ${d.rest.trim()} ${at}`);
       continue;
     }
-    const unsafe = unsafeName(header.name);
+    const unsafe = unsafeName(header);
     if (unsafe) refuse(HEADERS, `#include of ${unsafe} ${at}`);
-    if (!onDevice || compilersOwn(header.name)) continue;
-    const file = findHeader(header.name, folders);
+    if (!onDevice || compilersOwn(header)) continue;
+    const file = findHeader(header, folders);
     if (file && !/["\\\n]/.test(file)) {
       replacedLines.set(d.line, `#include "${file}"`);
     } else if (d.active) {
-      refuse(`${HEADERS} (one this device's compiler finds among them)`, `#include of ${JSON.stringify(header.name)}, which is none of them, ${at}`);
+      refuse(`${HEADERS} (one this device's compiler finds among them)`, `#include of ${JSON.stringify(header)}, which is none of them, ${at}`);
     } else {
       // A branch this preprocessor thinks is not taken: should the compiler take it, it stops here.
       replacedLines.set(d.line, `#error "fuselab: this header is not one of the toolkit's or fuselab's"`);
