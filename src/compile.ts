@@ -2,11 +2,13 @@
 // hiprtc on AMD, the host compiler on the CPU emulator. Modules are cached per
 // device by a hash of what was compiled.
 import { createHash } from "crypto";
+import * as fs from "fs";
 import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
-import { checkKernelSource, userLogLines } from "./language";
+import { guardFileAccess } from "./file-access";
+import { Target, checkKernelSource, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
@@ -58,11 +60,29 @@ function predefinedMacros(dev: Device): Record<string, string> {
 // Headers real kernels include that each target must find: on the CPU, the
 // toolkit's (cuda_runtime.h, cuda_fp16.h, cooperative_groups.h, cub ...) as the
 // emulator provides them; under NVRTC and hiprtc, which see no C or C++ library,
-// device-side forms of the few C and C++ headers kernels include.
-function includeFolders(dev: Device): string[] {
+// device-side forms of the few C and C++ headers kernels include. The compiler
+// is given these with -I; on NVIDIA GPUs the backend adds the toolkit's own.
+function ownIncludeFolders(dev: Device): string[] {
   const kernels = path.join(packageRoot(), "kernels");
-  const own = dev.backend === "cpu" ? path.join(kernels, "fuselab", "emulator", "include") : path.join(kernels, "fuselab", "rtc");
-  return [`-I${kernels}`, `-I${own}`];
+  return [kernels, dev.backend === "cpu" ? path.join(kernels, "fuselab", "emulator", "include") : path.join(kernels, "fuselab", "rtc")];
+}
+
+// The folders a source's headers are looked up in, in the compiler's order: on
+// an NVIDIA GPU also the toolkit's (the cuda backend's folders: $CUDA_HOME/include,
+// else /usr/local/cuda/include, and its C++ library in include/cccl).
+function includeFolders(dev: Device): string[] {
+  if (dev.backend !== "cuda") return ownIncludeFolders(dev);
+  const home = process.env.CUDA_HOME ? path.join(process.env.CUDA_HOME, "include") : "";
+  const toolkit = home && isFolder(home) ? home : isFolder("/usr/local/cuda/include") ? "/usr/local/cuda/include" : "";
+  return [...ownIncludeFolders(dev), ...(toolkit ? [toolkit, path.join(toolkit, "cccl")].filter(isFolder) : [])];
+}
+
+function isFolder(folder: string): boolean {
+  try {
+    return fs.statSync(folder).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
@@ -81,15 +101,17 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
     throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
   }
   const predefined = predefinedMacros(dev);
-  checkKernelSource(where, source, dev.backend as "cpu" | "cuda" | "hip", predefined);
+  const target = dev.backend as Target;
+  const checked = guardFileAccess(where, source, target, predefined, includeFolders(dev));
+  checkKernelSource(where, source, target, predefined);
   const { kernels: declarations, templates, constants } = findKernels(source, predefined);
   if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0].name;
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(source)}`;
-  const flags = includeFolders(dev);
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(checked)}`;
+  const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
   return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key) };

@@ -5,7 +5,21 @@
 // emulator's, which declare no kernels. Lines are kept, so positions in the
 // output still give the user's line numbers.
 
-type PpToken = { text: string; kind: "id" | "num" | "str" | "ws" | "punct"; hide?: ReadonlySet<string> };
+export type PpToken = { text: string; kind: "id" | "num" | "str" | "ws" | "punct"; hide?: ReadonlySet<string> };
+
+/** A directive as `Preprocessor.run` met it, in a branch it takes or not. */
+export interface Directive {
+  /** The physical line it starts on (from 1), and how many it spans. */
+  line: number;
+  lines: number;
+  /** "include", "if", "line", ...; a GNU line marker (`# 12 "file"`) gives its number. */
+  name: string;
+  rest: string;
+  /** Whether its branch is taken, as far as this preprocessor can tell (headers' macros are unknown to it). */
+  active: boolean;
+  /** #include, #if, #elif in a taken branch: the operand with macros expanded. */
+  expanded?: string;
+}
 
 interface Macro {
   params?: string[];  // undefined for an object-like macro
@@ -15,7 +29,7 @@ interface Macro {
 
 const TOKEN = /([A-Za-z_]\w*)|(\.?\d(?:[eEpP][+-]|[\w.])*)|("(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?)|(\s+)|(##|::|<<|>>|<=|>=|==|!=|&&|\|\||->|[\s\S])/g;
 
-function lex(text: string): PpToken[] {
+export function lex(text: string): PpToken[] {
   const tokens: PpToken[] = [];
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
@@ -26,7 +40,7 @@ function lex(text: string): PpToken[] {
 }
 
 /** Comments replaced by a space each (newlines inside kept), line continuations joined. */
-function withoutComments(source: string): string {
+export function withoutComments(source: string): string {
   let out = "";
   let i = 0;
   while (i < source.length) {
@@ -95,8 +109,11 @@ export class Preprocessor {
     for (const [name, value] of Object.entries(predefined)) this.define(`${name} ${value}`);
   }
 
-  /** `source` preprocessed: directives blanked, macros expanded, the line count kept. */
-  run(source: string): string {
+  /**
+   * `source` preprocessed: directives blanked, macros expanded, the line count
+   * kept. Each directive, taken or not, is added to `directives` when given.
+   */
+  run(source: string, directives?: Directive[]): string {
     const out: string[] = [];
     // Each level of #if: is its text kept, was a branch taken, is the enclosing text kept.
     const stack: { active: boolean; taken: boolean; outer: boolean }[] = [];
@@ -111,8 +128,12 @@ export class Preprocessor {
       out.push(...lines);
       pending = [];
     };
+    let physical = 1;
     for (const { text, lines } of logicalLines(withoutComments(source))) {
-      const directive = /^\s*#\s*(\w*)(.*)$/.exec(text);
+      const line = physical;
+      physical += lines;
+      // `%:` is the digraph of `#`.
+      const directive = /^\s*(?:#|%:)\s*(\w*)(.*)$/.exec(text);
       if (!directive) {
         pending.push(active() ? text : "");
         for (let i = 1; i < lines; i++) pending.push("");
@@ -121,6 +142,10 @@ export class Preprocessor {
       flush();
       const [, name, rest] = directive;
       const top = stack[stack.length - 1];
+      const record: Directive = { line, lines, name, rest, active: active() };
+      directives?.push(record);
+      if (record.active && (name === "include" || name === "if")) record.expanded = this.expandText(rest);
+      if (name === "elif" && top && top.outer && !top.taken) record.expanded = this.expandText(rest);
       switch (name) {
         case "if": case "ifdef": case "ifndef": {
           const outer = active();

@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import * as fl from "../src";
-import { packageRoot } from "../src/native";
+import { native, nativeCall, packageRoot } from "../src/native";
 import { Scratch, processesWorkingIn, source } from "./compile-child";
 import { expectRejects, expectThrows } from "./helpers";
 
@@ -159,8 +159,11 @@ function spawnSyncJson(script: string, sources: string[], env: Record<string, st
 describe("what a CPU kernel source may include", () => {
   const cpu = () => fl.device("cpu");
   const refused = (what: string) => new RegExp(`^cpu compile: run-time compilation: the source includes ${what}, which is neither one of fuselab's headers nor one of the compiler's: kernels may include only those$`);
+  // The backend's own checks, behind fl.compile's (test/file-access.test.ts): the addon's compile, given the source as is.
+  const flags = [`-I${path.join(packageRoot(), "kernels")}`, `-I${path.join(packageRoot(), "kernels", "fuselab", "emulator", "include")}`];
+  const backendCompile = (text: string) => nativeCall(() => native().compile(cpu().handle, `#include <fuselab/fuselab.h>\n${text}`, ["k"], flags, 60000));
 
-  it("refuses a file outside the toolkit's and the compiler's headers, without showing it", async () => {
+  it("refuses a file outside the toolkit's and the compiler's headers, without showing it, however the source reaches it", async () => {
     const passwd = fs.readFileSync("/etc/passwd", "utf8").split("\n")[0];
     for (const text of [
       "#include </etc/passwd>\n__global__ void k(int* out) {}\n",
@@ -169,7 +172,7 @@ describe("what a CPU kernel source may include", () => {
       "#define SECRET </etc/passwd>\n#include SECRET\n__global__ void k(int* out) {}\n",
       "#include <fuselab/../../../../../../../../../../etc/passwd>\n__global__ void k(int* out) {}\n",
     ]) {
-      const error = expectThrows(() => fl.compile(text, { device: cpu() }), fl.DeviceError, refused("/etc/passwd"));
+      const error = expectThrows(() => backendCompile(text), fl.DeviceError, refused("/etc/passwd"));
       expect(error.log).to.equal(undefined);
       expect(error.message).to.not.contain(passwd);
     }
@@ -177,14 +180,40 @@ describe("what a CPU kernel source may include", () => {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-outside-"));
     try {
       fs.writeFileSync(path.join(outside, "answer.h"), "#define ANSWER 42\n");
-      expectThrows(() => fl.compile(`#include "${outside}/answer.h"\n__global__ void k(int* out) { out[0] = ANSWER; }\n`, { device: cpu() }),
+      expectThrows(() => backendCompile(`#include "${outside}/answer.h"\n__global__ void k(int* out) { out[0] = ANSWER; }\n`),
         fl.DeviceError, refused(`${outside}/answer.h`));
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
-    await expectRejects(fl.compileAsync("#include </etc/passwd>\n__global__ void k(int* out) {}\n", { device: cpu() }), fl.DeviceError, refused("/etc/passwd"));
     // The build folder's neighbours: the cache's own files.
-    expectThrows(() => fl.compile("#include \"../secret\"\n__global__ void k(int* out) {}\n", { device: cpu() }), fl.DeviceError, refused("/.*/secret"));
+    expectThrows(() => backendCompile("#include \"../secret\"\n__global__ void k(int* out) {}\n"), fl.DeviceError, refused("/.*/secret"));
+    // fl.compile refuses these before the compiler runs, naming the line.
+    await expectRejects(fl.compileAsync("#include </etc/passwd>\n__global__ void k(int* out) {}\n", { device: cpu() }), fl.ArgumentError,
+      /^fl\.compileAsync: source must be kernel code that includes only the toolkit's and fuselab's headers, by a relative name, got #include of "\/etc\/passwd" \(a full path\) on line 1$/);
+  });
+
+  it("assembles nothing that could read a file: the compiler's assembly is read first, whatever built it", () => {
+    const refusedDirective = (directive: string) =>
+      `cpu compile: run-time compilation: the compiled source holds the assembler directive ${directive}, which could read a file: kernels may not reach files that way`;
+    for (const [text, directive] of [
+      ["asm(\".incbin \\\"/etc/passwd\\\"\");\n__global__ void k(int* out) {}\n", ".incbin"],
+      // An asm label goes into the assembly as written: a newline in it starts a directive.
+      ["extern \"C\" int probe asm(\"probe\\n.incbin \\\"/etc/passwd\\\"\\n\");\n__global__ void k(int* out) { out[0] = probe; }\n", ".incbin"],
+      ["#define DOT(x) \".\" #x\nasm(DOT(include) \" \\\"/etc/passwd\\\"\");\n__global__ void k(int* out) {}\n", ".include"],
+      ["asm(\".MACRO m\\n.endm\");\n__global__ void k(int* out) {}\n", ".macro"],
+    ]) {
+      const error = expectThrows(() => backendCompile(text), fl.DeviceError, refusedDirective(directive));
+      expect(error.log).to.equal(undefined);
+    }
+  });
+
+  it("shows no line of a file a #line names in the compiler's messages", () => {
+    const passwd = fs.readFileSync("/etc/passwd", "utf8").split("\n")[0];
+    const error = expectThrows(() => backendCompile("#line 1 \"/etc/passwd\"\nint x = ;\n__global__ void k(int* out) {}\n"),
+      fl.DeviceError, "cpu compile: run-time compilation: compilation failed (c++)");
+    expect(error.log).to.match(/^\/etc\/passwd:1:\d+: error: /m);
+    expect(error.log).to.not.contain(passwd);
+    expect(error.log).to.not.contain(passwd.slice(0, 8));
   });
 
   it("compiles a source that includes the compiler's own headers", () => {

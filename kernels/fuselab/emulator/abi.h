@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define FL_EMU_ABI 1
+#define FL_EMU_ABI 2
 
 typedef struct fl_emu_dim3 { uint32_t x, y, z; } fl_emu_dim3;
 
@@ -26,6 +26,35 @@ typedef struct fl_emu_where {
   fl_emu_dim3 block;
   fl_emu_dim3 thread;
 } fl_emu_where;
+
+/* Where an OS thread is in a launch: the GPU thread it runs, the launch's
+   shape, and the run time's block (opaque here). Every run-time access to
+   threadIdx, warpSize or the block goes through it, so it lives where the
+   thread finds it fastest: in the plugin's static thread-local storage, at a
+   fixed offset from the thread pointer (fl_emu_launch.thread_offset). */
+typedef struct fl_emu_thread {
+  fl_emu_where where;
+  fl_emu_dim3 block_dim;
+  fl_emu_dim3 grid_dim;
+  int warp_size;
+  void* block;
+} fl_emu_thread;
+
+/* The thread pointer (what TLS offsets count from), or NULL where the machine
+   has none that code can read. */
+static inline void* fl_emu_thread_pointer(void) {
+#if defined(__x86_64__)
+  void* tp;
+  __asm__("mov %%fs:0, %0" : "=r"(tp));
+  return tp;
+#elif defined(__aarch64__)
+  void* tp;
+  __asm__("mrs %0, tpidr_el0" : "=r"(tp));
+  return tp;
+#else
+  return NULL;
+#endif
+}
 
 /* One OS thread of the plugin's pool, as the run time sees it. */
 typedef struct fl_emu_worker {
@@ -66,6 +95,9 @@ typedef struct fl_emu_launch {
   int check;                   /* poison shared memory, shuffle thread order */
   uint64_t seed;               /* for the shuffles */
   const fl_emu_pool* pool;
+  /* Each OS thread's fl_emu_thread lies this many bytes from its thread
+     pointer; 0: the module keeps its own, in its thread-local storage. */
+  ptrdiff_t thread_offset;
   char error[FL_EMU_ERROR_BYTES]; /* out: why the launch failed */
 } fl_emu_launch;
 

@@ -34,9 +34,9 @@ template <typename T> inline T shfl_up_sync(int line, uint64_t mask, T v, unsign
   return shuffle_op(warp_op::shfl_up, line, v, delta, width, mask);
 }
 inline uint64_t vote_sync(warp_op op, int line, uint64_t mask, bool p) {
-  return warp_exchange(op, line, p ? 1 : 0, 0, tls().warp_size, mask);
+  return warp_exchange(op, line, p ? 1 : 0, 0, kWholeWarp, mask);
 }
-inline void syncwarp(int line, uint64_t mask = ~0ull) { warp_exchange(warp_op::syncwarp, line, 0, 0, tls().warp_size, mask); }
+inline void syncwarp(int line, uint64_t mask = ~0ull) { warp_exchange(warp_op::syncwarp, line, 0, 0, kWholeWarp, mask); }
 // __syncwarp() and __syncwarp(mask) from one macro: syncwarp_at(__LINE__)(...).
 struct syncwarp_at {
   int line;
@@ -72,7 +72,7 @@ template <typename T> inline T bit_cast(const void* from) {
 #define __ballot_sync(mask, p) \
   static_cast<unsigned long long>(::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, (mask), (p) != 0))
 #define __activemask() \
-  static_cast<unsigned long long>(::fl::emu::warp_exchange(::fl::emu::warp_op::activemask, __LINE__, 0, 0, warpSize))
+  static_cast<unsigned long long>(::fl::emu::warp_exchange(::fl::emu::warp_op::activemask, __LINE__, 0, 0, ::fl::emu::kWholeWarp))
 #define __syncwarp(...) ::fl::emu::syncwarp_at{__LINE__}(__VA_ARGS__)
 
 // ---- bits

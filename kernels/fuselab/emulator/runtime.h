@@ -12,7 +12,9 @@
 //    over on the spot: the threads that already finished count as exited, the
 //    one running keeps the OS stack, the rest start as fibers. The kernel is
 //    then marked, and its later blocks start as fibers.
-//  - A thread that waits switches straight to the next ready thread. When none
+//  - A thread that waits switches straight to the next ready thread: the one
+//    ready longest, but for the lanes of a warp whose operation completed,
+//    which run next while their stacks are still in the cache. When none
 //    is ready and some have not exited, they can never go on: a deadlock,
 //    reported with what each group of threads waits at.
 //  - A warp operation waits for the lanes its mask names that have not exited
@@ -59,23 +61,35 @@ namespace fl::emu {
 
 struct block_state;
 
-// Everything the run time keeps per OS thread: the one thread_local of a
-// module besides its __shared__ variables (check mode poisons all the others).
-// Plain data, so it needs no guard variable that poisoning would overwrite.
-struct thread_state {
-  fl_emu_where where;        // the GPU thread running now: blockIdx, threadIdx
-  fl_emu_dim3 block_dim;
-  fl_emu_dim3 grid_dim;
-  int warp_size;
-  block_state* block;
-  unsigned char* module_tls; // this module's thread-local block in this thread
-  size_t module_tls_bytes;
-  bool module_tls_known;
+// Everything the run time keeps per OS thread: where it is in a launch
+// (abi.h). Plain data, so it needs no guard variable that check mode's
+// poisoning of the module's thread-local storage would overwrite.
+using thread_state = fl_emu_thread;
+
+// The module's own per-thread data, which check mode does not poison: the
+// thread_state used where the plugin's is out of reach, and where this
+// module's thread-local block lies.
+struct module_thread {
+  thread_state own;
+  unsigned char* tls_begin;
+  size_t tls_bytes;
+  bool tls_known;
 };
 
+inline module_thread& module_thread_data() {
+  static thread_local module_thread data;
+  return data;
+}
+
+// The plugin's offset of the thread_state from the thread pointer (0: none),
+// from the last launch; the same for every launch and thread.
+inline std::atomic<ptrdiff_t> thread_state_offset{0};
+
 inline thread_state& tls() {
-  static thread_local thread_state state;
-  return state;
+  const ptrdiff_t offset = thread_state_offset.load(std::memory_order_relaxed);
+  if (__builtin_expect(offset != 0, 1))
+    return *reinterpret_cast<thread_state*>(static_cast<char*>(fl_emu_thread_pointer()) + offset);
+  return module_thread_data().own;
 }
 
 enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exited };
@@ -87,6 +101,8 @@ using lane_mask = uint64_t;
 // The mask HIP's unmasked warp operations (__shfl, __any, ...) pass: every lane
 // not exited takes part.
 constexpr lane_mask kLiveLanes = ~lane_mask(0);
+// The width of a warp operation over the whole warp, whatever its size.
+constexpr int kWholeWarp = -1;
 
 inline const char* warp_op_name(warp_op op, bool masked) {
   switch (op) {
@@ -107,10 +123,8 @@ struct gpu_thread {
   context registers;         // saved here while a fiber is switched out
   context* home;             // &registers, or the block's main context for the
                              // thread that was running when the block changed over
-  block_state* block;
   fl_emu_dim3 idx;
-  uint32_t linear;
-  uint32_t warp, lane;       // linear / warpSize, linear % warpSize
+  uint32_t warp, lane;       // its index / warpSize, its index % warpSize
   thread_status status;
   // What it waits at (deadlock reports), and its part in a warp operation.
   warp_op op;
@@ -155,6 +169,7 @@ struct block_state {
   gpu_thread* current;
   uint32_t* ready;           // plain mode: ring of threads ready to run
   uint32_t ready_head, ready_count;
+  uint32_t streak_warp, streak;  // plain mode: the warp whose lanes were last put first, how many times in a row
   uint64_t ready_words;      // check mode: bit w set when ready_bits[w] is not 0
   uint64_t ready_bits[kMaxThreads / 64];  // check mode: bit r set when the thread of rank r is ready
   uint32_t* rank;            // check mode: rank of each thread (its position in `order`)
@@ -245,7 +260,7 @@ __attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const cha
     fprintf(stderr, "%s:%u: %s\n", file, line, what);
     abort();
   }
-  block_state& b = *t.block;
+  block_state& b = *static_cast<block_state*>(t.block);
   const fl_emu_where& w = t.where;
   fail(b, "kernel '%s': %s at %s:%u (block (%u,%u,%u), thread (%u,%u,%u))", b.launch->desc->kernel, what, file, line,
        w.block.x, w.block.y, w.block.z, w.thread.x, w.thread.y, w.thread.z);
@@ -297,6 +312,28 @@ inline void describe_deadlock(block_state& b) {
   fail(b, "%s", text);
 }
 
+inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
+inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__builtin_clzll(m)); }
+
+// Calls f(lane) for each lane of `group`, lowest first (highest first when
+// `down`), in a plain counted loop when the group is a whole warp of `lanes`,
+// the common case.
+inline lane_mask whole_warp(uint32_t lanes) { return lanes >= 64 ? ~lane_mask(0) : (lane_mask(1) << lanes) - 1; }
+
+template <bool down = false, typename F>
+inline void for_each_lane(lane_mask group, uint32_t lanes, F&& f) {
+  if (group == whole_warp(lanes)) {
+    if (down)
+      for (uint32_t lane = lanes; lane-- > 0;) f(lane);
+    else
+      for (uint32_t lane = 0; lane < lanes; lane++) f(lane);
+  } else if (down) {
+    for (lane_mask m = group; m; m &= ~(lane_mask(1) << highest_lane(m))) f(highest_lane(m));
+  } else {
+    for (lane_mask m = group; m; m &= m - 1) f(lowest_lane(m));
+  }
+}
+
 inline void push_ready(block_state& b, uint32_t linear) {
   b.threads[linear].status = thread_status::ready;
   b.ready_count++;
@@ -309,6 +346,36 @@ inline void push_ready(block_state& b, uint32_t linear) {
   uint32_t slot = b.ready_head + b.ready_count - 1;
   if (slot >= b.size) slot -= b.size;
   b.ready[slot] = linear;
+}
+
+// Plain mode: the lanes of a warp whose operation completed run next, lane 0
+// first, so that a warp goes through a run of shuffles while its lanes' stacks
+// are still in the cache, instead of waiting behind every other thread of the
+// block. After kWarpStreak operations of one warp in a row its lanes queue at
+// the back, so that a warp spinning on __syncwarp() lets the others run.
+constexpr uint32_t kWarpStreak = 64;
+
+inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
+  const uint32_t base = warp * b.warp_size;
+  if (b.check || (b.streak_warp == warp && ++b.streak > kWarpStreak)) {
+    b.streak = 0;
+    for (lane_mask m = group; m; m &= m - 1) push_ready(b, base + lowest_lane(m));
+    return;
+  }
+  if (b.streak_warp != warp) b.streak_warp = warp, b.streak = 1;
+  // Pushed at the front from the highest lane down: the lowest lane runs first.
+  gpu_thread* threads = b.threads;
+  uint32_t* ring = b.ready;
+  const uint32_t size = b.size;
+  uint32_t head = b.ready_head, count = 0;
+  for_each_lane<true>(group, b.warp_size, [&](uint32_t lane) {
+    threads[base + lane].status = thread_status::ready;
+    head = head == 0 ? size - 1 : head - 1;
+    ring[head] = base + lane;
+    count++;
+  });
+  b.ready_head = head;
+  b.ready_count += count;
 }
 
 // Plain mode: the thread that has been ready longest. Check mode: the
@@ -381,8 +448,6 @@ inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, con
        static_cast<unsigned long long>(waiting.mask), gone.idx.x, gone.idx.y, gone.idx.z);
 }
 
-inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
-
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
 inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
 
@@ -394,58 +459,91 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   gpu_thread* lanes = b.threads + base;
   const gpu_thread& first = lanes[lowest_lane(group)];
   const warp_op op = first.op;
-  lane_mask yes = 0;
-  if (op == warp_op::any || op == warp_op::all || op == warp_op::ballot)
-    for (lane_mask m = group; m; m &= m - 1)
-      if (lanes[lowest_lane(m)].value) yes |= lane_mask(1) << lowest_lane(m);
-  // Lanes outside the group take no part: reading one gives a lane its own value.
-  auto lane_value = [&](uint32_t self, uint32_t source) {
-    return source < 64 && (group >> source & 1) ? lanes[source].value : lanes[self].value;
-  };
-  // One pass: results written before a mismatch shows are never read (the block fails).
-  for (lane_mask m = group; m; m &= m - 1) {
-    const uint32_t lane = lowest_lane(m);
-    gpu_thread& t = lanes[lane];
-    if (t.op != op || t.mask != first.mask || (t.line != first.line && op != warp_op::syncwarp)) {
-      describe_mismatch(b, warp, first, t);
-      return;
-    }
-    const uint32_t width = t.width, segment = lane & ~(width - 1);
-    switch (op) {
-      case warp_op::shfl: t.result = lane_value(lane, segment + (t.param & (width - 1))); break;
-      case warp_op::shfl_xor: {
-        uint32_t source = lane ^ t.param;
-        t.result = source < segment + width ? lane_value(lane, source) : t.value;  // later groups: own value
-        break;
-      }
-      case warp_op::shfl_down:
-        t.result = (lane & (width - 1)) + t.param < width ? lane_value(lane, lane + t.param) : t.value;
-        break;
-      case warp_op::shfl_up: t.result = (lane & (width - 1)) >= t.param ? lane_value(lane, lane - t.param) : t.value; break;
-      case warp_op::any: t.result = yes != 0; break;
-      case warp_op::all: t.result = yes == group; break;
-      case warp_op::ballot: t.result = yes; break;
-      case warp_op::syncwarp:
-      case warp_op::activemask: t.result = 0; break;
-    }
-    push_ready(b, base + lane);
+  const lane_mask mask = first.mask;
+  const int line = op == warp_op::syncwarp ? 0 : first.line;  // __syncwarp()s on different lines meet
+  // Every lane at the same operation, its value gathered.
+  uint64_t values[64];
+  const uint32_t warp_lanes = b.warp_size;
+  bool same = true;
+  for_each_lane(group, warp_lanes, [&](uint32_t lane) {
+    const gpu_thread& t = lanes[lane];
+    same &= t.op == op && t.mask == mask && (!line || t.line == line);
+    values[lane] = t.value;
+  });
+  if (!same) {
+    lane_mask m = group;
+    while (lanes[lowest_lane(m)].op == op && lanes[lowest_lane(m)].mask == mask && (!line || lanes[lowest_lane(m)].line == line)) m &= m - 1;
+    describe_mismatch(b, warp, first, lanes[lowest_lane(m)]);
+    return;
   }
+  // One loop an operation, each lane's result from `result(lane, thread)`.
+  auto each_lane = [&](auto result) {
+    for_each_lane(group, warp_lanes, [&](uint32_t lane) { lanes[lane].result = result(lane, lanes[lane]); });
+  };
+  // A shuffle reads value_of(lane, source) for a source in the lane's segment or an earlier one.
+  auto shuffle = [&](auto value_of) {
+    switch (op) {
+      case warp_op::shfl:
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          const uint32_t width = t.width;
+          return value_of(lane, (lane & ~(width - 1)) + (t.param & (width - 1)));
+        });
+        break;
+      case warp_op::shfl_xor:
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          const uint32_t source = lane ^ t.param;
+          // A source past the lane's segment (later segments): its own value.
+          return source < (lane & ~(t.width - 1)) + t.width ? value_of(lane, source) : values[lane];
+        });
+        break;
+      case warp_op::shfl_down:
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          return (lane & (t.width - 1)) + t.param < t.width ? value_of(lane, lane + t.param) : values[lane];
+        });
+        break;
+      default:  // shfl_up
+        each_lane([&](uint32_t lane, const gpu_thread& t) {
+          return (lane & (t.width - 1)) >= t.param ? value_of(lane, lane - t.param) : values[lane];
+        });
+        break;
+    }
+  };
+  lane_mask yes = 0;
+  switch (op) {
+    case warp_op::shfl:
+    case warp_op::shfl_xor:
+    case warp_op::shfl_down:
+    case warp_op::shfl_up:
+      if (group == whole_warp(warp_lanes)) {
+        // Every lane of the warp takes part: each source is one of them.
+        shuffle([&](uint32_t, uint32_t source) { return values[source]; });
+      } else {
+        // Lanes outside the group take no part: reading one gives a lane its own value.
+        shuffle([&](uint32_t self, uint32_t source) { return source < 64 && (group >> source & 1) ? values[source] : values[self]; });
+      }
+      break;
+    case warp_op::any:
+    case warp_op::all:
+    case warp_op::ballot:
+      for (lane_mask m = group; m; m &= m - 1)
+        if (values[lowest_lane(m)]) yes |= lane_mask(1) << lowest_lane(m);
+      each_lane([&](uint32_t, const gpu_thread&) {
+        return op == warp_op::any ? uint64_t(yes != 0) : op == warp_op::all ? uint64_t(yes == group) : uint64_t(yes);
+      });
+      break;
+    case warp_op::syncwarp:
+    case warp_op::activemask: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(0); }); break;
+  }
+  push_warp_ready(b, warp, group);
   w.arrived &= ~group;
 }
 
-// Completes the group of `lane` if all of it has arrived.
-inline void try_complete(block_state& b, uint32_t warp, uint32_t lane) {
-  warp_state& w = b.warps[warp];
-  lane_mask group = group_of(b.threads[warp * b.warp_size + lane], w);
-  if ((w.arrived & group) == group) complete_group(b, warp, group);
-}
 
 // __activemask(): the lanes of the warp that reached it together. Those that
 // wait there are handed the mask once every other live lane of the warp waits
 // too (at a barrier or another warp operation), or has exited.
-inline void settle_activemask(block_state& b, uint32_t warp) {
+__attribute__((noinline)) inline void settle_waiting_activemask(block_state& b, uint32_t warp) {
   warp_state& w = b.warps[warp];
-  if (!w.at_activemask) return;
   const uint32_t base = warp * b.warp_size;
   for (lane_mask m = w.live & ~w.at_activemask & ~w.arrived; m; m &= m - 1)
     if (b.threads[base + lowest_lane(m)].status != thread_status::at_barrier) return;
@@ -458,6 +556,10 @@ inline void settle_activemask(block_state& b, uint32_t warp) {
     push_ready(b, base + lowest_lane(m));
   }
   w.at_activemask &= ~together;
+}
+
+inline void settle_activemask(block_state& b, uint32_t warp) {
+  if (b.warps[warp].at_activemask) settle_waiting_activemask(b, warp);
 }
 
 inline void mark_exited(block_state& b, gpu_thread& t) {
@@ -483,9 +585,11 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
   settle_activemask(b, warp);
 }
 
+inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
+
 inline void fiber_main(void* arg) {
   gpu_thread& self = *static_cast<gpu_thread*>(arg);
-  block_state& b = *self.block;
+  block_state& b = current_block();
   try {
     b.launch->invoke(b.launch->args);
   } catch (...) {
@@ -514,6 +618,8 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.ready = reinterpret_cast<uint32_t*>(b.warps + warps);
   b.rank = b.ready + b.size;
   b.ready_head = b.ready_count = 0;
+  b.streak_warp = ~0u;
+  b.streak = 0;
   b.ready_words = 0;
   if (b.check) {
     memset(b.ready_bits, 0, sizeof b.ready_bits);
@@ -528,9 +634,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
   for (uint32_t i = 0; i < b.size; i++) {
     gpu_thread& t = b.threads[i];
     t.home = &t.registers;
-    t.block = &b;
     t.idx = idx;
-    t.linear = i;
     t.warp = i / b.warp_size;
     t.lane = i % b.warp_size;
     t.status = thread_status::exited;
@@ -575,8 +679,6 @@ inline void run_fibers(block_state& b) {
   while (gpu_thread* next = next_ready(b)) switch_to(b, &b.main, next);
 }
 
-inline block_state& current_block() { return *tls().block; }
-
 // Called by every barrier and warp operation: a loop-mode block changes over.
 inline gpu_thread& fiber_self(block_state& b) {
   if (!b.fibers) make_fibers(b, b.loop_position);
@@ -614,6 +716,19 @@ inline void syncthreads(int line) {
   abandon_block(b);
 }
 
+// The refusals of warp_exchange, out of its way (it runs at every warp operation).
+[[noreturn]] __attribute__((noinline, cold)) inline void refuse_width(block_state& b, warp_op op, bool masked, int line, int width) {
+  char why[96];
+  snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", b.warp_size, width);
+  refuse_warp_op(b, op, masked, line, why);
+}
+
+[[noreturn]] __attribute__((noinline, cold)) inline void refuse_lane(block_state& b, warp_op op, int line, uint32_t lane, lane_mask mask) {
+  char why[96];
+  snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx", lane, static_cast<unsigned long long>(mask));
+  refuse_warp_op(b, op, true, line, why);
+}
+
 inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
   const uint32_t warp = self.warp;
   self.status = thread_status::at_warp_op;
@@ -628,28 +743,23 @@ inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) 
 
 // Every warp operation: the lanes of `mask` (bit i: lane i; kLiveLanes: every
 // lane not exited) take part, each passing its `value`; `param` is the source
-// lane, xor mask or delta of a shuffle, `width` its segment. Returns this
-// lane's result once all of them have arrived. warp_op::activemask ignores
-// all but `line`: see settle_activemask.
+// lane, xor mask or delta of a shuffle, `width` its segment (kWholeWarp, or any
+// negative width: the warp). Returns this lane's result once all of them have
+// arrived. warp_op::activemask ignores all but `line`: see settle_activemask.
 inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width,
                               lane_mask mask = kLiveLanes) {
   block_state& b = current_block();
   const int lanes = b.warp_size;
   const bool masked = mask != kLiveLanes;
-  if (width <= 0 || width > lanes || (width & (width - 1)) != 0) {
-    char why[96];
-    snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", lanes, width);
-    refuse_warp_op(b, op, masked, line, why);
-  }
+  if (width < 0)
+    width = lanes;
+  else if (width == 0 || width > lanes || (width & (width - 1)) != 0)
+    refuse_width(b, op, masked, line, width);
   gpu_thread& self = fiber_self(b);
   const uint32_t warp = self.warp, lane = self.lane;
   if (op == warp_op::activemask) return wait_at_activemask(b, self, line);
   if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
-  if (masked && !(mask >> lane & 1)) {
-    char why[96];
-    snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx", lane, static_cast<unsigned long long>(mask));
-    refuse_warp_op(b, op, masked, line, why);
-  }
+  if (masked && !(mask >> lane & 1)) refuse_lane(b, op, line, lane, mask);
   warp_state& w = b.warps[warp];
   if (b.check && masked && (mask & ~w.live)) {
     // Lanes of the mask that already exited (lanes past the block's end do not exist and do not count).
@@ -670,7 +780,8 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
   self.width = static_cast<uint32_t>(width);
   self.value = value;
   w.arrived |= lane_mask(1) << lane;
-  try_complete(b, warp, lane);
+  const lane_mask group = group_of(self, w);
+  if ((w.arrived & group) == group) complete_group(b, warp, group);
   settle_activemask(b, warp);
   yield(b, self);
   return self.result;
@@ -694,7 +805,6 @@ inline T from_lane_bits(uint64_t bits) {
 // A shuffle of a value of type T; width < 0: the whole warp.
 template <typename T>
 inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_mask mask = kLiveLanes) {
-  if (width < 0) width = tls().warp_size;
   return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
 }
 
@@ -731,17 +841,18 @@ inline int find_module_tls(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
-inline void poison_static_shared(thread_state& t, fl_emu_worker* worker) {
-  if (!t.module_tls_known) {
+inline void poison_static_shared(fl_emu_worker* worker) {
+  module_thread& t = module_thread_data();
+  if (!t.tls_known) {
     hold_stops hold(worker);  // dl_iterate_phdr takes the loader's lock
     tls_search search{reinterpret_cast<uintptr_t>(&find_module_tls), nullptr, 0};
     dl_iterate_phdr(&find_module_tls, &search);
-    t.module_tls = search.begin;
-    t.module_tls_bytes = search.bytes;
-    t.module_tls_known = true;
+    t.tls_begin = search.begin;
+    t.tls_bytes = search.bytes;
+    t.tls_known = true;
   }
-  unsigned char* begin = t.module_tls;
-  unsigned char* end = begin + t.module_tls_bytes;
+  unsigned char* begin = t.tls_begin;
+  unsigned char* end = begin + t.tls_bytes;
   unsigned char* own = reinterpret_cast<unsigned char*>(&t);
   if (!begin || own < begin || own + sizeof t > end) return;
   memset(begin, 0xFF, own - begin);
@@ -848,7 +959,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
     fail(b, "kernel '%s': out of memory for a block's shared memory", desc.kernel);
   } else {
     if (b.check) {
-      poison_static_shared(t, worker);
+      poison_static_shared(worker);
       if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
     }
     run_threads(b);
@@ -870,6 +981,7 @@ inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
   L.needs_fibers = needs_fibers;
   L.threads_per_block = desc->block.x * desc->block.y * desc->block.z;
   desc->error[0] = 0;
+  thread_state_offset.store(desc->thread_offset, std::memory_order_relaxed);
   uint64_t blocks = uint64_t(desc->grid.x) * desc->grid.y * desc->grid.z;
   desc->pool->parallel_for(desc->pool->self, blocks, &run_block, &L);
   return L.failed.load() ? 1 : 0;

@@ -499,6 +499,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.check = d.options.check;
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
+  desc.thread_offset = worker_pool::thread_offset();
   desc.error[0] = 0;
   d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);

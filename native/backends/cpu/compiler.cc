@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -262,6 +263,63 @@ std::vector<std::string> named_include_folders(const std::vector<std::string>& c
   return folders;
 }
 
+// The first assembler directive in `assembly` (the compiler's output, every
+// macro and constant of the source already expanded) that reads a file
+// (.incbin, .include), builds directives a reading cannot see (.macro, .irp,
+// .irpc, .rept, .altmacro, MRI mode) or names libraries for the linker to load
+// (.deplibs): "" when there is none. Read without regard to case, lines joined.
+std::string file_reading_directive(const std::string& assembly) {
+  std::string text;
+  text.reserve(assembly.size());
+  for (size_t i = 0; i < assembly.size(); i++) {
+    if (assembly[i] == '\\' && i + 1 < assembly.size() && assembly[i + 1] == '\n') {
+      i++;
+      continue;
+    }
+    text += static_cast<char>(tolower(static_cast<unsigned char>(assembly[i])));
+  }
+  static const char* const kDirectives[] = {".incbin", ".include", ".macro", ".irp", ".irpc", ".rept", ".altmacro",
+                                            ".mri", ".deplibs", "llvm_dependent_libraries"};
+  for (const char* directive : kDirectives) {
+    const size_t length = strlen(directive);
+    for (size_t at = text.find(directive); at != std::string::npos; at = text.find(directive, at + 1)) {
+      const char after = at + length < text.size() ? text[at + length] : ' ';
+      if (!(isalnum(static_cast<unsigned char>(after)) || after == '_')) return directive;
+    }
+  }
+  return "";
+}
+
+// The log without the source lines a message quotes from a file other than
+// fuselab's or the compiler's headers, or one in the build folder (named
+// without a folder): a #line naming another file would have the compiler show
+// that file's lines. The messages themselves stay.
+std::string without_foreign_excerpts(const std::string& log, const std::vector<std::string>& allowed) {
+  std::istringstream lines(log);
+  std::string line, kept;
+  bool quoting_foreign = false;
+  while (std::getline(lines, line)) {
+    // "file:12:3: error: ..." or "file:12: warning: ...": a message, which the lines quoting its source follow.
+    const size_t colon = line.find(':');
+    const bool message = colon != std::string::npos && colon > 0 && !isspace(static_cast<unsigned char>(line[0])) &&
+                         colon + 1 < line.size() && isdigit(static_cast<unsigned char>(line[colon + 1]));
+    if (message) {
+      const std::string file = line.substr(0, colon);
+      std::error_code ec;
+      const bool own = file.find('/') == std::string::npos ||
+                       inside_any(fs::weakly_canonical(file, ec).string(), allowed);
+      quoting_foreign = !own;
+      kept += line + "\n";
+      continue;
+    }
+    const bool quotes = !line.empty() && (isspace(static_cast<unsigned char>(line[0])) || line.find(" | ") != std::string::npos);
+    if (quoting_foreign && (quotes || line.find(':') == std::string::npos)) continue;
+    quoting_foreign = false;
+    kept += line + "\n";
+  }
+  return kept;
+}
+
 // Why a failed compile failed, when the reason is a full disk: the log says so,
 // or (when even the log could not be written) the folder's file system has
 // almost no room or no inode left.
@@ -338,6 +396,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
                            // (`(float*)(x != x)`), for pointers to no object, and removes a store
                            // through them as dead (or, through a known null, makes it a trap)
                            "-fno-delete-null-pointer-checks", "-fno-tree-pta",
+                           // a GPU has no errno and no floating-point traps: sqrtf and the
+                           // like compile to instructions, and loops over them vectorise
+                           "-fno-math-errno", "-fno-trapping-math",
                            // the emulator longjmps across stacks, which fortified longjmp refuses
                            "-U_FORTIFY_SOURCE",
                            // a GPU thread's stack is a 64 KiB fiber: a larger frame is a compile
@@ -396,8 +457,12 @@ compile_result compile_module(const std::string& source, const std::string& kern
     out.flush();
     if (!out) return fail(disk_error(errno, "write the source", work.path));
   }
-  // -H lists every header the compile opens, in the log, whether it succeeds or not.
-  command.insert(command.end(), {"-H", "-x", "c++", "cell.cc", "-o", "module.so"});
+  // First to assembly, which is read before anything assembles it: no .incbin
+  // the source spelled out or built (through macros, escapes, asm labels) may
+  // have the assembler read a file. -H lists every header the compile opens,
+  // in the log, whether it succeeds or not.
+  const auto started = std::chrono::steady_clock::now();
+  command.insert(command.end(), {"-H", "-S", "-x", "c++", "cell.cc", "-o", "cell.s"});
   process_result run = run_process(kSettings.program, command, environment_in(work.path), work.path, log_path, limits);
   if (run.outcome == process_outcome::not_started)
     return fail("cannot run '" + kSettings.program + "': " + strerror(run.error) + " (install g++ or set $CXX)");
@@ -419,6 +484,7 @@ compile_result compile_module(const std::string& source, const std::string& kern
     return fail("cannot learn where " + kSettings.compiler[0] + " looks for headers ('" + command_text() +
                 " -E -v' listed no include folder)");
   allowed.insert(allowed.end(), own_folders.begin(), own_folders.end());
+  result.log = without_foreign_excerpts(result.log, allowed);
   std::vector<dependency> dependencies;
   for (const std::string& header : headers) {
     std::error_code ec;
@@ -445,6 +511,35 @@ compile_result compile_module(const std::string& source, const std::string& kern
       return fail("the compiler (" + kSettings.compiler[0] + ") was killed by signal " + std::to_string(run.code) +
                   " (it may have run out of its 4 GiB of memory)");
     return fail("compilation failed (" + kSettings.compiler[0] + ")");
+  }
+  std::string assembly;
+  if (!read_file(work.path + "/cell.s", &assembly)) return fail("the compiler wrote no assembly");
+  const std::string directive = file_reading_directive(assembly);
+  if (!directive.empty()) {
+    result.log.clear();
+    return fail("the compiled source holds the assembler directive " + directive +
+                ", which could read a file: kernels may not reach files that way");
+  }
+  // The checked assembly, as is (no preprocessor), to the module.
+  process_limits rest = limits;
+  if (limits.timeout_ms > 0) {
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    rest.timeout_ms = std::max(1, limits.timeout_ms - static_cast<int>(spent.count()));
+  }
+  std::vector<std::string> assemble = kSettings.compiler;
+  assemble.insert(assemble.end(), {"-shared", "-fPIC", "-x", "assembler", "cell.s", "-o", "module.so"});
+  const std::string link_log_path = work.path + "/link.txt";
+  process_result linked = run_process(kSettings.program, assemble, environment_in(work.path), work.path, link_log_path, rest);
+  if (linked.outcome == process_outcome::timed_out)
+    return fail("the compiler ran past the time limit of " + std::to_string(limits.timeout_ms) +
+                " ms and was stopped (compile's option timeoutMs)");
+  if (linked.outcome == process_outcome::stopped) return fail("the compile was interrupted, and the compiler stopped");
+  if (linked.outcome != process_outcome::exited || linked.code != 0) {
+    std::string link_log;
+    read_file(link_log_path, &link_log);
+    result.log += link_log;
+    std::string full = disk_full_note(link_log, kSettings.cache_folder);
+    return fail(full.empty() ? "assembling and linking the module failed (" + kSettings.compiler[0] + ")" : full);
   }
   if (!read_file(work.path + "/module.so", &result.code)) return fail("the compiler wrote no module");
   if (!cache->store(key, dependencies, result.code, &error)) return fail(error);

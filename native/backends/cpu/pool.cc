@@ -1,5 +1,6 @@
 #include "pool.h"
 
+#include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <string>
 
 namespace fl::cpu {
 
@@ -33,7 +35,26 @@ size_t page_bytes() {
   return bytes;
 }
 
+// The offset of every thread's fl_emu_thread from its thread pointer, from
+// libfuselab_thread.so beside the plugin; 0 (modules keep their own, slower to
+// reach) where that library cannot be loaded, as when no static TLS is left.
+ptrdiff_t find_thread_offset() {
+  Dl_info self;
+  if (!dladdr(reinterpret_cast<void*>(&find_thread_offset), &self) || !self.dli_fname) return 0;
+  std::string folder = self.dli_fname;
+  folder.erase(folder.find_last_of('/') + 1);
+  void* library = dlopen((folder + "libfuselab_thread.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) return 0;
+  auto offset = reinterpret_cast<ptrdiff_t (*)()>(dlsym(library, "fuselab_thread_offset"));
+  return offset ? offset() : 0;
+}
+
 }  // namespace
+
+ptrdiff_t worker_pool::thread_offset() {
+  static const ptrdiff_t offset = find_thread_offset();
+  return offset;
+}
 
 // One OS thread of the pool. `api` comes first: the run time hands it back.
 struct worker {

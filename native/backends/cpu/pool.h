@@ -71,6 +71,8 @@ class worker_pool {
   bool cancel();
 
   static size_t fiber_stack_bytes();
+  // fl_emu_launch.thread_offset: where each thread's fl_emu_thread lies.
+  static ptrdiff_t thread_offset();
 
  private:
   static void parallel_for_entry(void* self, uint64_t n, fl_emu_body body, void* ctx);
