@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "crypto";
 import * as os from "os";
 import { DTYPE_BYTES, DType, bf16BitsToF32, decode, encode, f16BitsToF32 } from "../dtype";
 import { CaseLaunch, KernelCase, KernelExercise, KernelTest, PerformanceTest, TestDevice, Values } from "./exercise";
-import { ArgSpec, BufferSpec, CANARY_BYTE, LaunchSpec } from "./protocol";
+import { ArgSpec, BufferSpec, LaunchSpec, canaryByte } from "./protocol";
 import { Counterexample, TestResult, Verdict } from "./results";
 import { RunOutput } from "./workbench";
 
@@ -83,7 +83,7 @@ export function prepareCase(c: KernelCase): Prepared {
   const inputsStored: Record<string, Float64Array> = {};
   for (const input of c.inputs) {
     names.set(input.name, buffers.length);
-    buffers.push({ dtype: input.dtype, elements: input.values.length, init: "data" });
+    buffers.push({ dtype: input.dtype, elements: input.values.length, init: "data", canary: canaryByte(buffers.length) });
     const { bytes, stored } = storedValues(input.dtype, input.values);
     payloads.push(bytes);
     inputsStored[input.name] = stored;
@@ -94,12 +94,12 @@ export function prepareCase(c: KernelCase): Prepared {
     read.push(buffers.length);
     if (output.initial) {
       if (output.initial.length !== output.elements) throw new Error(`output ${output.name}: ${output.elements} initial values expected`);
-      buffers.push({ dtype: output.dtype, elements: output.elements, init: "data" });
+      buffers.push({ dtype: output.dtype, elements: output.elements, init: "data", canary: canaryByte(buffers.length) });
       const { bytes, stored } = storedValues(output.dtype, output.initial);
       payloads.push(bytes);
       inputsStored[output.name] = stored;
     } else {
-      buffers.push({ dtype: output.dtype, elements: output.elements, init: "nan" });
+      buffers.push({ dtype: output.dtype, elements: output.elements, init: "nan", canary: canaryByte(buffers.length) });
     }
   }
   const launches = c.launches.map((l: CaseLaunch): LaunchSpec => ({
@@ -203,7 +203,7 @@ export function compareOutputs(c: KernelCase, prepared: Prepared, out: RunOutput
   options: { expected?: Expected; sampled?: boolean } = {}): Comparison {
   for (let i = 0; i < out.canaries.length; i++) {
     const canary = out.canaries[i];
-    const changed = canary.findIndex((b) => b !== CANARY_BYTE);
+    const changed = canary.findIndex((b) => b !== prepared.buffers[i].canary);
     if (changed >= 0) {
       const spec = prepared.buffers[i];
       const name = [...c.inputs.map((x) => x.name), ...c.outputs.map((x) => x.name)][i];

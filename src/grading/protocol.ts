@@ -87,6 +87,8 @@ export interface BufferSpec {
   elements: number;
   /** "data": the next payload; "nan": every byte 0xFF (an output's canary: NaN in every float type). */
   init: "data" | "nan";
+  /** The byte the canary region is filled with (canaryByte of the buffer's index). */
+  canary: number;
 }
 
 /** A kernel argument: a buffer by index, or a scalar. */
@@ -102,4 +104,13 @@ export interface LaunchSpec {
 
 /** Bytes after every buffer, filled with CANARY_BYTE: a write past the end shows there. */
 export const CANARY_BYTES = 256;
-export const CANARY_BYTE = 0x5a;
+// Each buffer of a case gets its own canary byte: with one byte for all, a kernel
+// that copied past the end of an input into the region past the end of an output
+// (x[i] - mean, where x[i] is the input's canary, rounds back to the same bits)
+// left the output's canary as it found it.
+const CANARY_PATTERNS = [0x5a, 0xa7, 0x3c, 0xd2, 0x69, 0x96, 0x1e, 0xe1];
+
+/** The canary byte of buffer `index` of a case. */
+export function canaryByte(index: number): number {
+  return CANARY_PATTERNS[index % CANARY_PATTERNS.length] ^ (Math.floor(index / CANARY_PATTERNS.length) & 0x0f);
+}

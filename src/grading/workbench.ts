@@ -8,7 +8,7 @@ import { Module } from "../module";
 import { DTYPE_BYTES } from "../dtype";
 import { native, nativeAsync, nativeCall } from "../native";
 import { Tensor, empty } from "../tensor";
-import { BufferSpec, CANARY_BYTE, CANARY_BYTES, LaunchSpec } from "./protocol";
+import { BufferSpec, CANARY_BYTES, LaunchSpec } from "./protocol";
 
 /** What came back from a run: each read buffer's bytes, each other buffer's canary bytes. */
 export interface RunOutput {
@@ -117,7 +117,7 @@ export class Workbench {
           if (!data || data.length !== bytes) throw new Error(`buffer ${tensors.length - 1}: ${bytes} bytes of data expected, got ${data?.length ?? 0}`);
           data.copy(image);
         }
-        image.fill(CANARY_BYTE, bytes);
+        image.fill(spec.canary, bytes);
         nativeCall(() => native().upload(handle, image));
       }
     } catch (e) {
@@ -131,7 +131,7 @@ export class Workbench {
     set.specs.forEach((spec, i) => {
       if (spec.init !== "nan") return;
       const image = Buffer.alloc(bytesOf(spec) + CANARY_BYTES, 0xff);
-      image.fill(CANARY_BYTE, bytesOf(spec));
+      image.fill(spec.canary, bytesOf(spec));
       nativeCall(() => native().upload(set.tensors[i].handle("grader"), image));
     });
   }
