@@ -1,6 +1,6 @@
 // Compiles in child processes, each with its own cache folder and a $CXX
-// wrapper that counts the compiler's runs: for the tests of the CPU compile
-// cache and of the compiler's limits.
+// wrapper that counts the compiler's runs on C++ source (not the run that assembles
+// their output): for the tests of the CPU compile cache and of the compiler's limits.
 import { expect } from "chai";
 import { spawnSync } from "child_process";
 import * as fs from "fs";
@@ -41,7 +41,7 @@ export class Scratch {
   constructor() {
     // Logs every compile (not the questions of what the compiler is and where
     // its headers are: --version, -v), then runs the real compiler.
-    fs.writeFileSync(this.compiler, `#!/bin/sh\ncase " $* " in *" --version "*|*" -v "*) ;; *) echo run >> '${this.compilerLog}' ;; esac\nexec c++ "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(this.compiler, `#!/bin/sh\ncase " $* " in *" --version "*|*" -v "*|*" -x assembler "*) ;; *) echo run >> '${this.compilerLog}' ;; esac\nexec c++ "$@"\n`, { mode: 0o755 });
   }
 
   /** Compiles each source in one new process; `env` adds to or overrides the environment. */
