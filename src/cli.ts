@@ -10,9 +10,8 @@ import {
   JUPYTER_INSTALL_HINT, JupyterPython, ensureSelfLink, findJupyter, installKernelSpec, jupyterPathWith,
   kernelSpecDir, projectJupyterDir, readKernelSpec, tslabEntry, userJupyterDir,
 } from "./jupyter";
-import { INDEX_NOTEBOOK } from "./lessons";
 import { native } from "./native";
-import { WORKSPACE_NAME, resetLesson, syncWorkspace, workspaceDir } from "./workspace";
+import { WORKSPACE_INDEX, WORKSPACE_NAME, resetNotebook, syncWorkspace, workspaceDir } from "./workspace";
 import { GRADE_USAGE, GradeUsageError } from "./grading/usage";
 
 const USAGE = `usage: fuselab <command>
@@ -20,11 +19,12 @@ const USAGE = `usage: fuselab <command>
   doctor [--json]             what is built and usable here: backends, devices, Jupyter, kernelspec
   jupyter install [--user]    install the "fuselab" Jupyter kernelspec: project-local by default,
                  [--dir DIR]  in the user's Jupyter data folder with --user, or in DIR/kernels
-  start [jupyter args...]     open your copies of the lessons (my-notebooks/) in Jupyter with the
-                              fuselab kernel, on the course's index when no args are given; lessons
-                              new since the last start are copied in first
-  reset LESSON                put the original of one lesson back in my-notebooks/ (e.g. reset 00-tour);
-                              your copy moves to my-notebooks/.replaced/
+  start [jupyter args...]     open your copies of the lessons and exercises (my-notebooks/) in Jupyter
+                              with the fuselab kernel, on the course's index when no args are given;
+                              notebooks new since the last start are copied in first, yours are kept
+  reset NOTEBOOK              put the original of one lesson or exercise notebook back in my-notebooks/
+                              (e.g. reset 00-tour, reset 01-add-relu); your copy moves to
+                              my-notebooks/.replaced/
 ${GRADE_USAGE}
   help                        this text`;
 
@@ -186,18 +186,21 @@ function start(args: string[]): Promise<number> {
   }
   ensureSelfLink();
   installKernelSpec(projectJupyterDir());
-  const jupyterArgs = ["-m", "notebook"];
+  const { copied, moved } = syncWorkspace();
+  if (moved.length > 0) console.log(`fuselab: your lessons moved into ${WORKSPACE_NAME}/notebooks/, beside the exercises: ${moved.map((f) => path.basename(f)).join(", ")}`);
+  if (copied.length > 0) console.log(`fuselab: copied into ${WORKSPACE_NAME}/: ${copied.join(", ")}`);
+  const workspace = workspaceDir();
+  // Jupyter's root is the whole workspace, lessons and exercises: a notebook named to
+  // open would otherwise make its own folder the root, and the links out of it dead.
+  const jupyterArgs = ["-m", "notebook", `--notebook-dir=${workspace}`];
   if (process.getuid?.() === 0) jupyterArgs.push("--allow-root");
   if (!hasDisplay()) jupyterArgs.push("--no-browser");
   jupyterArgs.push(...args);
-  const copied = syncWorkspace();
-  if (copied.length > 0) console.log(`fuselab: copied into ${WORKSPACE_NAME}/: ${copied.join(", ")}`);
-  const notebooks = workspaceDir();
   // With no arguments of the user's, Jupyter opens on the course's index.
-  if (args.length === 0 && fs.existsSync(path.join(notebooks, INDEX_NOTEBOOK))) jupyterArgs.push(INDEX_NOTEBOOK);
-  console.log(`fuselab: starting Jupyter (${found.python}) on ${notebooks} with the "TypeScript (fuselab)" kernel`);
+  if (args.length === 0 && fs.existsSync(path.join(workspace, WORKSPACE_INDEX))) jupyterArgs.push(WORKSPACE_INDEX);
+  console.log(`fuselab: starting Jupyter (${found.python}) on ${workspace} with the "TypeScript (fuselab)" kernel`);
   const child = spawn(found.python, jupyterArgs, {
-    cwd: notebooks,
+    cwd: workspace,
     stdio: "inherit",
     env: { ...process.env, JUPYTER_PATH: jupyterPathWith(projectJupyterDir()) },
   });
@@ -228,8 +231,8 @@ async function main(argv: string[]): Promise<number> {
     case "start":
       return start(rest);
     case "reset": {
-      if (rest.length !== 1) throw new UsageError(`reset: expected one lesson name, got ${rest.length === 0 ? "none" : rest.map((a) => JSON.stringify(a)).join(" ")}`);
-      const { notebook, kept } = resetLesson(rest[0]);
+      if (rest.length !== 1) throw new UsageError(`reset: expected one lesson or exercise name, got ${rest.length === 0 ? "none" : rest.map((a) => JSON.stringify(a)).join(" ")}`);
+      const { notebook, kept } = resetNotebook(rest[0]);
       console.log(`fuselab: ${path.relative(process.cwd(), notebook)} is the original again` +
         (kept ? `; your copy is ${path.relative(process.cwd(), kept)}` : ""));
       return 0;

@@ -158,8 +158,9 @@ export function courseIndexMarkdown(root = packageRoot()): string {
     ...table,
     "",
     "This page is made from `lessons/README.md` and the lessons (`npm run notebooks`). In",
-    "`npm start`'s working copy the lessons are your own copies: `fuselab reset NN-name` puts",
-    "one back as it came.",
+    "`npm start`'s working copy the lessons and the exercises are your own copies, kept when",
+    "the course changes: `fuselab reset NN-name` puts one back as it came (`reset 00-tour`,",
+    "`reset 01-add-relu`).",
     "",
   ].join("\n");
 }

@@ -18,9 +18,10 @@ import type { Browser, Page } from "puppeteer-core";
 import { findJupyter } from "../src/jupyter";
 import { renderLessons } from "../src/lessons";
 import { packageRoot } from "../src/native";
+import { WORKSPACE_INDEX } from "../src/workspace";
 
 // The page's globals, for the functions that run in it (the project compiles without the DOM library).
-declare const window: any, document: any, MutationObserver: any;
+declare const window: any, document: any, location: any, MutationObserver: any;
 
 const ARTIFACTS = path.join(packageRoot(), "test-artifacts", "browser");
 const CLI = path.join(__dirname, "..", "src", "cli.js");
@@ -173,6 +174,59 @@ describe("the lessons in a browser", function () {
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   });
 
+  /** Opens the notebook at `file` (relative to Jupyter's root, the working copy) and waits for its kernel. */
+  function openNotebook(page: Page, file: string): Promise<void> {
+    return openNotebookAt(page, `${base}/notebooks/${file.split("/").map(encodeURIComponent).join("/")}?token=${token}`);
+  }
+
+  async function openNotebookAt(page: Page, url: string): Promise<void> {
+    await page.goto(url, { waitUntil: "load" });
+    await page.waitForFunction(() => {
+      const j = (window as unknown as { Jupyter?: { notebook?: { kernel?: { is_connected(): boolean } } } }).Jupyter;
+      return !!j?.notebook?.kernel?.is_connected();
+    }, { timeout: 120_000 });
+  }
+
+  /** In the page: the links of the rendered Markdown (anchors aside) as the browser resolves them, and those the server does not answer with 200. */
+  function deadLinksInPage(page: Page): Promise<{ links: string[]; dead: string[] }> {
+    return page.evaluate(async () => {
+      const anchors = [...document.querySelectorAll(".text_cell_render a[href]")]
+        .filter((a: { href: string; getAttribute(name: string): string }) => !a.getAttribute("href").startsWith("#") && new URL(a.href).origin === location.origin);
+      const links: string[] = anchors.map((a: { href: string }) => a.href);
+      const dead: string[] = [];
+      for (const [i, a] of anchors.entries()) {
+        const status = (await fetch(links[i])).status;
+        if (status !== 200) dead.push(`${(a as { getAttribute(name: string): string }).getAttribute("href")} (${links[i]}): ${status}`);
+      }
+      return { links, dead };
+    });
+  }
+
+  it("the course's index: every lesson and exercise it links opens in Jupyter, an exercise with its kernel", async () => {
+    const page = await browser!.newPage();
+    let exercises: string[];
+    try {
+      await openNotebook(page, WORKSPACE_INDEX);
+      const { links, dead } = await deadLinksInPage(page);
+      expect(dead, "links of the index that Jupyter cannot open").to.deep.equal([]);
+      exercises = links.filter((l) => new URL(l).pathname.startsWith("/notebooks/exercises/"));
+      expect(links.length - exercises.length, "links to the lessons").to.equal(renderLessons().length);
+      expect(exercises.length, "links to exercise notebooks").to.be.greaterThan(0);
+    } finally {
+      await page.close();
+    }
+    // Followed as the student does (Jupyter opens a Markdown link in a new tab), the link opens the exercise notebook of the working copy.
+    const exercise = decodeURIComponent(new URL(exercises[0]).pathname.slice("/notebooks/".length));
+    const tab = await browser!.newPage();
+    try {
+      await openNotebookAt(tab, exercises[0]);
+      expect(await tab.evaluate(() => (window as unknown as { Jupyter: { notebook: { notebook_path: string } } }).Jupyter.notebook.notebook_path)).to.equal(exercise);
+      expect(fs.existsSync(path.join(workspace, exercise)), exercise).to.equal(true);
+    } finally {
+      await tab.close();
+    }
+  });
+
   it("a chart where plotly.js is missing says how to load it", async () => {
     const page = await browser!.newPage();
     try {
@@ -198,11 +252,8 @@ describe("the lessons in a browser", function () {
         await page.setViewport({ width: VIEWPORT_WIDTH, height: 1000 });
         const pageErrors: string[] = [];
         page.on("pageerror", (e) => pageErrors.push(String(e)));
-        await page.goto(`${base}/notebooks/${encodeURIComponent(name)}?token=${token}`, { waitUntil: "load" });
-        await page.waitForFunction(() => {
-          const j = (window as unknown as { Jupyter?: { notebook?: { kernel?: { is_connected(): boolean } } } }).Jupyter;
-          return !!j?.notebook?.kernel?.is_connected();
-        }, { timeout: 120_000 });
+        await openNotebook(page, `notebooks/${name}`);
+        expect((await deadLinksInPage(page)).dead, `links in ${name} that Jupyter cannot open`).to.deep.equal([]);
         await page.evaluate(() => (window as unknown as { Jupyter: { notebook: { execute_all_cells(): void } } }).Jupyter.notebook.execute_all_cells());
         const state = await waitFor(page, cellState, (s) => s.problems.length > 0 || (s.done && !s.busy), 20 * 60_000, "the cells did not all run");
         expect(state.problems, `error outputs in ${name}`).to.deep.equal([]);
@@ -218,7 +269,7 @@ describe("the lessons in a browser", function () {
       }
 
       // The notebook as the browser saved it, exported to HTML and opened with no network.
-      const saved = path.join(workspace, name);
+      const saved = path.join(workspace, "notebooks", name);
       const saveDeadline = Date.now() + 30_000;
       while (!fs.readFileSync(saved, "utf8").includes("fuselab-chart") && !name.includes("no-charts") && Date.now() < saveDeadline) {
         await new Promise((resolve) => setTimeout(resolve, 250));
@@ -257,11 +308,11 @@ describe("the lessons in a browser", function () {
         const copy = JSON.parse(saveText) as { metadata: Record<string, unknown> };
         copy.metadata.copied = true;
         const untrustedName = `untrusted-${name}`;
-        fs.writeFileSync(path.join(workspace, untrustedName), JSON.stringify(copy));
+        fs.writeFileSync(path.join(workspace, "notebooks", untrustedName), JSON.stringify(copy));
         const page = await browser!.newPage();
         try {
           await page.setViewport({ width: VIEWPORT_WIDTH, height: 1000 });
-          await page.goto(`${base}/notebooks/${encodeURIComponent(untrustedName)}?token=${token}`, { waitUntil: "load" });
+          await page.goto(`${base}/notebooks/notebooks/${encodeURIComponent(untrustedName)}?token=${token}`, { waitUntil: "load" });
           // (The function runs in the page, so it names everything it uses itself.)
           const state = await waitFor(page, () => ({
             trusted: document.querySelector("#notification_trusted")?.textContent?.trim(),

@@ -97,15 +97,50 @@ describe("fuselab CLI", () => {
     expect(badOption.stderr).to.include('unknown option "--yaml"');
     const noLesson = fuselab(["reset"]);
     expect(noLesson.status).to.equal(2);
-    expect(noLesson.stderr).to.include("reset: expected one lesson name, got none");
+    expect(noLesson.stderr).to.include("reset: expected one lesson or exercise name, got none");
   });
 
-  it("reset of an unknown lesson lists the lessons and exits 1", () => {
+  it("reset of an unknown notebook lists the lessons and the exercises and exits 1", () => {
     const run = fuselab(["reset", "00-tuor"]);
     expect(run.status).to.equal(1);
-    expect(run.stderr).to.include('no lesson named "00-tuor"; the lessons are 00-tour');
+    expect(run.stderr).to.match(/^fuselab: reset: the notebook must be a lesson \(00-tour, 01-why-fusion, [^)]*\) or an exercise \(01-add-relu, [^)]*\), got "00-tuor"$/m);
+  });
+
+  it("start serves the working copy, lessons and exercises, with Jupyter's root at its top, opened on the index", () => {
+    const workspace = path.join(tmp, "my-notebooks");
+    const record = path.join(tmp, "jupyter-ran.json");
+    const run = fuselab(["start"], { ...process.env, FUSELAB_PYTHON: recordingPython(tmp, record), FUSELAB_WORKSPACE: workspace });
+    expect(run.status, run.stderr).to.equal(0);
+    expect(run.stdout).to.include("fuselab: copied into my-notebooks/: notebooks/00-tour.ipynb").and.include("exercises/01-add-relu/01-add-relu.ipynb");
+    const ran = JSON.parse(fs.readFileSync(record, "utf8")) as { argv: string[]; cwd: string };
+    expect(ran.cwd).to.equal(workspace);
+    expect(ran.argv.slice(0, 3)).to.deep.equal(["-m", "notebook", `--notebook-dir=${workspace}`]);
+    expect(ran.argv[ran.argv.length - 1]).to.equal("notebooks/index.ipynb");
+    for (const copy of ["notebooks/index.ipynb", "notebooks/00-tour.ipynb", "exercises/01-add-relu/01-add-relu.ipynb"]) {
+      expect(fs.existsSync(path.join(workspace, copy)), copy).to.equal(true);
+    }
+    // A later start copies nothing: the copies are the student's.
+    const again = fuselab(["start", "--port=0"], { ...process.env, FUSELAB_PYTHON: recordingPython(tmp, record), FUSELAB_WORKSPACE: workspace });
+    expect(again.status, again.stderr).to.equal(0);
+    expect(again.stdout).to.not.include("copied into");
+    expect((JSON.parse(fs.readFileSync(record, "utf8")) as { argv: string[] }).argv.slice(-1), "the user's arguments, and no index").to.deep.equal(["--port=0"]);
   });
 });
+
+/**
+ * A "python" with Jupyter that runs nothing: it answers fuselab's probe as a Python
+ * with notebook 6 would, and for "-m notebook" writes its arguments and folder to `record`.
+ */
+function recordingPython(dir: string, record: string): string {
+  const file = path.join(dir, "python-recording-jupyter");
+  const probe = JSON.stringify({ executable: file, notebookVersion: "6.4.12", jupyterClientVersion: "7.4.9", nbclientVersion: null, dataDir: dir, kernelspecs: {} });
+  fs.writeFileSync(file, `#!${process.execPath}
+const [flag, ...rest] = process.argv.slice(2);
+if (flag === "-c") console.log(${JSON.stringify(probe)});
+else require("fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: [flag, ...rest], cwd: process.cwd() }));
+`, { mode: 0o755 });
+  return file;
+}
 
 /** A "python" that has no Jupyter: any script it is given fails. */
 function fakePython(dir: string): string {

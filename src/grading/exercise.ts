@@ -129,9 +129,9 @@ export interface NumbersExercise {
 
 export type Exercise = KernelExercise | NumbersExercise;
 
-/** Where exercise folders live (the spec, the stub, the notebook). */
-export function exercisesDir(): string {
-  return path.join(packageRoot(), "exercises");
+/** Where exercise folders live (the spec, the stub, the notebook), in the tree at `root`. */
+export function exercisesDir(root = packageRoot()): string {
+  return path.join(root, "exercises");
 }
 
 /** Where solutions and fixtures live. */
@@ -139,9 +139,10 @@ export function solutionsDir(): string {
   return path.join(packageRoot(), "solutions");
 }
 
-/** The ids of every exercise, in order. */
-export function exerciseIds(): string[] {
-  return fs.readdirSync(exercisesDir()).filter((d) => /^\d\d-[a-z0-9-]+$/.test(d) && fs.existsSync(path.join(exercisesDir(), d, "exercise.ts"))).sort();
+/** The ids of every exercise of the tree at `root`, in order. */
+export function exerciseIds(root = packageRoot()): string[] {
+  const dir = exercisesDir(root);
+  return fs.readdirSync(dir).filter((d) => /^\d\d-[a-z0-9-]+$/.test(d) && fs.existsSync(path.join(dir, d, "exercise.ts"))).sort();
 }
 
 /** The exercise `id` ("01-add-relu", or "01"). */
