@@ -196,11 +196,34 @@ div.output th,div.output td{padding:2px 8px;border-bottom:1px solid #ddd}
 .meta{color:#666;font-size:90%}`;
 
 /**
- * The lesson as a page: its prose, each code cell and its outputs. Charts need
- * plotly.js, loaded from `plotlyFile` (a path relative to the page).
+ * Where a lesson's relative link points from a page in `pagesDir`: another
+ * lesson's notebook becomes its page beside this one (when it has one), anything
+ * else (an exercise's notebook, a results file) the same file in the package,
+ * which the notebooks' links are relative to.
  */
-export function lessonHtml(program: Program, outputs: Map<number, CellOutput>, where: string, plotlyFile?: string): string {
+export function pageLink(href: string, pagesDir: string, lessons: ReadonlySet<string>): string {
+  if (/^([a-z][a-z0-9+.-]*:|#|\/)/i.test(href)) return href;
+  const hash = href.indexOf("#");
+  const [target, anchor] = hash >= 0 ? [href.slice(0, hash), href.slice(hash)] : [href, ""];
+  const lesson = /^([^/]+)\.ipynb$/.exec(target);
+  if (lesson && lessons.has(lesson[1])) return `${lesson[1]}.html${anchor}`;
+  return path.relative(pagesDir, path.resolve(packageRoot(), "notebooks", target)).split(path.sep).join("/") + anchor;
+}
+
+/**
+ * The lesson as a page: its prose, each code cell and its outputs. Charts need
+ * plotly.js, loaded from `plotlyFile` (a path relative to the page); `link`
+ * rewrites the prose's relative links for where the page lies.
+ */
+export function lessonHtml(program: Program, outputs: Map<number, CellOutput>, where: string, plotlyFile?: string,
+  link: (href: string) => string = (href) => href): string {
   const md = new MarkdownIt();
+  const linkOpen = md.renderer.rules.link_open ?? ((tokens, i, options, _env, self) => self.renderToken(tokens, i, options));
+  md.renderer.rules.link_open = (tokens, i, options, env, self) => {
+    const href = tokens[i].attrGet("href");
+    if (href !== null) tokens[i].attrSet("href", link(href));
+    return linkOpen(tokens, i, options, env, self);
+  };
   const parts = program.notebook.cells.map((cell, i) => {
     const source = cell.source.join("");
     if (cell.cell_type === "markdown") return md.render(source);
@@ -228,7 +251,9 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     } else wanted.push(argv[i]);
   }
-  const programs = loadPrograms().filter((p) => wanted.length === 0 || wanted.some((w) => p.lesson === w || p.lesson.startsWith(`${w}-`)));
+  const all = loadPrograms();
+  const programs = all.filter((p) => wanted.length === 0 || wanted.some((w) => p.lesson === w || p.lesson.startsWith(`${w}-`)));
+  const lessons = new Set(all.map((p) => p.lesson));
   if (programs.length === 0) throw new Error(`no lesson matches ${wanted.join(", ")}`);
   fs.mkdirSync(out, { recursive: true });
   // One copy of plotly.js beside the pages, which every chart of every page uses.
@@ -245,7 +270,7 @@ async function main(argv: string[]): Promise<number> {
     const failed = [...outputs.values()].some((o) => o.error !== undefined);
     const where = `Run on ${dev.name} (${dev.describe()}), ${new Date().toISOString().slice(0, 10)}, ` +
       `with node dist/src/run-lessons.js: the lesson's code cells in order as one program, in ${seconds.toFixed(1)} s.`;
-    fs.writeFileSync(path.join(out, `${program.lesson}.html`), lessonHtml(program, outputs, where, PLOTLY_FILE));
+    fs.writeFileSync(path.join(out, `${program.lesson}.html`), lessonHtml(program, outputs, where, PLOTLY_FILE, (href) => pageLink(href, out, lessons)));
     summary.push({ lesson: program.lesson, seconds, failed });
   }
   for (const s of summary) console.log(`${s.failed ? "FAILED" : "ok"}  ${s.lesson}  ${s.seconds.toFixed(1)} s  -> ${path.join(out, s.lesson)}.html`);

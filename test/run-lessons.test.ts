@@ -2,7 +2,10 @@
 // output captured, a failing cell stopping the rest, and the page that shows it.
 import { expect } from "chai";
 import { Notebook } from "../src/lessons";
-import { lessonHtml, runProgram, transpileLessons, transpileNotebook } from "../src/run-lessons";
+import * as fs from "fs";
+import * as path from "path";
+import { packageRoot } from "../src/native";
+import { lessonHtml, pageLink, runProgram, transpileLessons, transpileNotebook } from "../src/run-lessons";
 import { inNotebook } from "../src/tslab";
 
 function notebook(cells: [("markdown" | "code"), string][]): Notebook {
@@ -47,5 +50,24 @@ describe("run-lessons", () => {
     expect(html).to.include("Error: boom &amp; bust");
     expect(html).to.include("not run: an earlier cell failed");
     expect(html).to.include('<div class="output"><b>rich</b></div>');
+  });
+
+  it("points a page's links where the page lies: lessons to their pages, the rest into the package", () => {
+    const pages = path.join(packageRoot(), "docs", "lessons");
+    const lessons = new Set(transpileLessons().map((p) => p.lesson));
+    expect(pageLink("02-elementwise-fusion.ipynb#measure", pages, lessons)).to.equal("02-elementwise-fusion.html#measure");
+    expect(pageLink("../exercises/01-add-relu/01-add-relu.ipynb", pages, lessons)).to.equal("../../exercises/01-add-relu/01-add-relu.ipynb");
+    expect(pageLink("https://example.org/a.ipynb", pages, lessons)).to.equal("https://example.org/a.ipynb");
+    expect(pageLink("#top", pages, lessons)).to.equal("#top");
+    // Every relative link of every lesson page lands on a page or on a file of the package.
+    for (const program of transpileLessons()) {
+      const html = lessonHtml(program, new Map(), "", undefined, (href) => pageLink(href, pages, lessons));
+      for (const [, href] of html.matchAll(/<a href="([^"#]+)[^"]*"/g)) {
+        if (/^[a-z]+:/i.test(href)) continue;
+        const target = path.resolve(pages, href);
+        const page = /^([^/]+)\.html$/.exec(href);
+        expect(page ? lessons.has(page[1]) : fs.existsSync(target), `${program.lesson}: ${href}`).to.equal(true);
+      }
+    }
   });
 });
