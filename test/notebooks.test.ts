@@ -5,7 +5,7 @@ import { expect } from "chai";
 import * as fs from "fs";
 import * as path from "path";
 import { packageRoot } from "../src/native";
-import { exerciseIds, solutionsDir } from "../src/grading/exercise";
+import { exerciseIds, exercisesDir, solutionsDir } from "../src/grading/exercise";
 import { notebookProblems, renderLessons } from "../src/lessons";
 import { TestJupyter, executeNotebook, problemReport, requireJupyter, testJupyter } from "./notebook-runner";
 
@@ -28,23 +28,29 @@ describe("notebooks", () => {
       });
     }
 
-    // The instructor's notebook of each exercise: its solution through fl.check, as a student's would go.
-    for (const id of exerciseIds()) {
-      it(`${id}'s answer notebook runs without an error output, and its solution gets every visible point`, async function () {
+    // Each exercise's two notebooks, the student's (the stub) and the instructor's (the
+    // solution), through fl.check as a student's would go: no error output, and the
+    // score fl.check prints is full for the solution only.
+    const notebooks = (id: string) => [
+      { name: `${id}/${id}.ipynb`, file: path.join(exercisesDir(), id, `${id}.ipynb`), full: false },
+      { name: `${id}/answer.ipynb`, file: path.join(solutionsDir(), id, "answer.ipynb"), full: true },
+    ];
+    for (const id of exerciseIds()) for (const { name, file, full } of notebooks(id)) {
+      it(`${name} runs without an error output, and fl.check gives ${full ? "every" : "not every"} visible point`, async function () {
         requireJupyter(this, jupyter);
         // Run on a copy inside the package (where "fuselab" resolves), which keeps the outputs to read.
-        const folder = path.join(packageRoot(), "test-artifacts", "answers", id);
+        const folder = path.join(packageRoot(), "test-artifacts", "exercise-notebooks", id);
         fs.mkdirSync(folder, { recursive: true });
         try {
-          const notebook = path.join(folder, "answer.ipynb");
-          fs.copyFileSync(path.join(solutionsDir(), id, "answer.ipynb"), notebook);
+          const notebook = path.join(folder, path.basename(file));
+          fs.copyFileSync(file, notebook);
           const problems = await executeNotebook(jupyter, notebook, { save: true });
-          if (problems.length > 0) expect.fail(`${id}/answer.ipynb:\n${problemReport(problems)}`);
+          if (problems.length > 0) expect.fail(`${name}:\n${problemReport(problems)}`);
           const printed = (JSON.parse(fs.readFileSync(notebook, "utf8")) as { cells: { outputs?: { text?: string[]; data?: Record<string, string[]> }[] }[] })
             .cells.flatMap((c) => c.outputs ?? []).map((o) => (o.text ?? o.data?.["text/plain"] ?? []).join("")).join("\n");
           const score = /: ([\d.]+) of ([\d.]+) points/.exec(printed);
-          expect(score, `fl.check's score in ${id}/answer.ipynb:\n${printed.slice(0, 2000)}`).to.not.equal(null);
-          expect(score![1], printed.slice(0, 2000)).to.equal(score![2]);
+          expect(score, `fl.check's score in ${name}:\n${printed.slice(0, 2000)}`).to.not.equal(null);
+          expect(score![1] === score![2], printed.slice(0, 2000)).to.equal(full);
         } finally {
           fs.rmSync(folder, { recursive: true, force: true });
         }
