@@ -40,6 +40,14 @@ describe("the CPU compile cache", function () {
     expect(scratch.entries()).to.have.length(2);
   });
 
+  it("compiles with clang as $CXX: every flag it is given is one clang takes", function () {
+    const clang = [process.env.PATH ?? "", "/usr/lib/llvm-15/bin", "/usr/lib/llvm-16/bin", "/usr/lib/llvm-17/bin"]
+      .flatMap((dirs) => dirs.split(":")).map((dir) => path.join(dir, "clang++")).find((file) => fs.existsSync(file));
+    if (!clang) this.skip();
+    expect(scratch.compile([source(5)], { CXX: clang! })).to.deep.equal([{ values: expected(5) }]);
+    expect(scratch.compile([source(5)], { CXX: clang!, FL_TEST_CHECK: "1" })).to.deep.equal([{ values: expected(5) }]);
+  });
+
   it("rebuilds a module whose entry was changed on disk, and never runs the changed code", () => {
     scratch.compile([source(3)]);
     const [entry] = scratch.entries();

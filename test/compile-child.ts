@@ -21,7 +21,7 @@ const fl = require(process.env.FL_TEST_ROOT + "/dist/src");
 const results = [];
 for (const text of JSON.parse(process.argv[1])) {
   try {
-    const dev = fl.device("cpu");
+    const dev = fl.device("cpu", { check: process.env.FL_TEST_CHECK === "1" });
     const out = fl.zeros([4], { dtype: "i32", device: dev });
     fl.compile(text, { device: dev }).fn("k").launch({ grid: 1, block: 4 }, out);
     results.push({ values: Array.from(out.toArray()) });

@@ -392,10 +392,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
                            // kernels read float* memory as float4, as GPU code does
                            "-fno-strict-aliasing",
                            // an access through a null or near-null pointer faults, as on a GPU:
-                           // by default g++ takes null, and a pointer made from a comparison
-                           // (`(float*)(x != x)`), for pointers to no object, and removes a store
-                           // through them as dead (or, through a known null, makes it a trap)
-                           "-fno-delete-null-pointer-checks", "-fno-tree-pta",
+                           // by default the compiler takes null for a pointer to no object and
+                           // removes a store through it as dead (or makes it a trap)
+                           "-fno-delete-null-pointer-checks",
                            // a GPU has no errno and no floating-point traps: sqrtf and the
                            // like compile to instructions, and loops over them vectorise
                            "-fno-math-errno", "-fno-trapping-math",
@@ -406,6 +405,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
                            // meets the fiber's guard page instead of jumping past it
                            "-Werror=frame-larger-than=49152", "-fstack-clash-protection"})
     flags.push_back(flag);
+  // g++ also takes a pointer made from a comparison (`(float*)(x != x)`) for one to
+  // no object, unless its points-to analysis is off; clang has no such flag.
+  if (!compiler_is_clang()) flags.push_back("-fno-tree-pta");
   if (check) {
     // The alignment of every typed load and store is checked; the module's own
     // handler (vendors/cpu.h) ends the launch at a misaligned one. g++ would
