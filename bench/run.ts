@@ -1,4 +1,4 @@
-// npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH]
+// npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH --torch-budget S]
 //
 // On the default device (FUSELAB_DEVICE respected): the copy ceiling, then each
 // fused op against its unfused chain in f32 and bf16: median time, GB/s from the
@@ -7,8 +7,10 @@
 // PyTorch eager and torch.compile then run the same ops, shapes and dtypes on
 // the same GPU (bench/torch/bench_torch.py, with `--python`, default python3),
 // beside fuselab's columns: "fused vs compile" is torch.compile's median over
-// fuselab's fused median (above 1.00x: fuselab is faster). Writes
-// bench/results/<device>-<date>.json and .md, and prints the table last.
+// fuselab's fused median (above 1.00x: fuselab is faster); no PyTorch case
+// starts after --torch-budget seconds (default 1200: torch.compile compiles every
+// case). Writes bench/results/<device>-<date>.json and .md (first with fuselab's
+// columns, again with PyTorch's), and prints the table last.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -33,15 +35,16 @@ interface Arguments {
   out: string;
   vsTorch: boolean;
   python: string;
+  torchBudgetS: number;
 }
 
-const USAGE = "usage: npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH]";
+const USAGE = "usage: npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH --torch-budget S]";
 // PyTorch's iterations (fuselab's bench() defaults).
 const TORCH_WARMUP = 10;
 const TORCH_ITERS = 50;
 
 function parseArguments(argv: string[]): Arguments {
-  const parsed: Arguments = { out: path.resolve(__dirname, "..", "..", "bench", "results"), vsTorch: false, python: "python3" };
+  const parsed: Arguments = { out: path.resolve(__dirname, "..", "..", "bench", "results"), vsTorch: false, python: "python3", torchBudgetS: 1200 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1]];
     if (value === undefined) throw new Error(`${flag} needs a value\n${USAGE}`);
@@ -56,6 +59,10 @@ function parseArguments(argv: string[]): Arguments {
       parsed.vsTorch = true;
     } else if (flag === "--python") {
       parsed.python = value;
+    } else if (flag === "--torch-budget") {
+      const seconds = Number(value);
+      if (!(seconds > 0)) throw new Error(`--torch-budget must be a positive number of seconds, got ${JSON.stringify(value)}\n${USAGE}`);
+      parsed.torchBudgetS = seconds;
     } else {
       throw new Error(`unknown option ${JSON.stringify(flag)}\n${USAGE}`);
     }
@@ -180,6 +187,7 @@ async function main(): Promise<void> {
   const ceiling = await fl.copyCeiling({ device: dev, bytes: copyBytes });
   console.log(`copy ceiling: ${ceiling.gbs.toFixed(1)} GB/s (copy_f32x4 of ${copyBytes / 2 ** 20} MiB, median ${formatMs(ceiling.medianMs)} ms of ${ceiling.iters})`);
 
+  const benchStarted = Date.now();
   const results: Row[] = [];
   const torchCases: TorchCase[] = [];
   for (const dtype of DTYPES) {
@@ -203,23 +211,47 @@ async function main(): Promise<void> {
           id: `${pair.op} ${dtype}`, op: pair.declaration.name, dtype, args: opArgs.map(specArgument), flushL2: fusedResult.l2Flushed,
         });
         console.log(`${pair.op} ${dtype}: unfused ${formatMs(unfused.medianMs)} ms, fused ${formatMs(fusedResult.medianMs)} ms ` +
-          `(${pct(fusedResult)} of copy), speedup ${row.speedup.toFixed(2)}x, byte ratio ${row.byteRatio.toFixed(2)}x`);
+          `(${pct(fusedResult)} of copy), speedup ${row.speedup.toFixed(2)}x, byte ratio ${row.byteRatio.toFixed(2)}x ` +
+          `(${((Date.now() - benchStarted) / 1000).toFixed(0)} s)`);
       }
     } finally {
       inputs.dispose();
     }
   }
 
-  let torch: TorchRun | undefined;
+  const started = Date.now();
+  const write = (torch?: TorchRun) => writeResults(args.out, { dev, command, notes, rows, cols, copyBytes, ceiling, results, torch });
+  write();
   if (args.vsTorch) {
-    torch = runTorch(torchCases, args.python, TORCH_WARMUP, TORCH_ITERS);
-    results.forEach((r, i) => (r.torch = torch!.results.get(torchCases[i].id)));
+    const torch = runTorch(torchCases, args.python, TORCH_WARMUP, TORCH_ITERS, args.torchBudgetS);
+    results.forEach((r, i) => (r.torch = torch.results.get(torchCases[i].id)));
+    write(torch);
   }
+  console.log(`(${((Date.now() - started) / 1000).toFixed(0)} s after fuselab's cases)`);
+}
+
+interface RunRecord {
+  dev: fl.Device;
+  command: string;
+  notes: string[];
+  rows: number;
+  cols: number;
+  copyBytes: number;
+  ceiling: fl.CopyCeiling;
+  results: Row[];
+  torch?: TorchRun;
+}
+
+/** Writes the run's .json and .md under `out` and prints the summary and the table. */
+function writeResults(out: string, run: RunRecord): void {
+  const { dev, command, notes, rows, cols, copyBytes, ceiling, results, torch } = run;
+  const onCpu = dev.kind === "cpu";
   const atTarget = results.filter((r) => (r.fused.pctOfCopy ?? 0) >= TARGET_PCT_OF_COPY).length;
   const beatCompile = results.filter((r) => r.torch && "compileMs" in r.torch && r.torch.compileMs >= r.fused.medianMs).length;
+  const timedByTorch = results.filter((r) => r.torch && "compileMs" in r.torch).length;
   const torchLine = torch
     ? `PyTorch ${torch.torch} (CUDA ${torch.cuda}) on ${torch.device}, eager and torch.compile, ${TORCH_ITERS} iterations after ${TORCH_WARMUP}: ` +
-      `fused ops at >= 1.00x torch.compile: ${beatCompile} of ${results.length}`
+      `fused ops at >= 1.00x torch.compile: ${beatCompile} of the ${timedByTorch} PyTorch timed (of ${results.length})`
     : undefined;
   const date = new Date();
   const day = date.toISOString().slice(0, 10);
@@ -254,9 +286,9 @@ async function main(): Promise<void> {
     table,
     "",
   ].join("\n");
-  fs.mkdirSync(args.out, { recursive: true });
-  const jsonFile = path.join(args.out, `${base}.json`);
-  const markdownFile = path.join(args.out, `${base}.md`);
+  fs.mkdirSync(out, { recursive: true });
+  const jsonFile = path.join(out, `${base}.json`);
+  const markdownFile = path.join(out, `${base}.md`);
   fs.writeFileSync(jsonFile, JSON.stringify(record, null, 2) + "\n");
   fs.writeFileSync(markdownFile, markdown);
   console.log(`\nwrote ${jsonFile}\nwrote ${markdownFile}\n`);

@@ -45,20 +45,27 @@ export function specArgument(a: unknown): unknown {
   return a === undefined ? null : a;
 }
 
-/** Runs the cases in PyTorch with `python`; throws with what to do when it cannot. */
-export function runTorch(cases: TorchCase[], python: string, warmup: number, iters: number): TorchRun {
+/**
+ * Runs the cases in PyTorch with `python`, starting no case after `budgetS`
+ * seconds; throws with what to do when it cannot run at all. A run that stops
+ * part-way keeps the cases it finished; the others say why they have no times.
+ */
+export function runTorch(cases: TorchCase[], python: string, warmup: number, iters: number, budgetS: number): TorchRun {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-vs-torch-"));
   try {
     const specFile = path.join(dir, "spec.json"), outFile = path.join(dir, "torch.json");
     const spec = { warmup, iters, cases };
     fs.writeFileSync(specFile, JSON.stringify(spec));
-    const run = spawnSync(python, [SCRIPT, specFile, outFile], { stdio: "inherit" });
+    const run = spawnSync(python, [SCRIPT, specFile, outFile, String(budgetS)], { stdio: "inherit" });
     if (run.error) throw new Error(`--vs torch: cannot run ${python} (${run.error.message}); give another with --python`);
-    if (run.status !== 0) {
+    if (!fs.existsSync(outFile)) {
       throw new Error(`--vs torch: ${python} ${SCRIPT} failed (exit ${run.status ?? run.signal}); it needs PyTorch with a CUDA device`);
     }
     const out = JSON.parse(fs.readFileSync(outFile, "utf8")) as Omit<TorchRun, "results"> & { results: ({ id: string } & TorchTiming)[] };
-    return { ...out, results: new Map(out.results.map(({ id, ...timing }) => [id, timing as TorchTiming])) };
+    const results = new Map(out.results.map(({ id, ...timing }) => [id, timing as TorchTiming]));
+    const stopped: TorchTiming = { error: `not run: ${path.basename(SCRIPT)} stopped (exit ${run.status ?? run.signal}) before this case` };
+    cases.forEach((c) => { if (!results.has(c.id)) results.set(c.id, stopped); });
+    return { ...out, results };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,9 +1,13 @@
 // fl.bench and fl.copyCeiling: the API works and its numbers agree with each
 // other and with the traffic model. No timing is asserted: only consistency.
 import { expect } from "chai";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import * as fl from "../src";
 import { percentile } from "../src/bench";
 import { wrongVariants } from "../bench/elementwise-variants";
+import { TorchCase, runTorch } from "../bench/vs-torch";
 import { expectRejects } from "./helpers";
 
 describe("bench", function () {
@@ -179,5 +183,60 @@ describe("bench", function () {
     expect(percentile([1, 2, 3, 4, 5], 0.2)).to.be.closeTo(1.8, 1e-12);
     expect(percentile([1, 2, 3, 4], 0.5)).to.equal(2.5);
     expect(percentile([7], 0.8)).to.equal(7);
+  });
+});
+
+describe("bench --vs torch", function () {
+  const cases: TorchCase[] = ["addRelu f32", "softmax f32", "softmax bf16"].map((id) => ({
+    id, op: id.split(" ")[0], dtype: id.split(" ")[1], args: [{ $tensor: [4, 8] }], flushL2: true,
+  }));
+  let dir: string;
+
+  beforeEach(function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-fake-python-"));
+  });
+
+  afterEach(function () {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A stand-in for python3 that answers the first `answered` cases of the spec, then exits with `status`. */
+  function fakePython(answered: number, status: number): string {
+    const file = path.join(dir, "python");
+    fs.writeFileSync(file, `#!${process.execPath}
+const fs = require("fs");
+const [script, specFile, outFile, budget] = process.argv.slice(2);
+const spec = JSON.parse(fs.readFileSync(specFile, "utf8"));
+fs.writeFileSync(${JSON.stringify(path.join(dir, "argv.json"))}, JSON.stringify({ script, budget, spec }));
+const results = spec.cases.slice(0, ${answered}).map((c, i) => ({ id: c.id, eagerMs: 1 + i, compileMs: 0.5 + i }));
+if (${answered} > 0) fs.writeFileSync(outFile, JSON.stringify({ torch: "2.x", cuda: "13.0", device: "fake", results }));
+process.exit(${status});
+`, { mode: 0o755 });
+    return file;
+  }
+
+  it("hands PyTorch the cases, iterations and time budget, and reads its times back", function () {
+    const run = runTorch(cases, fakePython(3, 0), 10, 50, 600);
+    const seen = JSON.parse(fs.readFileSync(path.join(dir, "argv.json"), "utf8"));
+    expect(seen.script).to.match(/bench\/torch\/bench_torch\.py$/);
+    expect(seen.budget).to.equal("600");
+    expect(seen.spec).to.deep.equal({ warmup: 10, iters: 50, cases });
+    expect(run.device).to.equal("fake");
+    expect([...run.results.entries()]).to.deep.equal([
+      ["addRelu f32", { eagerMs: 1, compileMs: 0.5 }], ["softmax f32", { eagerMs: 2, compileMs: 1.5 }], ["softmax bf16", { eagerMs: 3, compileMs: 2.5 }],
+    ]);
+  });
+
+  it("keeps the cases a stopped run finished, and says why the others have no times", function () {
+    const run = runTorch(cases, fakePython(1, 137), 10, 50, 600);
+    expect(run.results.get("addRelu f32")).to.deep.equal({ eagerMs: 1, compileMs: 0.5 });
+    for (const id of ["softmax f32", "softmax bf16"]) {
+      expect(run.results.get(id)).to.deep.equal({ error: "not run: bench_torch.py stopped (exit 137) before this case" });
+    }
+  });
+
+  it("says what to do when PyTorch gives nothing", function () {
+    expect(() => runTorch(cases, fakePython(0, 1), 10, 50, 600)).to.throw(/--vs torch: .*bench_torch\.py failed \(exit 1\); it needs PyTorch with a CUDA device/);
+    expect(() => runTorch(cases, path.join(dir, "no-such-python"), 10, 50, 600)).to.throw(/--vs torch: cannot run .*no-such-python .*give another with --python/);
   });
 });

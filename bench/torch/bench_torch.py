@@ -4,7 +4,7 @@
 Run by `npm run bench -- --vs torch` (bench/run.ts), which writes the cases it
 timed to SPEC and reads OUT back:
 
-    python3 bench/torch/bench_torch.py SPEC.json OUT.json
+    python3 bench/torch/bench_torch.py SPEC.json OUT.json [BUDGET_S]
 
 SPEC: {"warmup": int, "iters": int, "cases": [{"id", "op", "dtype", "flushL2",
 "args": [...]}]}, each argument a float tensor {"$tensor": shape} (random
@@ -12,7 +12,10 @@ normal values of the case's dtype), an i32 tensor {"$tensor": shape, "values"},
 a u8 tensor of Q4_0 blocks {"$tensor": shape, "dtype": "u8"} (random codes),
 a number, null, or an options object.
 OUT: {"torch", "cuda", "device", "results": [{"id", "eagerMs", "compileMs"}
-or {"id", "error"}]}.
+or {"id", "error"}]}, rewritten after every case so that a run stopped part-way
+keeps what it measured. With BUDGET_S, no case starts after that many seconds
+(torch.compile compiles every case, some seconds each): the rest get an error
+that says so.
 
 Timed as fuselab times: CUDA events around each iteration, L2 flushed before
 each one when fuselab flushed it for that case (a write over twice its size,
@@ -20,8 +23,10 @@ outside the timed span), warm-up first (which is also when torch.compile
 compiles), the median of the iterations.
 """
 import json
+import os
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -197,11 +202,18 @@ def median_ms(fn, args, warmup, iters, flush):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def write_out(path, props, results):
+    with open(path + ".tmp", "w") as f:
+        json.dump({"torch": torch.__version__, "cuda": torch.version.cuda, "device": props.name, "results": results}, f, indent=2)
+    os.replace(path + ".tmp", path)
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: bench_torch.py SPEC.json OUT.json")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: bench_torch.py SPEC.json OUT.json [BUDGET_S]")
     with open(sys.argv[1]) as f:
         spec = json.load(f)
+    budget_s = float(sys.argv[3]) if len(sys.argv) == 4 else float("inf")
     if not torch.cuda.is_available():
         sys.exit("bench_torch.py: torch sees no CUDA device")
     device = torch.device("cuda")
@@ -209,11 +221,15 @@ def main():
     l2_bytes = getattr(props, "L2_cache_size", 0) or 64 * 2**20
     flush_buffer = torch.empty(2 * l2_bytes, dtype=torch.uint8, device=device)
     torch.manual_seed(1)
+    started = time.monotonic()
     results = []
     for case in spec["cases"]:
         op = OPS.get(case["op"])
         if op is None:
             results.append({"id": case["id"], "error": f"no PyTorch version of {case['op']} in bench_torch.py"})
+            continue
+        if time.monotonic() - started > budget_s:
+            results.append({"id": case["id"], "error": f"not run: the time budget of {budget_s:g} s was spent"})
             continue
         try:
             args = make_args(case["args"], DTYPES[case["dtype"]], device)
@@ -223,14 +239,15 @@ def main():
             compiled = torch.compile(op)
             compile_ms = median_ms(compiled, args, spec["warmup"], spec["iters"], flush)
             results.append({"id": case["id"], "eagerMs": eager, "compileMs": compile_ms})
-            print(f"torch {case['id']}: eager {eager:.4f} ms, torch.compile {compile_ms:.4f} ms", flush=True)
+            print(f"torch {case['id']}: eager {eager:.4f} ms, torch.compile {compile_ms:.4f} ms "
+                  f"({time.monotonic() - started:.0f} s)", flush=True)
             del args
             torch.cuda.empty_cache()
         except Exception as e:  # one case failing leaves the others' numbers
             results.append({"id": case["id"], "error": f"{type(e).__name__}: {e}"})
             print(f"torch {case['id']}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
-    with open(sys.argv[2], "w") as f:
-        json.dump({"torch": torch.__version__, "cuda": torch.version.cuda, "device": props.name, "results": results}, f, indent=2)
+        write_out(sys.argv[2], props, results)
+    write_out(sys.argv[2], props, results)
 
 
 if __name__ == "__main__":
