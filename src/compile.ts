@@ -110,7 +110,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(checked)}`;
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(checked)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
@@ -193,6 +193,31 @@ function checkCompiledParams(where: string, p: Prepared, handle: ModuleHandle): 
     refuse(`kernels whose parameter types the preprocessor leaves alone (${declaration.name} reads as (${read}))`,
       `parameters (${params.map((q) => q.declaration).join(", ")}) after preprocessing`);
   }
+}
+
+// NVRTC and hiprtc give no signature to compare a struct's layout with after
+// the compile (checkCompiledParams): the compiler checks the layout fuselab
+// passes instead. An attribute it ignores, or a #pragma pack fuselab does not
+// read, stops the compile with the layout named, where it would otherwise pass
+// the wrong bytes.
+function layoutAsserts(declarations: readonly KernelDeclaration[]): string {
+  const asserts = declarations.flatMap((d) => d.params.flatMap((q, i) => {
+    if (!q.layout) return [];
+    const { name, size, align } = q.layout;
+    const params = `fl_layout_check::params<decltype(${d.name})>`;
+    return [`static_assert(${params}::size[${i}] == ${size} && ${params}::align[${i}] == ${align}, ` +
+      `"fuselab passes parameter ${i} of ${d.name} (${name}) as ${size} bytes aligned to ${align}; this compiler lays it out otherwise ` +
+      `(an attribute it ignores, or a #pragma pack?): write the struct's alignment as alignas(N) before its name");`];
+  }));
+  if (asserts.length === 0) return "";
+  return ["", "namespace fl_layout_check {",
+    "template <typename F> struct params;",
+    "template <typename... A> struct params<void(A...)> {",
+    "  static constexpr unsigned long long size[] = {sizeof(A)...};",
+    "  static constexpr unsigned long long align[] = {alignof(A)...};",
+    "};",
+    "}  // namespace fl_layout_check",
+    ...asserts, ""].join("\n");
 }
 
 // A struct as a backend's signature spells it.

@@ -367,7 +367,7 @@ __global__ void scaled(T* out, Aligned a) { out[threadIdx.x] = static_cast<T>(a.
     it("reads struct definitions as C++ writes them: classes, access labels, member functions, initializers, aliases, namespaces", () => {
       const source = `
 namespace cfg {
-class Window {
+class alignas(32) Window {
  public:
   __device__ Window() {}
   __device__ int width() const { return hi - lo; }
@@ -379,7 +379,7 @@ class Window {
   using Index = int;
   enum Side { kLeft, kRight };
   double scale;
-} __attribute__((aligned(32)));
+};
 }  // namespace cfg
 typedef cfg::Window Alias;
 __global__ void window(double* out, Alias w, cfg::Window v) {
@@ -395,6 +395,21 @@ __global__ void window(double* out, Alias w, cfg::Window v) {
       const w = { lo: 1, hi: 5, weights: [0, 0], scale: 0.5 };
       fl.compile(source, { device: dev() }).fn("window").launch({ grid: 1, block: 1 }, out, w, { ...w, scale: -3 });
       expect(Array.from(out.toArray())).to.deep.equal([32, 32, 4, -3, 1]);
+    });
+
+    it("refuses a struct the compiler lays out otherwise than it reads (#pragma pack), naming the layout", () => {
+      const compilePacked = () => fl.compile(`
+#pragma pack(push, 1)
+struct Packed { char c; double d; };
+#pragma pack(pop)
+__global__ void packed(double* out, Packed p) { out[0] = p.d; }`, { device: dev() });
+      if (dev().kind === "cpu") {
+        // The emulator's compiler reports each kernel's parameters: their layout is compared after the compile.
+        expect(compilePacked).to.throw(fl.ArgumentError, /Packed, reads as 16 bytes aligned to 8: c at 0, d at 8\), got 9 bytes aligned to 1 from the compiler/);
+      } else {
+        // NVRTC and hiprtc report none: the compile itself asserts the layout.
+        expect(compilePacked).to.throw(fl.DeviceError, /fuselab passes parameter 1 of packed \(Packed\) as 16 bytes aligned to 8; this compiler lays it out otherwise/);
+      }
     });
 
     it("refuses structs whose bytes cannot be made here, saying why", () => {

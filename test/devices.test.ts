@@ -169,7 +169,7 @@ wild.launch({ grid: 1, block: 32 }, out);`);
 const checked = dev.kind === "gpu" ? dev : fl.device("cpu", { check: true });
 const load = fl.compile(\`__global__ void load4(float* out, const float* in) {
   float4 v = *reinterpret_cast<const float4*>(in + 1);
-  out[threadIdx.x] = v.x;
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;  // every lane used: the compiler keeps the 16-byte load
 }\`, { device: checked }).fn("load4");
 const out = fl.zeros([4], { device: checked });
 load.launch({ grid: 1, block: 4 }, out, fl.zeros([8], { device: checked }));`);

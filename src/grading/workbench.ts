@@ -31,6 +31,8 @@ function bytesOf(spec: BufferSpec): number {
 export class Workbench {
   private module?: Module;
   private sets: BufferSet[] = [];
+  /** The first set's inputs, to make it again after the warm-up launches changed it. */
+  private firstPayloads: readonly Buffer[] = [];
   private flush?: Tensor;
 
   constructor(readonly device: Device) {}
@@ -62,12 +64,15 @@ export class Workbench {
     const inputs = specs.filter((s) => s.init === "data").length;
     if (payloads.length !== count * inputs) throw new Error(`stage: ${count * inputs} payloads expected (${count} sets of ${inputs}), got ${payloads.length}`);
     for (let i = 0; i < count; i++) this.sets.push(this.allocate(specs, payloads.slice(i * inputs, (i + 1) * inputs)));
+    this.firstPayloads = payloads.slice(0, inputs);
   }
 
   /**
    * Times the launches on the staged sets, one timed iteration a set after
    * `warmup` untimed ones on the first; outputs are canaried before every
-   * launch and L2 is flushed before every timed one.
+   * launch and L2 is flushed before every timed one. The first set is made
+   * again after the warm-up, so that every set is read as one run left it
+   * (a buffer updated in place would otherwise hold warmup + 1 updates).
    */
   async time(launches: readonly LaunchSpec[], warmup: number): Promise<number[]> {
     if (this.sets.length === 0) throw new Error("time: no sets staged");
@@ -75,9 +80,15 @@ export class Workbench {
     this.flush ??= empty([Math.max(2 * this.device.props.l2Bytes, 1 << 20) / 4], { dtype: "f32", device: this.device });
     const flush = this.flush.handle("grader");
     const prepared = this.sets.map((set) => launches.map((l) => this.prepare(set, l)));
-    for (let i = 0; i < warmup; i++) {
-      this.canary(this.sets[0]);
-      await nativeAsync(() => native().bench(this.device.handle, prepared[0].map((p) => p.handle), { warmup: 0, iters: 1 }));
+    if (warmup > 0) {
+      for (let i = 0; i < warmup; i++) {
+        this.canary(this.sets[0]);
+        await nativeAsync(() => native().bench(this.device.handle, prepared[0].map((p) => p.handle), { warmup: 0, iters: 1 }));
+      }
+      const warmed = this.sets[0];
+      this.sets[0] = this.allocate(warmed.specs, this.firstPayloads);
+      for (const t of warmed.tensors) t.dispose();
+      prepared[0] = launches.map((l) => this.prepare(this.sets[0], l));
     }
     const times: number[] = [];
     for (let i = 0; i < count; i++) {
@@ -99,6 +110,7 @@ export class Workbench {
   release(): void {
     for (const set of this.sets) for (const t of set.tensors) t.dispose();
     this.sets = [];
+    this.firstPayloads = [];
   }
 
   private allocate(specs: readonly BufferSpec[], payloads: readonly Buffer[]): BufferSet {

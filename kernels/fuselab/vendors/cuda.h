@@ -5,6 +5,12 @@
 
 #if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
+#else
+// What nvcc's implicit cuda_runtime.h gives a .cu file, and the emulator's
+// prelude gives too: fixed-width integers, the math constants (INFINITY ...).
+// Under NVRTC these are fuselab's stand-ins (kernels/fuselab/rtc).
+#include <cstdint>
+#include <cmath>
 #endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
