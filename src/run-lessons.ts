@@ -272,7 +272,9 @@ async function main(argv: string[]): Promise<number> {
       `with node dist/src/run-lessons.js: the lesson's code cells in order as one program, in ${seconds.toFixed(1)} s.`;
     fs.writeFileSync(path.join(out, `${program.lesson}.html`), lessonHtml(program, outputs, where, PLOTLY_FILE, (href) => pageLink(href, out, lessons)));
     summary.push({ lesson: program.lesson, seconds, failed });
+    console.log(`${failed ? "FAILED" : "ok"}  ${program.lesson}  ${seconds.toFixed(1)} s`);
   }
+  console.log("");
   for (const s of summary) console.log(`${s.failed ? "FAILED" : "ok"}  ${s.lesson}  ${s.seconds.toFixed(1)} s  -> ${path.join(out, s.lesson)}.html`);
   return summary.some((s) => s.failed) ? 1 : 0;
 }

@@ -7,10 +7,22 @@
 #include <cuda_runtime.h>
 #else
 // What nvcc's implicit cuda_runtime.h gives a .cu file, and the emulator's
-// prelude gives too: fixed-width integers, the math constants (INFINITY ...).
-// Under NVRTC these are fuselab's stand-ins (kernels/fuselab/rtc).
-#include <cstdint>
-#include <cmath>
+// prelude gives too: the fixed-width integers (global under NVRTC) and the
+// float constants of <math.h> (NVRTC has no __builtin_huge_valf).
+#include <cuda/std/cstdint>
+#include <cuda/std/limits>
+#ifndef INFINITY
+#define INFINITY (::cuda::std::numeric_limits<float>::infinity())
+#endif
+#ifndef NAN
+#define NAN (::cuda::std::numeric_limits<float>::quiet_NaN())
+#endif
+#ifndef HUGE_VALF
+#define HUGE_VALF INFINITY
+#endif
+#ifndef HUGE_VAL
+#define HUGE_VAL (::cuda::std::numeric_limits<double>::infinity())
+#endif
 #endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
