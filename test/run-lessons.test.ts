@@ -70,4 +70,18 @@ describe("run-lessons", () => {
       }
     }
   });
+  it("keeps the committed pages under docs/lessons linked to what exists, plotly.js beside them", () => {
+    const pages = path.join(packageRoot(), "docs", "lessons");
+    const files = fs.readdirSync(pages).filter((f) => f.endsWith(".html"));
+    expect(files.length).to.be.greaterThan(0);
+    expect(fs.existsSync(path.join(pages, "plotly-basic.min.js"))).to.equal(true);
+    for (const file of files) {
+      const html = fs.readFileSync(path.join(pages, file), "utf8");
+      expect(html, file).to.match(/Run on [^<]+, \d{4}-\d{2}-\d{2}, with node dist\/src\/run-lessons\.js/);
+      for (const [, href] of html.matchAll(/(?:href|src)="([^"#]+)[^"]*"/g)) {
+        if (/^[a-z]+:/i.test(href)) continue;
+        expect(fs.existsSync(path.resolve(pages, href)), `${file}: ${href}`).to.equal(true);
+      }
+    }
+  });
 });
