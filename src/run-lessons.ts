@@ -262,7 +262,7 @@ async function main(argv: string[]): Promise<number> {
   // eslint-disable-next-line @typescript-eslint/no-var-requires
   const fl = require("./index") as typeof import("./index");
   const dev = fl.device();
-  const summary: { lesson: string; seconds: number; failed: boolean }[] = [];
+  let anyFailed = false;
   for (const program of programs) {
     const started = performance.now();
     const outputs = await runProgram(program);
@@ -271,12 +271,11 @@ async function main(argv: string[]): Promise<number> {
     const where = `Run on ${dev.name} (${dev.describe()}), ${new Date().toISOString().slice(0, 10)}, ` +
       `with node dist/src/run-lessons.js: the lesson's code cells in order as one program, in ${seconds.toFixed(1)} s.`;
     fs.writeFileSync(path.join(out, `${program.lesson}.html`), lessonHtml(program, outputs, where, PLOTLY_FILE, (href) => pageLink(href, out, lessons)));
-    summary.push({ lesson: program.lesson, seconds, failed });
-    console.log(`${failed ? "FAILED" : "ok"}  ${program.lesson}  ${seconds.toFixed(1)} s`);
+    anyFailed ||= failed;
+    // Said as each lesson ends, so that a run stopped part-way shows what it finished.
+    console.log(`${failed ? "FAILED" : "ok"}  ${program.lesson}  ${seconds.toFixed(1)} s  -> ${path.join(out, program.lesson)}.html`);
   }
-  console.log("");
-  for (const s of summary) console.log(`${s.failed ? "FAILED" : "ok"}  ${s.lesson}  ${s.seconds.toFixed(1)} s  -> ${path.join(out, s.lesson)}.html`);
-  return summary.some((s) => s.failed) ? 1 : 0;
+  return anyFailed ? 1 : 0;
 }
 
 if (require.main === module) {
