@@ -1,4 +1,4 @@
-// npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH --torch-budget S]
+// npm run bench [-- --rows R --cols C --ops A,B --out DIR --vs torch --python PATH --torch-budget S]
 //
 // On the default device (FUSELAB_DEVICE respected): the copy ceiling, then each
 // fused op against its unfused chain in f32 and bf16: median time, GB/s from the
@@ -10,7 +10,8 @@
 // fuselab's fused median (above 1.00x: fuselab is faster); no PyTorch case
 // starts after --torch-budget seconds (default 1200: torch.compile compiles every
 // case). Writes bench/results/<device>-<date>.json and .md (first with fuselab's
-// columns, again with PyTorch's), and prints the table last.
+// columns, again with PyTorch's), and prints the table last. `--ops` keeps the
+// fused ops named (softmax,qkNormRope), every example of each.
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -36,9 +37,11 @@ interface Arguments {
   vsTorch: boolean;
   python: string;
   torchBudgetS: number;
+  /** The fused ops to time, by name: all when absent. */
+  ops?: string[];
 }
 
-const USAGE = "usage: npm run bench [-- --rows R --cols C --out DIR --vs torch --python PATH --torch-budget S]";
+const USAGE = "usage: npm run bench [-- --rows R --cols C --ops A,B --out DIR --vs torch --python PATH --torch-budget S]";
 // PyTorch's iterations (fuselab's bench() defaults).
 const TORCH_WARMUP = 10;
 const TORCH_ITERS = 50;
@@ -52,6 +55,12 @@ function parseArguments(argv: string[]): Arguments {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer, got ${JSON.stringify(value)}\n${USAGE}`);
       parsed[flag === "--rows" ? "rows" : "cols"] = n;
+    } else if (flag === "--ops") {
+      const names = value.split(",");
+      const known = new Set(PAIRS.map((p) => p.declaration.name));
+      const unknown = names.filter((n) => !known.has(n));
+      if (unknown.length > 0) throw new Error(`--ops: no fused op ${unknown.map((n) => JSON.stringify(n)).join(", ")} (there are ${[...known].join(", ")})\n${USAGE}`);
+      parsed.ops = names;
     } else if (flag === "--out") {
       parsed.out = path.resolve(value);
     } else if (flag === "--vs") {
@@ -193,7 +202,7 @@ async function main(): Promise<void> {
   for (const dtype of DTYPES) {
     const inputs = new Inputs({ dtype, device: dev });
     try {
-      for (const pair of PAIRS) {
+      for (const pair of PAIRS.filter((p) => !args.ops || args.ops.includes(p.declaration.name))) {
         // Mutated arguments (addRmsNorm's residual) are put back by bench() after timing.
         const opArgs = pair.example.args(inputs.maker(), rows, cols, dtype);
         const timed = await fl.bench({
@@ -275,7 +284,7 @@ function writeResults(out: string, run: RunRecord): void {
     `# fuselab bench: ${dev.name}`,
     "",
     `- device: ${dev.name} (${dev.describe()}, ${dev.props.arch}); date: ${record.date}; node ${process.version}`,
-    `- command: \`${command}\`; shape ${rows}x${cols} (siluAndMul and geluAndMul: input ${rows}x2x${cols}; ropeKAppend and ropeKvAppend: the decode steps and prompts their examples make of it, src/ops/kvcache.ts)`,
+    `- command: \`${command}\`; shape ${rows}x${cols} (siluAndMul and geluAndMul: input ${rows}x2x${cols}; qkNormRope: ${rows} tokens, of heads of 128 values above a width of 256, src/ops/rope.ts; ropeKAppend and ropeKvAppend: the decode steps and prompts their examples make of it, src/ops/kvcache.ts)`,
     `- copy ceiling: ${ceiling.gbs.toFixed(1)} GB/s (copy_f32x4 of ${copyBytes / 2 ** 20} MiB, median of ${ceiling.iters})`,
     `- fused ops at >= ${TARGET_PCT_OF_COPY}% of the copy ceiling: ${atTarget} of ${results.length}`,
     ...(torchLine ? [`- ${torchLine}`] : []),

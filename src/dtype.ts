@@ -93,14 +93,23 @@ export function f32ToF16Bits(value: number): number {
   return sign | h;
 }
 
+// Every f16 value by its bits: a lookup decodes a large tensor several times faster than arithmetic.
+const F16_VALUES = (() => {
+  const table = new Float32Array(0x10000);
+  for (let bits = 0; bits < 0x10000; bits++) {
+    const sign = bits & 0x8000 ? -1 : 1;
+    const exponent = (bits >>> 10) & 0x1f;
+    const mantissa = bits & 0x3ff;
+    if (exponent === 0) table[bits] = sign * mantissa * 2 ** -24;
+    else if (exponent === 0x1f) table[bits] = mantissa !== 0 ? NaN : sign * Infinity;
+    else table[bits] = sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+  }
+  return table;
+})();
+
 /** The value of an f16 bit pattern. */
 export function f16BitsToF32(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >>> 10) & 0x1f;
-  const mantissa = bits & 0x3ff;
-  if (exponent === 0) return sign * mantissa * 2 ** -24;
-  if (exponent === 0x1f) return mantissa !== 0 ? NaN : sign * Infinity;
-  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+  return F16_VALUES[bits & 0xffff];
 }
 
 /** The bf16 bit pattern nearest to `value` (rounded to f32 first, then to nearest even). */
@@ -153,8 +162,8 @@ export function storageFor(dtype: DType, size: number): Storage {
 /** Downloaded storage as values: f16/bf16 bits widened to f32, other types as they are. */
 export function decode(dtype: DType, storage: Storage): HostArray {
   if (dtype !== "f16" && dtype !== "bf16") return storage as HostArray;
-  const convert = dtype === "f16" ? f16BitsToF32 : bf16BitsToF32;
   const out = new Float32Array(storage.length);
-  for (let i = 0; i < storage.length; i++) out[i] = convert(storage[i] as number);
+  if (dtype === "f16") for (let i = 0; i < storage.length; i++) out[i] = F16_VALUES[storage[i] as number];
+  else for (let i = 0; i < storage.length; i++) out[i] = bf16BitsToF32(storage[i] as number);
   return out;
 }

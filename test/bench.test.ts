@@ -1,6 +1,7 @@
 // fl.bench and fl.copyCeiling: the API works and its numbers agree with each
 // other and with the traffic model. No timing is asserted: only consistency.
 import { expect } from "chai";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -238,5 +239,33 @@ process.exit(${status});
   it("says what to do when PyTorch gives nothing", function () {
     expect(() => runTorch(cases, fakePython(0, 1), 10, 50, 600)).to.throw(/--vs torch: .*bench_torch\.py failed \(exit 1\); it needs PyTorch with a CUDA device/);
     expect(() => runTorch(cases, path.join(dir, "no-such-python"), 10, 50, 600)).to.throw(/--vs torch: cannot run .*no-such-python .*give another with --python/);
+  });
+});
+
+describe("npm run bench -- --ops", function () {
+  this.timeout(120_000);
+  const script = path.join(__dirname, "..", "bench", "run.js");
+  let dir: string;
+
+  beforeEach(function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-bench-ops-"));
+  });
+
+  afterEach(function () {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("times every example of the ops named, and no other", function () {
+    execFileSync(process.execPath, [script, "--ops", "softmax,addRmsNorm", "--rows", "8", "--cols", "64", "--out", dir], { stdio: "pipe" });
+    const json = fs.readdirSync(dir).find((f) => f.endsWith(".json"));
+    const run = JSON.parse(fs.readFileSync(path.join(dir, json!), "utf8"));
+    const ops = new Set(run.results.map((r: { op: string }) => r.op));
+    expect([...ops].sort()).to.deep.equal(["addRmsNorm", "softmax"]);
+    expect(run.results).to.have.length(4); // two ops, f32 and bf16
+  });
+
+  it("names an op it does not know, and lists those it does", function () {
+    expect(() => execFileSync(process.execPath, [script, "--ops", "softmax,sofmax", "--out", dir], { stdio: "pipe" }))
+      .to.throw(/--ops: no fused op "sofmax" \(there are addRelu, .*softmax/);
   });
 });

@@ -6,6 +6,7 @@ import * as path from "path";
 import * as fl from "../src";
 import { renderExercises, stubOf } from "../src/grading/authoring";
 import { loadExercise, solutionsDir } from "../src/grading/exercise";
+import { measureCeiling } from "../src/grading/ceiling";
 import { gradeClass } from "../src/grading/grade";
 import { graderDevice } from "./graders/suite";
 import { expectRejects } from "./helpers";
@@ -59,7 +60,9 @@ describe("fl.check", function () {
   it("agrees with the sandboxed grader on every visible test", async () => {
     const names = ["solution.hip", "fixtures/relu-of-each-input.hip", "fixtures/f16-no-tail.hip", "fixtures/no-bounds-check.hip"];
     const secret = "same seeds for both";
-    const graded = await gradeClass("01-add-relu", names.map(fixture), { device: graderDevice(), jobs: 2, secret });
+    // On a GPU the grader times the bandwidth tests too, as fl.check does, against the measured copy ceiling.
+    const copyCeilingGBs = graderDevice() === "gpu" ? (await measureCeiling(0)).gbs : undefined;
+    const graded = await gradeClass("01-add-relu", names.map(fixture), { device: graderDevice(), jobs: 2, secret, copyCeilingGBs });
     for (let i = 0; i < names.length; i++) {
       const checked = await fl.check("01-add-relu", read(names[i]), { secret });
       for (const t of checked.tests) {

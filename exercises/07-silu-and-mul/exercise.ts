@@ -6,7 +6,8 @@ const THREADS = 256;
 
 function siluAndMulCase(rows: number, d: number, seed: number): KernelCase {
   // Gates from -60 to 60: SiLU saturates at both ends, where a careless exp overflows.
-  const x = mixedScales(rows * 2 * d, seed).map((v) => Math.max(-60, Math.min(60, v)));
+  const x = mixedScales(rows * 2 * d, seed);
+  for (let i = 0; i < x.length; i++) x[i] = Math.max(-60, Math.min(60, x[i]));
   return {
     label: `rows = ${rows}, d = ${d}`,
     inputs: [{ name: "x", dtype: "f16", values: x }],

@@ -9,11 +9,12 @@ export function mixedScales(size: number, seed: number): Float32Array {
   const pick = uniform(size, seed ^ 0x9e3779b9);
   for (let i = 0; i < size; i++) {
     const p = pick[i];
-    if (p < 1 / 16) base[i] = 0;
-    else base[i] *= 10 ** Math.floor(p * 7 - 3);
+    base[i] = p < 1 / 16 ? 0 : base[i] * SCALES[Math.floor(p * 7)];
   }
   return base;
 }
+
+const SCALES = [1e-3, 1e-2, 1e-1, 1, 1e1, 1e2, 1e3];
 
 /**
  * A partner for `a`: where a coin comes up, -a plus a small nudge of either

@@ -64,7 +64,10 @@ function dims(d: number | number[]): number[] {
 /** Values as the kernel gets them: their bytes, and the values those bytes hold (16-bit floats rounded). */
 function storedValues(dtype: DType, values: Values): { bytes: Buffer; stored: Float64Array } {
   const e = encode(dtype, values);
-  return { bytes: Buffer.from(e.buffer, e.byteOffset, e.byteLength), stored: Float64Array.from(decode(dtype, e) as ArrayLike<number>) };
+  const decoded = decode(dtype, e);
+  // A typed array converts in one native step; Float64Array.from walks it element by element.
+  const stored = decoded instanceof BigInt64Array || decoded instanceof BigUint64Array ? Float64Array.from(decoded, Number) : new Float64Array(decoded);
+  return { bytes: Buffer.from(e.buffer, e.byteOffset, e.byteLength), stored };
 }
 
 interface Prepared {

@@ -11,12 +11,19 @@ import { FLOAT_DTYPES, FloatDType, KernelsByDType } from "./declare";
 /** Threads in a block for the grid-stride kernels. */
 const BLOCK_THREADS = 256;
 
-// Blocks of BLOCK_THREADS per multiprocessor in a grid-stride launch: four waves
-// at full occupancy (2048 resident threads on NVIDIA sm_80/sm_90), so that blocks
-// finishing early are replaced and the tail is short. On an H100 at 32768x4096,
-// 8 left the row kernels near 80% of the copy ceiling; 16 reached 90-95% but bf16
-// bias_gelu 83%, which 32 lifts to 91%. Grid-stride loops cover the rest.
-const BLOCKS_PER_MULTIPROCESSOR = 32;
+// Blocks of BLOCK_THREADS per emulator worker in a grid-stride launch on the CPU,
+// where every thread costs a fiber switch: the loop covers the rest. A GPU gets a
+// covering grid (each thread one work item, one trip round the loop): on an H100
+// at 32768x4096, add_relu reached 101% of the copy ceiling so, against 96.7% with
+// 32 blocks a multiprocessor striding over the data
+// (bench/results/nvidia-h100-80gb-hbm3-2026-11-23-add-relu-variants.log).
+const BLOCKS_PER_CPU_WORKER = 32;
+
+// Rows a GPU thread of a row kernel takes, keeping its column's operand (a bias
+// vector) in registers across them: at one row a thread, the bias was read again
+// for every 16 bytes of x, and bias_add-shaped ops fell from 94.5% to 92% of the
+// copy ceiling on an H100.
+const ROWS_PER_GPU_THREAD = 4;
 
 /** Kernels index elements with 32-bit ints; larger tensors are refused before launch. */
 const MAX_KERNEL_ELEMENTS = 2 ** 31 - 1;
@@ -197,32 +204,33 @@ export function distinctBytes(tensors: readonly (Tensor | null | undefined)[]): 
   return [...seen].reduce((sum, t) => sum + t.bytes, 0);
 }
 
-/** Blocks in a full grid-stride launch on `device`. */
-function fullGridBlocks(device: Device): number {
-  return Math.max(1, device.props.multiprocessors * BLOCKS_PER_MULTIPROCESSOR);
+/** The most blocks a grid-stride launch takes on `device`: none beyond the grid's limits on a GPU. */
+function mostBlocks(device: Device): number {
+  return device.kind === "cpu" ? Math.max(1, device.props.multiprocessors * BLOCKS_PER_CPU_WORKER) : Infinity;
 }
 
 /**
  * Launch shape for a 1-D grid-stride kernel over `items` work items (vectors or
- * elements): enough blocks to cover them, at most a full grid of the device.
+ * elements): enough blocks to cover them, within the device's limits.
  */
 export function launch1D(device: Device, items: number): LaunchShape {
-  const blocks = Math.min(Math.ceil(items / BLOCK_THREADS), fullGridBlocks(device), device.props.maxGridDim[0]);
+  const blocks = Math.min(Math.ceil(items / BLOCK_THREADS), mostBlocks(device), device.props.maxGridDim[0]);
   return { grid: [Math.max(1, blocks), 1], block: [BLOCK_THREADS, 1] };
 }
 
 /**
  * Launch shape for a 2-D grid-stride kernel over `rows` rows of `rowItems` work
  * items each: x runs along a row (consecutive threads, coalesced accesses), y over
- * rows. Narrow rows get a narrow, tall block so that no thread idles; the grid is
- * at most a full grid of the device.
+ * rows. Narrow rows get a narrow, tall block so that no thread idles; the grid
+ * covers the rows (a few a thread on a GPU) within the device's limits.
  */
 export function launchRows(device: Device, rows: number, rowItems: number): LaunchShape {
   const blockX = Math.min(BLOCK_THREADS, nextPowerOfTwo(rowItems));
   const blockY = BLOCK_THREADS / blockX;
-  const full = fullGridBlocks(device);
-  const gridX = Math.min(Math.ceil(rowItems / blockX), full, device.props.maxGridDim[0]);
-  const gridY = Math.min(Math.ceil(rows / blockY), Math.max(1, Math.floor(full / gridX)), device.props.maxGridDim[1]);
+  const most = mostBlocks(device);
+  const gridX = Math.min(Math.ceil(rowItems / blockX), most, device.props.maxGridDim[0]);
+  const rowsPerThread = device.kind === "cpu" ? 1 : ROWS_PER_GPU_THREAD;
+  const gridY = Math.min(Math.ceil(rows / (blockY * rowsPerThread)), Math.max(1, Math.floor(most / gridX)), device.props.maxGridDim[1]);
   return { grid: [gridX, gridY], block: [blockX, blockY] };
 }
 

@@ -305,18 +305,35 @@ export const qkNormRope = declareFused({
     return { qkv: c.qkv };
   },
   examples: [
-    // `rows` tokens, head dim `cols`: 3 q heads and 1 kv head (grouped-query), full rotary dim.
+    // `rows` tokens, 3 q heads for each kv head (grouped-query), full rotary dim.
     {
-      label: "", args: (make, rows, cols) => [make([rows, 5 * cols]), make([cols]), make([cols]), make([rows], { below: 2 * rows + 1 }),
-        make([2 * rows + 1, cols]), { qHeads: 3, kvHeads: 1 }],
+      label: "", args: (make, rows, cols) => {
+        const { headDim, groups } = qkHeadsOf(cols);
+        return [make([rows, 5 * cols]), make([headDim]), make([headDim]), make([rows], { below: 2 * rows + 1 }),
+          make([2 * rows + 1, headDim]), { qHeads: 3 * groups, kvHeads: groups }];
+      },
     },
     {
       label: "interleaved, partial rotary dim",
-      args: (make, rows, cols) => [make([rows, 8 * cols]), make([cols]), make([cols]), make([rows], { below: 5 }),
-        make([5, partialRotaryDim(cols)]), { qHeads: 4, kvHeads: 2, neox: false, eps: 1e-5 }],
+      args: (make, rows, cols) => {
+        const { headDim, groups } = qkHeadsOf(cols);
+        return [make([rows, 8 * cols]), make([headDim]), make([headDim]), make([rows], { below: 5 }),
+          make([5, partialRotaryDim(headDim)]), { qHeads: 4 * groups, kvHeads: 2 * groups, neox: false, eps: 1e-5 }];
+      },
     },
   ],
 });
+
+/**
+ * The heads of qkNormRope's examples at width `cols`: one head of `cols` values
+ * up to 256 (the head dims the tests take), and beyond that heads of 128 values,
+ * `groups` of them, as a model's width is made (4096: 32 heads of 128). A head of
+ * 4096 values is no model's, and the vLLM kernel this op follows takes 64 to 256.
+ */
+function qkHeadsOf(cols: number): { headDim: number; groups: number } {
+  const headDim = cols > 256 && cols % 128 === 0 ? 128 : cols;
+  return { headDim, groups: cols / headDim };
+}
 
 export const ROPE_OPS = [ropeI, rope, ropeThd, ropePositions] as const;
 export const ROPE_FUSED = [qkNormRope] as const;
