@@ -284,7 +284,7 @@ function writeResults(out: string, run: RunRecord): void {
     `# fuselab bench: ${dev.name}`,
     "",
     `- device: ${dev.name} (${dev.describe()}, ${dev.props.arch}); date: ${record.date}; node ${process.version}`,
-    `- command: \`${command}\`; shape ${rows}x${cols} (siluAndMul and geluAndMul: input ${rows}x2x${cols}; qkNormRope: ${rows} tokens, of heads of 128 values above a width of 256, src/ops/rope.ts; ropeKAppend and ropeKvAppend: the decode steps and prompts their examples make of it, src/ops/kvcache.ts)`,
+    `- command: \`${command}\`; shape ${rows}x${cols} (siluAndMul and geluAndMul: input ${rows}x2x${cols}; qkNormRope: ${rows} tokens of heads of 128 values filling the width, src/ops/rope.ts; ropeKAppend and ropeKvAppend: the decode steps and prompts their examples make of it, src/ops/kvcache.ts)`,
     `- copy ceiling: ${ceiling.gbs.toFixed(1)} GB/s (copy_f32x4 of ${copyBytes / 2 ** 20} MiB, median of ${ceiling.iters})`,
     `- fused ops at >= ${TARGET_PCT_OF_COPY}% of the copy ceiling: ${atTarget} of ${results.length}`,
     ...(torchLine ? [`- ${torchLine}`] : []),

@@ -305,34 +305,41 @@ export const qkNormRope = declareFused({
     return { qkv: c.qkv };
   },
   examples: [
-    // `rows` tokens, 3 q heads for each kv head (grouped-query), full rotary dim.
+    // `rows` tokens, grouped-query heads (3 q heads a kv head; 6 at model widths), full rotary dim.
     {
       label: "", args: (make, rows, cols) => {
-        const { headDim, groups } = qkHeadsOf(cols);
-        return [make([rows, 5 * cols]), make([headDim]), make([headDim]), make([rows], { below: 2 * rows + 1 }),
-          make([2 * rows + 1, headDim]), { qHeads: 3 * groups, kvHeads: groups }];
+        const h = qkHeadsOf(cols, [3, 1], 8);
+        return [make([rows, h.width]), make([h.headDim]), make([h.headDim]), make([rows], { below: 2 * rows + 1 }),
+          make([2 * rows + 1, h.headDim]), { qHeads: h.qHeads, kvHeads: h.kvHeads }];
       },
     },
     {
       label: "interleaved, partial rotary dim",
       args: (make, rows, cols) => {
-        const { headDim, groups } = qkHeadsOf(cols);
-        return [make([rows, 8 * cols]), make([headDim]), make([headDim]), make([rows], { below: 5 }),
-          make([5, partialRotaryDim(headDim)]), { qHeads: 4 * groups, kvHeads: 2 * groups, neox: false, eps: 1e-5 }];
+        const h = qkHeadsOf(cols, [4, 2], 4);
+        return [make([rows, h.width]), make([h.headDim]), make([h.headDim]), make([rows], { below: 5 }),
+          make([5, partialRotaryDim(h.headDim)]), { qHeads: h.qHeads, kvHeads: h.kvHeads, neox: false, eps: 1e-5 }];
       },
     },
   ],
 });
 
 /**
- * The heads of qkNormRope's examples at width `cols`: one head of `cols` values
- * up to 256 (the head dims the tests take), and beyond that heads of 128 values,
- * `groups` of them, as a model's width is made (4096: 32 heads of 128). A head of
- * 4096 values is no model's, and the vLLM kernel this op follows takes 64 to 256.
+ * The heads of a qkNormRope example at width `cols`. Up to 256 (the head dims
+ * the tests take), one head of `cols` values: `small` q and kv heads a token. At
+ * a model's width (a multiple of 1024 above 256), heads of 128 values whose
+ * q, k and v together fill `cols`, one kv head in `kvShare` (4096 and 8: 24 q
+ * heads and 4 kv heads). A head of 4096 values is no model's, and the vLLM
+ * kernel this op follows takes 64 to 256.
  */
-function qkHeadsOf(cols: number): { headDim: number; groups: number } {
-  const headDim = cols > 256 && cols % 128 === 0 ? 128 : cols;
-  return { headDim, groups: cols / headDim };
+function qkHeadsOf(cols: number, small: [number, number], kvShare: number): { headDim: number; qHeads: number; kvHeads: number; width: number } {
+  if (cols > 256 && cols % 1024 === 0) {
+    const heads = cols / 128;
+    const kvHeads = heads / kvShare;
+    return { headDim: 128, qHeads: heads - 2 * kvHeads, kvHeads, width: cols };
+  }
+  const [qHeads, kvHeads] = small;
+  return { headDim: cols, qHeads, kvHeads, width: (qHeads + 2 * kvHeads) * cols };
 }
 
 export const ROPE_OPS = [ropeI, rope, ropeThd, ropePositions] as const;
