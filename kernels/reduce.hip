@@ -153,8 +153,9 @@ __device__ __forceinline__ void store_softmax(T* out, long long c, const float (
 // the exps, summed, then scaled and stored. f32 keeps the exps it sums (one exp an
 // element: the online form's two and its rescales left f32 softmax at 79% of the
 // copy ceiling on an H100). 16-bit types keep the chunks as loaded and take each
-// exp again at the store: kept as floats, 32 values a thread took 128 registers,
-// and too few threads were left to keep enough bytes in flight (57% of copy).
+// exp again at the store: with 32 values a thread kept as floats here and in the
+// long-row path, bf16 softmax took 128 registers, too few threads were left to
+// keep enough bytes in flight, and it ran at 57% of copy (72 registers now).
 template <typename T, int W>
 __device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, float* scratch) {
   constexpr bool kKeepExps = sizeof(T) == 4;
