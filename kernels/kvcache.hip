@@ -72,14 +72,14 @@ __device__ void append_rows(T* cache, const T* x, const int* positions, long lon
   }
 }
 
-// Each head of k turned at its token's position and written into its slot. A
-// work item is W consecutive pair indices j of one head (W divides rot_half and
-// half_head): a pair below rot_half turns by the position's row of cos_sin,
-// neox (j, j + rot_half) or interleaved (2j, 2j + 1); past it, the pair's
-// values 2j and 2j + 1 are copied.
-template <typename T, int W, bool kNeox>
-__device__ void append_rotated(T* cache, const T* k, const int* positions, const T* cos_sin, long long tokens,
-                               long long per_seq, int heads, int half_head, int max_seq, int max_pos, int rot_half) {
+// Each head of k turned at its token's position and written into its slot,
+// neox. A work item is W consecutive pair indices j of one head (W divides
+// rot_half and half_head): a pair below rot_half turns by the position's row of
+// cos_sin, (j, j + rot_half); past it, the pair's values 2j and 2j + 1 are
+// copied. Neighbouring lanes take neighbouring chunks of each half.
+template <typename T, int W>
+__device__ void append_rotated_neox(T* cache, const T* k, const int* positions, const T* cos_sin, long long tokens,
+                                    long long per_seq, int heads, int half_head, int max_seq, int max_pos, int rot_half) {
   const long long d = 2LL * half_head, row = heads * d;
   const long long chunks = half_head / W;
   for (long long item = first_item(); item < tokens * heads * chunks; item += item_stride()) {
@@ -99,22 +99,44 @@ __device__ void append_rotated(T* cache, const T* k, const int* positions, const
     float c[W], s[W], a[W], b[W];
     fl::load_floats<T, W>(angle + j, 0, c);
     fl::load_floats<T, W>(angle + rot_half + j, 0, s);
-    // a and b: neox, the W first values of pairs j.. and their partners; interleaved, the 2W values of pairs j...
-    const long long lo = kNeox ? j : 2 * j, hi = kNeox ? j + rot_half : 2 * j + W;
-    fl::load_floats<T, W>(from + lo, 0, a);
-    fl::load_floats<T, W>(from + hi, 0, b);
-    if (kNeox) {
-      for (int p = 0; p < W; ++p) rotate(a[p], b[p], c[p], s[p]);
-    } else if (W == 1) {
-      rotate(a[0], b[0], c[0], s[0]);
-    } else {
-      for (int p = 0; p < W / 2; ++p) {
-        rotate(a[2 * p], a[2 * p + 1], c[p], s[p]);
-        rotate(b[2 * p], b[2 * p + 1], c[W / 2 + p], s[W / 2 + p]);
-      }
+    fl::load_floats<T, W>(from + j, 0, a);
+    fl::load_floats<T, W>(from + j + rot_half, 0, b);
+    for (int p = 0; p < W; ++p) rotate(a[p], b[p], c[p], s[p]);
+    fl::store_floats<T, W>(to + j, 0, a);
+    fl::store_floats<T, W>(to + j + rot_half, 0, b);
+  }
+}
+
+// The same, interleaved. A work item is W consecutive values of one head, its
+// W / 2 pairs (2j, 2j + 1) all below rot_half (turned) or all past it (copied):
+// W divides the head dim and W / 2 divides rot_half. Neighbouring lanes take
+// neighbouring chunks of the head.
+template <typename T, int W>
+__device__ void append_rotated_interleaved(T* cache, const T* k, const int* positions, const T* cos_sin,
+                                           long long tokens, long long per_seq, int heads, int half_head, int max_seq,
+                                           int max_pos, int rot_half) {
+  constexpr int P = W / 2;
+  const long long d = 2LL * half_head, row = heads * d;
+  const long long chunks = d / W;
+  for (long long item = first_item(); item < tokens * heads * chunks; item += item_stride()) {
+    const long long head = item / chunks, token = head / heads;
+    const int j = (item % chunks) * P;  // the chunk's first pair
+    long long position;
+    const long long slot = slot_of(positions, token, per_seq, max_seq, max_pos, row, position);
+    if (slot < 0) continue;
+    const T* from = k + head * d + 2 * j;
+    T* to = cache + slot + (head % heads) * d + 2 * j;
+    if (j >= rot_half) {
+      copy_run<T, W>(to, from);
+      continue;
     }
-    fl::store_floats<T, W>(to + lo, 0, a);
-    fl::store_floats<T, W>(to + hi, 0, b);
+    const T* angle = cos_sin + position * 2 * rot_half;
+    float v[W], c[P], s[P];
+    fl::load_floats<T, W>(from, 0, v);
+    fl::load_floats<T, P>(angle + j, 0, c);
+    fl::load_floats<T, P>(angle + rot_half + j, 0, s);
+    for (int p = 0; p < P; ++p) rotate(v[2 * p], v[2 * p + 1], c[p], s[p]);
+    fl::store_floats<T, W>(to, 0, v);
   }
 }
 
@@ -123,13 +145,17 @@ __device__ __forceinline__ bool sizes_fit(int tokens, int seqs, int half_head, i
   return seqs > 0 && tokens % seqs == 0 && rot_half > 0 && rot_half <= half_head;
 }
 
-// Whether a head's pair chunks can be 16-byte vectors: every chunk then starts
-// at a multiple of V values in k, in the cache and in cos_sin.
-template <typename T>
+// Whether a head's work items can be 16-byte vectors of V values, every one of
+// them then aligned in k, in the cache and in cos_sin: neox, chunks of V pairs
+// of each half (V divides half_head and rot_half); interleaved, chunks of V / 2
+// pairs (V / 2 divides both).
+template <typename T, bool kNeox>
 __device__ __forceinline__ bool rotation_vectorizable(int half_head, int rot_half, const T* cache, const T* k,
                                                       const T* cos_sin) {
   constexpr int V = fl::vec16<T>::n;
-  return half_head % V == 0 && rot_half % V == 0 && fl::aligned16(cache) && fl::aligned16(k) && fl::aligned16(cos_sin);
+  constexpr int pairs = kNeox ? V : V / 2;
+  return half_head % pairs == 0 && rot_half % pairs == 0 && fl::aligned16(cache) && fl::aligned16(k) &&
+         fl::aligned16(cos_sin);
 }
 
 template <typename T, bool kNeox>
@@ -137,10 +163,17 @@ __device__ void append_k(T* cache, const T* k, const int* positions, const T* co
                          int half_head, int max_seq, int max_pos, int rot_half) {
   constexpr int V = fl::vec16<T>::n;
   const long long per_seq = tokens / seqs;
-  if (rotation_vectorizable(half_head, rot_half, cache, k, cos_sin)) {
-    append_rotated<T, V, kNeox>(cache, k, positions, cos_sin, tokens, per_seq, heads, half_head, max_seq, max_pos, rot_half);
+  const bool vectors = rotation_vectorizable<T, kNeox>(half_head, rot_half, cache, k, cos_sin);
+  if (kNeox && vectors) {
+    append_rotated_neox<T, V>(cache, k, positions, cos_sin, tokens, per_seq, heads, half_head, max_seq, max_pos, rot_half);
+  } else if (kNeox) {
+    append_rotated_neox<T, 1>(cache, k, positions, cos_sin, tokens, per_seq, heads, half_head, max_seq, max_pos, rot_half);
+  } else if (vectors) {
+    append_rotated_interleaved<T, V>(cache, k, positions, cos_sin, tokens, per_seq, heads, half_head, max_seq, max_pos,
+                                     rot_half);
   } else {
-    append_rotated<T, 1, kNeox>(cache, k, positions, cos_sin, tokens, per_seq, heads, half_head, max_seq, max_pos, rot_half);
+    append_rotated_interleaved<T, 2>(cache, k, positions, cos_sin, tokens, per_seq, heads, half_head, max_seq, max_pos,
+                                     rot_half);
   }
 }
 

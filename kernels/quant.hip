@@ -9,14 +9,14 @@
 //
 // Alignment. Blocks are 18 bytes, so a block starts 2-byte aligned (18 * b is
 // even) and, as a rule, not 16-byte aligned: no 16-byte load fits a block. The
-// kernels read blocks in 16-bit words instead, the scale as one and the codes of
-// a chunk of W values as W / 2 (W bytes at an even offset in the block, since W
-// divides 16); the lanes of a warp read neighbouring chunks of the same few
-// blocks, so each line of blocks comes from memory once and the cache serves the
-// other lanes. The values, f32, f16 or bf16, are read and written as 16-byte
-// vectors of W = 16 / sizeof(T): a chunk starts at a multiple of W values, rows
-// hold a multiple of 32 values, and buffers start 256-byte aligned, so every
-// chunk is aligned.
+// kernels decode blocks in 16-bit words instead, the scale as one and the codes
+// of a chunk of W values as W / 2 (W bytes at an even offset in the block, since
+// W divides 16). Eight blocks, though, are nine 16-byte lines: the RMSNorm
+// kernels copy rows of whole lines into shared memory with 16-byte loads first
+// and decode there. The values, f32, f16 or bf16, are read and written as
+// 16-byte vectors of W = 16 / sizeof(T): a chunk starts at a multiple of W
+// values, rows hold a multiple of 32 values, and buffers start 256-byte
+// aligned, so every chunk is aligned.
 //
 // Storage of the values is f32, f16 or bf16; all arithmetic is f32.
 #include "fuselab/fuselab.h"
@@ -27,9 +27,13 @@ constexpr int kBlockValues = 32;
 constexpr int kBlockBytes = 18;
 constexpr int kScaleBytes = 2;
 
-// Chunks a thread of the RMSNorm kernels keeps in registers, so that a row that
-// fits is decoded once; longer rows decode their blocks a second time.
-constexpr int kCachedChunks = 4;
+// Chunks whose codes a thread of the RMSNorm kernels keeps between the passes
+// (as src/ops/quant.ts sizes its launches: a row's chunks over its threads).
+constexpr int kCodeChunks = 4;
+
+// Shared memory a block stages its rows' blocks in: one row of up to 14563
+// values (8192 / 18 blocks), or several shorter rows.
+constexpr int kStageBytes = 8192;
 
 // A block has at most 1024 threads, hence at most 32 warps (of 32 lanes; 16 of 64).
 constexpr int kMaxWarps = 32;
@@ -40,28 +44,55 @@ __device__ __forceinline__ float block_scale(const unsigned char* block) {
   return fl::to_float(*reinterpret_cast<const __half*>(block));
 }
 
-// The W values j .. j + W - 1 of a block (j a multiple of W, W dividing 16, so a
-// chunk lies within the low or within the high nibbles). A 16-bit word holds
-// two code bytes; shifting it by 4 moves both high nibbles down at once.
+// The codes of a chunk of W values (W dividing 16 and a multiple of 4), one a
+// byte, four a word, with their block's scale: what a chunk decodes from, small
+// enough to keep in registers between a row's two passes.
 template <int W>
-__device__ __forceinline__ void decode_chunk(const unsigned char* block, int j, float (&f)[W]) {
-  static_assert(W % 2 == 0 && 16 % W == 0, "a chunk is whole 16-bit words within one half of a block");
-  const float d = block_scale(block);
-  const unsigned char* codes = block + kScaleBytes + (j % 16);
+struct ChunkCodes {
+  static_assert(W % 4 == 0 && 16 % W == 0, "a chunk is whole 32-bit words of codes within one half of a block");
+  unsigned bytes[W / 4];
+  float d;
+};
+
+// The codes of values j .. j + W - 1 of a block (j a multiple of W, so a chunk
+// lies within the low or within the high nibbles). A 16-bit word holds two code
+// bytes; shifting it by 4 moves both high nibbles down at once.
+template <int W>
+__device__ __forceinline__ ChunkCodes<W> chunk_codes(const unsigned char* block, int j) {
+  ChunkCodes<W> codes;
+  codes.d = block_scale(block);
+  const unsigned short* words = reinterpret_cast<const unsigned short*>(block + kScaleBytes + (j % 16));
   const int shift = j < 16 ? 0 : 4;
-  const unsigned short* words = reinterpret_cast<const unsigned short*>(codes);
-  for (int k = 0; k < W / 2; ++k) {
-    const unsigned word = words[k] >> shift;
-    f[2 * k] = static_cast<float>(static_cast<int>(word & 0xF) - 8) * d;
-    f[2 * k + 1] = static_cast<float>(static_cast<int>((word >> 8) & 0xF) - 8) * d;
+  for (int k = 0; k < W / 4; ++k) {
+    const unsigned pair = words[2 * k] | static_cast<unsigned>(words[2 * k + 1]) << 16;
+    codes.bytes[k] = (pair >> shift) & 0x0F0F0F0Fu;
   }
+  return codes;
 }
 
 // Chunk c (W values) of a row of Q4_0 blocks.
 template <int W>
-__device__ __forceinline__ void decode_row_chunk(const unsigned char* row, long long c, float (&f)[W]) {
+__device__ __forceinline__ ChunkCodes<W> row_chunk_codes(const unsigned char* row, long long c) {
   constexpr int kChunksPerBlock = kBlockValues / W;
-  decode_chunk<W>(row + (c / kChunksPerBlock) * kBlockBytes, static_cast<int>(c % kChunksPerBlock) * W, f);
+  return chunk_codes<W>(row + (c / kChunksPerBlock) * kBlockBytes, static_cast<int>(c % kChunksPerBlock) * W);
+}
+
+// (q - 8) * d for each code q. Without an int-to-float conversion (on GPUs a
+// slow instruction that, twice a value, bounded the RMSNorm kernels): the byte
+// permute makes the float 2^23 + q, and 2^23 + 8 is exact, so q - 8 is too.
+template <int W>
+__device__ __forceinline__ void decode(const ChunkCodes<W>& codes, float (&f)[W]) {
+  for (int k = 0; k < W / 4; ++k) {
+    for (int b = 0; b < 4; ++b) {
+      const unsigned bits = __byte_perm(codes.bytes[k], 0x4B000000u, 0x7650u | b);
+      f[4 * k + b] = (__uint_as_float(bits) - 8388616.0f) * codes.d;
+    }
+  }
+}
+
+template <int W>
+__device__ __forceinline__ void decode_row_chunk(const unsigned char* row, long long c, float (&f)[W]) {
+  decode<W>(row_chunk_codes<W>(row, c), f);
 }
 
 // GGML's code for x: x * id rounded to f32 on its own (as GGML's C computes it,
@@ -186,24 +217,27 @@ __device__ __forceinline__ void store_normalized(T* out, const T* weight, long l
   fl::store_floats<T, W>(out, c, y);
 }
 
-// One row: each thread decodes its chunks (the first kCachedChunks kept in
-// registers), the group sums the squares, and the normalised values are written;
-// chunks past the cached ones are decoded again.
+// One row: each thread decodes its chunks for the sum of squares, the group
+// sums them, and each thread decodes its chunks again to write them normalised:
+// the first kCodeChunks from codes kept in registers, any further ones from q
+// (shared memory, or the cache) again.
 template <typename T, int W, typename Sum>
 __device__ void q4_0_rms_norm_row(T* out, const unsigned char* q, const T* weight, int cols, float eps, bool valid,
                                   float* scratch) {
   const int chunks = cols / W;
-  float cached[kCachedChunks][W];
+  ChunkCodes<W> kept[kCodeChunks];
   float sum_sq = 0.0f;
   if (valid) {
-    for (int k = 0; k < kCachedChunks; ++k) {
+    for (int k = 0; k < kCodeChunks; ++k) {
       const int c = threadIdx.x + k * blockDim.x;
       if (c < chunks) {
-        decode_row_chunk<W>(q, c, cached[k]);
-        for (int j = 0; j < W; ++j) sum_sq += cached[k][j] * cached[k][j];
+        kept[k] = row_chunk_codes<W>(q, c);
+        float f[W];
+        decode<W>(kept[k], f);
+        for (int j = 0; j < W; ++j) sum_sq += f[j] * f[j];
       }
     }
-    for (int c = threadIdx.x + kCachedChunks * blockDim.x; c < chunks; c += blockDim.x) {
+    for (int c = threadIdx.x + kCodeChunks * blockDim.x; c < chunks; c += blockDim.x) {
       float f[W];
       decode_row_chunk<W>(q, c, f);
       for (int j = 0; j < W; ++j) sum_sq += f[j] * f[j];
@@ -211,30 +245,60 @@ __device__ void q4_0_rms_norm_row(T* out, const unsigned char* q, const T* weigh
   }
   const float inv_rms = rsqrtf(Sum{}(sum_sq, scratch) / cols + eps);
   if (!valid) return;
-  for (int k = 0; k < kCachedChunks; ++k) {
+  for (int k = 0; k < kCodeChunks; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
-    if (c < chunks) store_normalized<T, W>(out, weight, c, cached[k], inv_rms);
+    if (c < chunks) {
+      float f[W];
+      decode<W>(kept[k], f);
+      store_normalized<T, W>(out, weight, c, f, inv_rms);
+    }
   }
-  for (int c = threadIdx.x + kCachedChunks * blockDim.x; c < chunks; c += blockDim.x) {
+  for (int c = threadIdx.x + kCodeChunks * blockDim.x; c < chunks; c += blockDim.x) {
     float f[W];
     decode_row_chunk<W>(q, c, f);
     store_normalized<T, W>(out, weight, c, f, inv_rms);
   }
 }
 
+// A row's blocks copied into `stage` with 16-byte loads (row_bytes a multiple
+// of 16, the row 16-byte aligned) by the row group's threads.
+__device__ __forceinline__ void stage_row(unsigned char* stage, const unsigned char* q_row, int row_bytes) {
+  using Line = fl::vec<unsigned int, 4>;
+  for (int i = threadIdx.x; i < row_bytes / 16; i += blockDim.x) {
+    reinterpret_cast<Line*>(stage)[i] = reinterpret_cast<const Line*>(q_row)[i];
+  }
+}
+
 // out[r, :] = rms_norm(dequantize(q[r, :])) * weight, with the row length
 // cols = 32 * blocks_per_row.
+//
+// A block's rows are staged in shared memory first when their blocks are whole
+// 16-byte lines (cols a multiple of 256) and fit kStageBytes: the lines are read
+// with 16-byte loads, and the chunks decode from shared memory. Other rows
+// decode from global memory in 16-bit words.
 template <typename T, typename Sum>
 __global__ void q4_0_rms_norm_rows(T* __restrict__ out, const unsigned char* __restrict__ q, const T* __restrict__ weight,
                                    int rows, int blocks_per_row, float eps) {
   __shared__ float scratch[kMaxWarps];
+  __shared__ fl::vec<unsigned int, 4> stage[kStageBytes / 16];
   constexpr int V = fl::vec16<T>::n;
   const int cols = blocks_per_row * kBlockValues;
+  const int row_bytes = blocks_per_row * kBlockBytes;
+  const bool staged = row_bytes % 16 == 0 && fl::aligned16(q) && (long long)blockDim.y * row_bytes <= kStageBytes;
+  unsigned char* my_stage = reinterpret_cast<unsigned char*>(stage) + (staged ? threadIdx.y * row_bytes : 0);
   for (long long base = (long long)blockIdx.x * blockDim.y; base < rows; base += (long long)gridDim.x * blockDim.y) {
     const long long row = base + threadIdx.y;
     const bool valid = row < rows;
     const long long r = valid ? row : 0;
-    q4_0_rms_norm_row<T, V, Sum>(out + r * cols, q + r * blocks_per_row * kBlockBytes, weight, cols, eps, valid, scratch);
+    const unsigned char* q_row = q + r * row_bytes;
+    if (staged) {
+      // Every thread goes round this loop alike, so every thread reaches both barriers:
+      // the previous rows' reads of the stage are done before it is written, and it is whole before it is read.
+      __syncthreads();
+      if (valid) stage_row(my_stage, q_row, row_bytes);
+      __syncthreads();
+    }
+    q4_0_rms_norm_row<T, V, Sum>(out + r * cols, staged ? my_stage : q_row, weight, cols, eps, valid, scratch);
   }
 }
 

@@ -122,20 +122,29 @@ __global__ void broadcast_rows(T* __restrict__ out, const T* __restrict__ x, con
 
 // ---- softmax ----------------------------------------------------------------------
 
+// exp in a softmax of T. 16-bit types take the fast exp (ex2 of x log2(e): a
+// relative error near 1e-6 for the exponents a softmax meets, far below their
+// rounding, and a few instructions instead of expf's many, which bounded bf16
+// softmax by the issue rate); f32 keeps the accurate one.
+template <typename T>
+__device__ __forceinline__ float softmax_exp(float x) {
+  return sizeof(T) == 4 ? expf(x) : __expf(x);
+}
+
 // Adds a chunk to a running (max m, sum s of exp(x - m)): the sum is rescaled
 // when the max grows (online softmax), so one pass finds both. While every value
 // seen is -inf the sum stays 0 (exp(-inf - -inf) would be NaN); +inf or NaN make
 // the sum NaN, and with it the row, as PyTorch gives.
-template <int W>
+template <typename T, int W>
 __device__ __forceinline__ void online_add(const float (&f)[W], float& m, float& s) {
   float chunk_max = f[0];
   for (int j = 1; j < W; ++j) chunk_max = fmaxf(chunk_max, f[j]);
   if (chunk_max > m) {
-    s *= expf(m - chunk_max);
+    s *= softmax_exp<T>(m - chunk_max);
     m = chunk_max;
   }
   if (m != kNegInf) {
-    for (int j = 0; j < W; ++j) s += expf(f[j] - m);
+    for (int j = 0; j < W; ++j) s += softmax_exp<T>(f[j] - m);
   } else {
     // Only -inf and NaN so far: a NaN must still reach the sum.
     for (int j = 0; j < W; ++j) if (f[j] != f[j]) s = f[j];
@@ -145,7 +154,7 @@ __device__ __forceinline__ void online_add(const float (&f)[W], float& m, float&
 template <typename T, int W>
 __device__ __forceinline__ void store_softmax(T* out, long long c, const float (&f)[W], float row_max, float inv_sum) {
   float y[W];
-  for (int j = 0; j < W; ++j) y[j] = expf(f[j] - row_max) * inv_sum;
+  for (int j = 0; j < W; ++j) y[j] = softmax_exp<T>(f[j] - row_max) * inv_sum;
   fl::store_floats<T, W>(out, c, y);
 }
 
@@ -176,7 +185,7 @@ __device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, f
     const int c = threadIdx.x + k * blockDim.x;
     if (valid && c < chunks) {
       for (int j = 0; j < W; ++j) {
-        const float e = expf(fl::to_float(raw[k].v[j]) - row_max);
+        const float e = softmax_exp<T>(fl::to_float(raw[k].v[j]) - row_max);
         if (kKeepExps) exps[k][j] = e;
         s += e;
       }
@@ -188,7 +197,7 @@ __device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, f
     const int c = threadIdx.x + k * blockDim.x;
     if (c < chunks) {
       float y[W];
-      for (int j = 0; j < W; ++j) y[j] = (kKeepExps ? exps[k][j] : expf(fl::to_float(raw[k].v[j]) - row_max)) * inv_sum;
+      for (int j = 0; j < W; ++j) y[j] = (kKeepExps ? exps[k][j] : softmax_exp<T>(fl::to_float(raw[k].v[j]) - row_max)) * inv_sum;
       fl::store_floats<T, W>(out, c, y);
     }
   }
@@ -210,12 +219,12 @@ __device__ void softmax_row(T* out, const T* x, int cols, bool valid, float* scr
     for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
       float f[W];
       fl::load_floats<T, W>(x, c, f);
-      online_add(f, m, s);
+      online_add<T>(f, m, s);
     }
   }
   const float row_max = group_reduce(m, scratch, MaxOp{});
   // A thread whose values were all -inf (or that had none) adds 0, also when the row's max is -inf.
-  const float row_sum = group_reduce(s == 0.0f ? 0.0f : s * expf(m - row_max), scratch, SumOp{});
+  const float row_sum = group_reduce(s == 0.0f ? 0.0f : s * softmax_exp<T>(m - row_max), scratch, SumOp{});
   if (!valid) return;
   const float inv_sum = 1.0f / row_sum;
   for (int c = threadIdx.x; c < chunks; c += blockDim.x) {

@@ -151,15 +151,100 @@ __global__ void rope_positions(T* __restrict__ out, const T* __restrict__ x, con
 // over its d values with q_weight or k_weight [d], then turned by RoPE at its
 // token's position as rope_positions does, in place, in f32 throughout; the v
 // heads are not touched. A row group (blockDim.x threads, a power of two up to
-// warpSize) takes a head, blockDim.y heads a block; a thread owns the pairs
-// j = threadIdx.x + k * blockDim.x of it, reads them for the sum of squares and
-// again (from cache) to write them, so no thread touches another's values.
+// warpSize) takes a head, blockDim.y heads a block. A thread reads its share of
+// the head for the sum of squares, and after the group's sum (which every
+// thread's reads precede) reads its work items again, from cache, to write
+// them: no thread writes what another has yet to read.
+//
+// A work item is a pair (the scalar form), or, when the head dim and rot_half
+// are whole 16-byte vectors and every pointer is aligned, W = 16 / sizeof(T)
+// values: neox, a chunk of the first rot_half values and its partner chunk
+// rot_half on, or one chunk past 2 * rot_half (normalised only); interleaved,
+// one chunk of W / 2 pairs, all turned or none (rot_half is a multiple of W).
+
+// The head's normalised and turned values a work item, W values a chunk.
+template <typename T, bool kNeox, int W>
+__device__ void norm_rope_head_vec(T* x, const T* weight, const T* cache_row, bool in_cache, int d, int rot_half,
+                                   float inv_rms) {
+  const int rot_chunks = rot_half / W;
+  const int items = kNeox ? d / W - rot_chunks : d / W;
+  for (int item = threadIdx.x; item < items; item += blockDim.x) {
+    float a[W], wa[W];
+    if (kNeox && item < rot_chunks) {
+      float b[W], wb[W], c[W], s[W];
+      fl::load_floats<T, W>(x, item, a);
+      fl::load_floats<T, W>(x, item + rot_chunks, b);
+      fl::load_floats<T, W>(weight, item, wa);
+      fl::load_floats<T, W>(weight, item + rot_chunks, wb);
+      fl::load_floats<T, W>(cache_row, item, c);
+      fl::load_floats<T, W>(cache_row, item + rot_chunks, s);
+      for (int k = 0; k < W; ++k) {
+        a[k] *= inv_rms * wa[k];
+        b[k] *= inv_rms * wb[k];
+        // A position outside the cache (refused by the launcher) gives NaN, never a read out of bounds.
+        if (in_cache) rotate(a[k], b[k], c[k], s[k]);
+        else a[k] = b[k] = __builtin_nanf("");
+      }
+      fl::store_floats<T, W>(x, item, a);
+      fl::store_floats<T, W>(x, item + rot_chunks, b);
+      continue;
+    }
+    const int chunk = kNeox ? item + rot_chunks : item;
+    fl::load_floats<T, W>(x, chunk, a);
+    fl::load_floats<T, W>(weight, chunk, wa);
+    for (int k = 0; k < W; ++k) a[k] *= inv_rms * wa[k];
+    if (!kNeox && chunk * (W / 2) < rot_half) {
+      constexpr int P = W / 2;
+      float c[P], s[P];
+      fl::load_floats<T, P>(cache_row, chunk, c);
+      fl::load_floats<T, P>(cache_row + rot_half, chunk, s);
+      for (int p = 0; p < P; ++p) {
+        if (in_cache) rotate(a[2 * p], a[2 * p + 1], c[p], s[p]);
+        else a[2 * p] = a[2 * p + 1] = __builtin_nanf("");
+      }
+    }
+    fl::store_floats<T, W>(x, chunk, a);
+  }
+}
+
+// The same, a pair a work item (any even head dim, any rot_half, any alignment).
+template <typename T, bool kNeox>
+__device__ void norm_rope_head_pairs(T* x, const T* weight, const T* cache_row, bool in_cache, int half_head,
+                                     int rot_half, float inv_rms) {
+  for (int j = threadIdx.x; j < half_head; j += blockDim.x) {
+    const int lo = kNeox && j < rot_half ? j : 2 * j, hi = kNeox && j < rot_half ? j + rot_half : 2 * j + 1;
+    float a = fl::to_float(x[lo]) * inv_rms * fl::to_float(weight[lo]);
+    float b = fl::to_float(x[hi]) * inv_rms * fl::to_float(weight[hi]);
+    if (j < rot_half) {
+      if (in_cache) rotate(a, b, fl::to_float(cache_row[j]), fl::to_float(cache_row[rot_half + j]));
+      else a = b = __builtin_nanf("");
+    }
+    x[lo] = fl::from_float<T>(a);
+    x[hi] = fl::from_float<T>(b);
+  }
+}
+
+// The sum of squares of a thread's share of a head's d values, W values a chunk (W divides d).
+template <typename T, int W>
+__device__ __forceinline__ float head_sum_sq(const T* x, int d) {
+  float sum_sq = 0.0f;
+  for (int chunk = threadIdx.x; chunk < d / W; chunk += blockDim.x) {
+    float v[W];
+    fl::load_floats<T, W>(x, chunk, v);
+    for (int k = 0; k < W; ++k) sum_sq += v[k] * v[k];
+  }
+  return sum_sq;
+}
+
 template <typename T, bool kNeox>
 __global__ void qk_norm_rope(T* __restrict__ qkv, const T* __restrict__ q_weight, const T* __restrict__ k_weight,
                              const int* __restrict__ positions, const T* __restrict__ cache, int tokens, int q_heads,
                              int kv_heads, int half_head, int max_pos, int rot_half, float eps) {
+  constexpr int V = fl::vec16<T>::n;
   rot_half = min(rot_half, half_head);
   const int d = 2 * half_head;
+  const bool vectors = d % V == 0 && rot_half % V == 0 && fl::aligned16(qkv) && fl::aligned16(q_weight) &&
+                       fl::aligned16(k_weight) && fl::aligned16(cache);
   const int heads_per_token = q_heads + kv_heads;
   const long long normed_heads = (long long)tokens * heads_per_token;
   const int width = blockDim.x < (unsigned)warpSize ? (int)blockDim.x : warpSize;
@@ -169,33 +254,17 @@ __global__ void qk_norm_rope(T* __restrict__ qkv, const T* __restrict__ q_weight
     const long long token = valid ? head / heads_per_token : 0;
     const int h = valid ? head % heads_per_token : 0;
     T* x = qkv + (token * (q_heads + 2LL * kv_heads) + h) * d;
-    const T* weight = h < q_heads ? q_weight : k_weight;
     float sum_sq = 0.0f;
-    if (valid) {
-      for (int j = threadIdx.x; j < half_head; j += blockDim.x) {
-        const int lo = kNeox && j < rot_half ? j : 2 * j, hi = kNeox && j < rot_half ? j + rot_half : 2 * j + 1;
-        const float a = fl::to_float(x[lo]), b = fl::to_float(x[hi]);
-        sum_sq += a * a + b * b;
-      }
-    }
+    if (valid) sum_sq = vectors ? head_sum_sq<T, V>(x, d) : head_sum_sq<T, 1>(x, d);
     for (int mask = width / 2; mask > 0; mask >>= 1) sum_sq += __shfl_xor(sum_sq, mask, width);
     if (!valid) continue;
     const float inv_rms = rsqrtf(sum_sq / d + eps);
     const int pos = positions[token];
     const bool in_cache = pos >= 0 && pos < max_pos;
     const T* cache_row = cache + (in_cache ? (long long)pos * 2 * rot_half : 0);
-    for (int j = threadIdx.x; j < half_head; j += blockDim.x) {
-      const int lo = kNeox && j < rot_half ? j : 2 * j, hi = kNeox && j < rot_half ? j + rot_half : 2 * j + 1;
-      float a = fl::to_float(x[lo]) * inv_rms * fl::to_float(weight[lo]);
-      float b = fl::to_float(x[hi]) * inv_rms * fl::to_float(weight[hi]);
-      if (j < rot_half) {
-        // A position outside the cache (refused by the launcher) gives NaN, never a read out of bounds.
-        if (in_cache) rotate(a, b, fl::to_float(cache_row[j]), fl::to_float(cache_row[rot_half + j]));
-        else a = b = __builtin_nanf("");
-      }
-      x[lo] = fl::from_float<T>(a);
-      x[hi] = fl::from_float<T>(b);
-    }
+    const T* weight = h < q_heads ? q_weight : k_weight;
+    if (vectors) norm_rope_head_vec<T, kNeox, V>(x, weight, cache_row, in_cache, d, rot_half, inv_rms);
+    else norm_rope_head_pairs<T, kNeox>(x, weight, cache_row, in_cache, half_head, rot_half, inv_rms);
   }
 }
 

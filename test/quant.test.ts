@@ -20,10 +20,11 @@ const TOLERANCE: Record<FloatDType, { rtol: number; atol: number }> = {
 };
 
 // [rows, cols], cols a multiple of 32: one block a row (32), odd block counts
-// (3, 5, 17), one and many rows; 4096 and 40000 are past what the short-row
-// form keeps in registers, 40000 past what a block of the row form does.
+// (3, 5, 17), one and many rows; 256 and 1024 are rows of whole 16-byte lines
+// that the short-row form stages in shared memory, several a block; 4096 is
+// past what one warp decodes (the row form, staged); 40000 is past the stage.
 const SHAPES: [number, number][] = [
-  [1, 32], [1000, 32], [3, 96], [7, 160], [1000, 64], [5, 544], [3, 4096], [2, 40000],
+  [1, 32], [1000, 32], [3, 96], [7, 160], [1000, 64], [33, 256], [9, 1024], [5, 544], [3, 4096], [2, 40000],
 ];
 
 const OPTIONS = { shapes: { f32: SHAPES, f16: SHAPES, bf16: SHAPES }, tolerance: TOLERANCE, chainTolerance: TOLERANCE };

@@ -129,11 +129,18 @@ function rowItems(x: Tensor): number {
   return row % vectorWidth(x.dtype as FloatDType) === 0 ? x.size / vectorWidth(x.dtype as FloatDType) : x.size;
 }
 
-/** Work items of a turn: chunks of 16-byte vectors of pairs when both half dims allow them (as the kernel decides), else pairs. */
-function turnItems(k: Tensor, rotaryDim: number): number {
+/**
+ * Work items of a turn, as the kernel decides them: neox, chunks of a 16-byte
+ * vector's worth of pairs of each half when both half dims are whole chunks,
+ * else pairs; interleaved, 16-byte vectors of values when both half dims are
+ * whole half vectors, else pairs.
+ */
+function turnItems(k: Tensor, rotaryDim: number, neox: boolean): number {
   const v = vectorWidth(k.dtype as FloatDType);
-  const half = k.shape[2] / 2;
-  return half % v === 0 && (rotaryDim / 2) % v === 0 ? k.size / 2 / v : k.size / 2;
+  const half = k.shape[2] / 2, rotHalf = rotaryDim / 2;
+  const pairs = neox ? v : v / 2;
+  if (half % pairs !== 0 || rotHalf % pairs !== 0) return k.size / 2;
+  return k.size / 2 / pairs;
 }
 
 /** Everything cacheAppend checks, and the sizes it derives. */
@@ -292,7 +299,7 @@ export const ropeKAppend = declareFused({
   fused: (k: Tensor, positions: Tensor, cosSinCache: Tensor, kCache: Tensor, options?: RopeAppendOptions): { kCache: Tensor } => {
     const a = checkRopeAppend("fl.fused.ropeKAppend", k, undefined, positions, cosSinCache, kCache, undefined, options, false);
     launchBuiltin("fused.ropeKAppend", a.neox ? ROPE_K_APPEND_NEOX : ROPE_K_APPEND_INTERLEAVED, a.k,
-      launch1D(a.k.device, turnItems(a.k, a.rotaryDim)), ropeAppendBytesRead(a), a.k.bytes,
+      launch1D(a.k.device, turnItems(a.k, a.rotaryDim, a.neox)), ropeAppendBytesRead(a), a.k.bytes,
       [a.kc.cache, a.k, a.positions, a.cosSin, ...ropeAppendSizes(a)]);
     return { kCache: a.kc.cache };
   },
@@ -326,7 +333,7 @@ export const ropeKvAppend = declareFused({
   fused: (k: Tensor, v: Tensor, positions: Tensor, cosSinCache: Tensor, kCache: Tensor, vCache: Tensor,
           options?: RopeAppendOptions): { kCache: Tensor; vCache: Tensor } => {
     const a = checkRopeAppend("fl.fused.ropeKvAppend", k, v, positions, cosSinCache, kCache, vCache, options, true);
-    const items = Math.max(turnItems(a.k, a.rotaryDim), rowItems(a.v!));
+    const items = Math.max(turnItems(a.k, a.rotaryDim, a.neox), rowItems(a.v!));
     launchBuiltin("fused.ropeKvAppend", a.neox ? ROPE_KV_APPEND_NEOX : ROPE_KV_APPEND_INTERLEAVED, a.k, launch1D(a.k.device, items),
       ropeAppendBytesRead(a), a.k.bytes + a.v!.bytes, [a.kc.cache, a.vCache!, a.k, a.v!, a.positions, a.cosSin, ...ropeAppendSizes(a)]);
     return { kCache: a.kc.cache, vCache: a.vCache! };

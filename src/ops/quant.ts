@@ -42,10 +42,10 @@ export interface Q4_0RmsNormOptions {
   variant?: Q4_0RmsNormVariant;
 }
 
-// As norm.ts and reduce.ts: chunks a thread keeps in registers (kCachedChunks in
-// kernels/quant.hip), threads a row may have (more would not fit the registers),
-// and threads in a block of many short rows.
-const CACHED_CHUNKS_PER_THREAD = 4;
+// Chunks a thread decodes (enough work a thread to hide a load's latency, few
+// enough that a row spreads over many threads), threads a row may have, and
+// threads in a block of many short rows.
+const CHUNKS_PER_THREAD = 4;
 const MAX_ROW_THREADS = 512;
 const BATCH_BLOCK_THREADS = 256;
 
@@ -121,20 +121,20 @@ export const dequantizeQ4_0 = declareOp({
   examples: [{ label: "", args: (make, rows, cols, dtype) => [make([rows, cols], { quantized: "q4_0" }), { dtype }] }],
 });
 
-/** Threads that hold a row of `out` in their registers. */
+/** Threads that decode a row of `out`, CHUNKS_PER_THREAD chunks each. */
 function threadsForRow(out: Tensor): number {
-  return Math.ceil(rowChunks(out.dtype as FloatDType, lastDim(out.shape)) / CACHED_CHUNKS_PER_THREAD);
+  return Math.ceil(rowChunks(out.dtype as FloatDType, lastDim(out.shape)) / CHUNKS_PER_THREAD);
 }
 
 /**
- * The variant that suits `out`'s rows: many rows a block while a row fits in the
- * registers of one warp's lanes, else one block a row.
+ * The variant that suits `out`'s rows: many rows a block while one warp's lanes
+ * can decode a row, else one block a row.
  */
 function variantFor(out: Tensor): Q4_0RmsNormVariant {
   return threadsForRow(out) <= out.device.props.warpSize ? "batch" : "row";
 }
 
-/** The launch of a variant: threads a row sized so that its chunks fit their registers. */
+/** The launch of a variant: threads a row as threadsForRow gives them. */
 function q4_0RmsNormShape(variant: Q4_0RmsNormVariant, out: Tensor): LaunchShape {
   const { warpSize, maxThreadsPerBlock, maxGridDim } = out.device.props;
   const rows = rowCount(out.shape);

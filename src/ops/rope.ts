@@ -256,6 +256,17 @@ function putColumns(op: string, into: Tensor, part: Tensor, start: number): void
     [into, part, rows, cols, start, width]);
 }
 
+/**
+ * Work items a head of qkNormRope: pairs, or (as the kernel decides) chunks of
+ * 16-byte vectors when the head dim and half the rotary dim are whole vectors;
+ * neox pairs a chunk of the turned half with its partner, so those count once.
+ */
+function qkNormRopeItems(dtype: FloatDType, headDim: number, rotaryDim: number, neox: boolean): number {
+  const v = vectorWidth(dtype);
+  if (headDim % v !== 0 || (rotaryDim / 2) % v !== 0) return headDim / 2;
+  return neox ? (headDim - rotaryDim / 2) / v : headDim / v;
+}
+
 /** The share of qkv's bytes that are q and k heads (the part qkNormRope reads and writes). */
 function qkShare(args: unknown[]): number {
   const { qHeads, kvHeads } = args[5] as QkNormRopeOptions;
@@ -281,7 +292,7 @@ export const qkNormRope = declareFused({
     const c = checkQkNormRope(where, qkv, qWeight, kWeight, positions, cosSinCache, options);
     const normedHeads = c.tokens * (c.qHeads + c.kvHeads);
     const { warpSize, maxGridDim } = c.qkv.device.props;
-    const group = Math.min(warpSize, nextPowerOfTwo(c.headDim / 2));
+    const group = Math.min(warpSize, nextPowerOfTwo(qkNormRopeItems(c.qkv.dtype as FloatDType, c.headDim, c.rotaryDim, c.neox)));
     const headsPerBlock = QK_BLOCK_THREADS / group;
     const shape = { grid: [Math.min(Math.ceil(normedHeads / headsPerBlock), maxGridDim[0]), 1] as [number, number],
       block: [group, headsPerBlock] as [number, number] };
