@@ -14,6 +14,7 @@ export {
   CommittedBench, CommittedBenchRow, CommittedResults, committedBench, committedResults, kernelFiles, kernelSource, resultsFiles,
 } from "./source";
 export { CompileOptions, compile, compileAsync } from "./compile";
+export { packageRoot } from "./native";
 export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClose, compare } from "./compare";
 export { ArgumentError, DeviceError, FuselabError } from "./errors";
 export {

@@ -141,7 +141,7 @@ export function native(): Native {
   return loaded;
 }
 
-/** The package's root folder (holds kernels/, build/, notebooks/). */
+/** The package's root folder (holds kernels/, build/, notebooks/, and bench/ with its results and scripts). */
 export function packageRoot(): string {
   // dist/src/native.js -> two levels up
   return path.resolve(__dirname, "..", "..");
