@@ -107,36 +107,40 @@ __device__ void append_rotated_neox(T* cache, const T* k, const int* positions, 
   }
 }
 
-// The same, interleaved. A work item is W consecutive values of one head, its
-// W / 2 pairs (2j, 2j + 1) all below rot_half (turned) or all past it (copied):
-// W divides the head dim and W / 2 divides rot_half. Neighbouring lanes take
-// neighbouring chunks of the head.
+// The same, interleaved. A chunk is W consecutive values of one head, its W / 2
+// pairs (2j, 2j + 1) all below rot_half (turned) or all past it (copied): W
+// divides the head dim and W / 2 divides rot_half. A work item is chunk i of
+// the head's first half of chunks and chunk i of its second half (if the head
+// has that many): neighbouring lanes take neighbouring chunks in both, and a
+// launch has half as many items, each dividing its index once.
 template <typename T, int W>
 __device__ void append_rotated_interleaved(T* cache, const T* k, const int* positions, const T* cos_sin,
                                            long long tokens, long long per_seq, int heads, int half_head, int max_seq,
                                            int max_pos, int rot_half) {
   constexpr int P = W / 2;
   const long long d = 2LL * half_head, row = heads * d;
-  const long long chunks = d / W;
-  for (long long item = first_item(); item < tokens * heads * chunks; item += item_stride()) {
-    const long long head = item / chunks, token = head / heads;
-    const int j = (item % chunks) * P;  // the chunk's first pair
+  const int chunks = d / W, items_per_head = (chunks + 1) / 2;
+  for (long long item = first_item(); item < tokens * heads * items_per_head; item += item_stride()) {
+    const long long head = item / items_per_head, token = head / heads;
     long long position;
     const long long slot = slot_of(positions, token, per_seq, max_seq, max_pos, row, position);
     if (slot < 0) continue;
-    const T* from = k + head * d + 2 * j;
-    T* to = cache + slot + (head % heads) * d + 2 * j;
-    if (j >= rot_half) {
-      copy_run<T, W>(to, from);
-      continue;
-    }
     const T* angle = cos_sin + position * 2 * rot_half;
-    float v[W], c[P], s[P];
-    fl::load_floats<T, W>(from, 0, v);
-    fl::load_floats<T, P>(angle + j, 0, c);
-    fl::load_floats<T, P>(angle + rot_half + j, 0, s);
-    for (int p = 0; p < P; ++p) rotate(v[2 * p], v[2 * p + 1], c[p], s[p]);
-    fl::store_floats<T, W>(to, 0, v);
+    for (int chunk = item % items_per_head; chunk < chunks; chunk += items_per_head) {
+      const int j = chunk * P;  // the chunk's first pair
+      const T* from = k + head * d + 2 * j;
+      T* to = cache + slot + (head % heads) * d + 2 * j;
+      if (j >= rot_half) {
+        copy_run<T, W>(to, from);
+        continue;
+      }
+      float v[W], c[P], s[P];
+      fl::load_floats<T, W>(from, 0, v);
+      fl::load_floats<T, P>(angle + j, 0, c);
+      fl::load_floats<T, P>(angle + rot_half + j, 0, s);
+      for (int p = 0; p < P; ++p) rotate(v[2 * p], v[2 * p + 1], c[p], s[p]);
+      fl::store_floats<T, W>(to, 0, v);
+    }
   }
 }
 

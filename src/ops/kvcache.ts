@@ -132,15 +132,17 @@ function rowItems(x: Tensor): number {
 /**
  * Work items of a turn, as the kernel decides them: neox, chunks of a 16-byte
  * vector's worth of pairs of each half when both half dims are whole chunks,
- * else pairs; interleaved, 16-byte vectors of values when both half dims are
- * whole half vectors, else pairs.
+ * else pairs; interleaved, two chunks of a head (16-byte vectors of values when
+ * both half dims are whole half vectors, else pairs) an item.
  */
 function turnItems(k: Tensor, rotaryDim: number, neox: boolean): number {
   const v = vectorWidth(k.dtype as FloatDType);
-  const half = k.shape[2] / 2, rotHalf = rotaryDim / 2;
+  const [tokens, heads, d] = k.shape;
   const pairs = neox ? v : v / 2;
-  if (half % pairs !== 0 || rotHalf % pairs !== 0) return k.size / 2;
-  return k.size / 2 / pairs;
+  const vectors = (d / 2) % pairs === 0 && (rotaryDim / 2) % pairs === 0;
+  if (neox) return vectors ? k.size / 2 / pairs : k.size / 2;
+  const chunks = vectors ? d / v : d / 2;
+  return tokens * heads * Math.ceil(chunks / 2);
 }
 
 /** Everything cacheAppend checks, and the sizes it derives. */
