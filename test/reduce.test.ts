@@ -86,6 +86,7 @@ describe("reduce ops", () => {
             { head: [inf, 1] },                       // +inf: NaN everywhere
             { head: [2, NaN] },                       // NaN: NaN everywhere
             { head: [HUGE[dtype], -HUGE[dtype], HUGE[dtype]] }, // no overflow: the max is subtracted first
+            { head: [-1000, -1001], fill: -inf },    // a very negative max, most threads all -inf: 0 there, not NaN
             // Finite values only past the chunks a thread keeps in registers (the online rescaling).
             { head: Array.from({ length: Math.min(cols, 20000) }, () => -inf) },
           ]);
