@@ -19,9 +19,14 @@
 
 namespace fl::reduce {
 
-// Chunks a softmax thread keeps in registers, so that a row that fits is read
-// from memory once; longer rows are read a second time for the write.
-constexpr int kCachedChunks = 4;
+// Chunks a softmax thread keeps in registers, with their exps, so that a row
+// that fits is read from memory once and takes one exp an element; longer rows
+// are read a second time for the write. 16 values of 16-byte chunks: 4 chunks of
+// f32, 2 of 16-bit types.
+template <typename T>
+struct Cached {
+  static constexpr int chunks = sizeof(T) == 4 ? 4 : 2;
+};
 
 // A block has at most 1024 threads, hence at most 32 warps (of 32 lanes; 16 of 64).
 constexpr int kMaxWarps = 32;
@@ -159,45 +164,41 @@ __device__ __forceinline__ void store_softmax(T* out, long long c, const float (
 }
 
 // A row that fits in its group's registers: the max of the cached chunks, then
-// the exps, summed, then scaled and stored. f32 keeps the exps it sums (one exp an
-// element: the online form's two and its rescales left f32 softmax at 79% of the
-// copy ceiling on an H100). 16-bit types keep the chunks as loaded and take each
-// exp again at the store: with 32 values a thread kept as floats here and in the
-// long-row path, bf16 softmax took 128 registers, too few threads were left to
-// keep enough bytes in flight, and it ran at 57% of copy (72 registers now).
+// the exps, kept and summed, then scaled and stored: one exp an element (the
+// online form's two and its rescales left f32 softmax at 79% of the copy
+// ceiling on an H100). 16-bit types once kept 4 chunks a thread as loaded and took
+// each exp again at the store (two exps an element, 72 registers): 74-76% of copy.
 template <typename T, int W>
 __device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, float* scratch) {
-  constexpr bool kKeepExps = sizeof(T) == 4;
-  fl::vec<T, W> raw[kCachedChunks];
-  float exps[kKeepExps ? kCachedChunks : 1][W];
+  constexpr int kCached = Cached<T>::chunks;
+  float cached[kCached][W];
   float m = kNegInf;
-  for (int k = 0; k < kCachedChunks; ++k) {
+  for (int k = 0; k < kCached; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
     if (valid && c < chunks) {
-      raw[k] = reinterpret_cast<const fl::vec<T, W>*>(x)[c];
-      for (int j = 0; j < W; ++j) m = MaxOp{}(m, fl::to_float(raw[k].v[j]));
+      fl::load_floats<T, W>(x, c, cached[k]);
+      for (int j = 0; j < W; ++j) m = MaxOp{}(m, cached[k][j]);
     }
   }
   // -inf when the row is all -inf, NaN when it holds NaN or +inf: the exps are then NaN, as PyTorch gives.
   const float row_max = group_reduce(m, scratch, MaxOp{});
   float s = 0.0f;
-  for (int k = 0; k < kCachedChunks; ++k) {
+  for (int k = 0; k < kCached; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
     if (valid && c < chunks) {
       for (int j = 0; j < W; ++j) {
-        const float e = softmax_exp<T>(fl::to_float(raw[k].v[j]) - row_max);
-        if (kKeepExps) exps[k][j] = e;
-        s += e;
+        cached[k][j] = softmax_exp<T>(cached[k][j] - row_max);
+        s += cached[k][j];
       }
     }
   }
   const float inv_sum = 1.0f / group_reduce(s, scratch, SumOp{});
   if (!valid) return;
-  for (int k = 0; k < kCachedChunks; ++k) {
+  for (int k = 0; k < kCached; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
     if (c < chunks) {
       float y[W];
-      for (int j = 0; j < W; ++j) y[j] = (kKeepExps ? exps[k][j] : softmax_exp<T>(fl::to_float(raw[k].v[j]) - row_max)) * inv_sum;
+      for (int j = 0; j < W; ++j) y[j] = cached[k][j] * inv_sum;
       fl::store_floats<T, W>(out, c, y);
     }
   }
@@ -210,7 +211,7 @@ __device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, f
 template <typename T, int W>
 __device__ void softmax_row(T* out, const T* x, int cols, bool valid, float* scratch) {
   const int chunks = cols / W;
-  if (chunks <= kCachedChunks * (int)blockDim.x) {
+  if (chunks <= Cached<T>::chunks * (int)blockDim.x) {
     softmax_row_cached<T, W>(out, x, chunks, valid, scratch);
     return;
   }
