@@ -154,6 +154,9 @@ inline float atomicAdd(float* a, float v) { return fl::emu::atomic_update(a, [v]
 inline double atomicAdd(double* a, double v) { return fl::emu::atomic_update(a, [v](double x) { return x + v; }); }
 inline float atomicExch(float* a, float v) { return fl::emu::atomic_update(a, [v](float) { return v; }); }
 
+// The sum of the products of a's and b's four bytes, plus c, as on NVIDIA GPUs.
+inline unsigned fl_dot4(unsigned a, unsigned b, unsigned c) { return __dp4a(a, b, c); }
+
 // Math: the C library's, plus the GPU's fast and reciprocal forms.
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }

@@ -49,6 +49,9 @@ __device__ __forceinline__ int fl_all(int p) { return __all_sync(FL_FULL_MASK, p
 // HIP's ballot is 64 bits wide (wavefronts of 64); on NVIDIA the top half is zero.
 __device__ __forceinline__ unsigned long long fl_ballot(int p) { return __ballot_sync(FL_FULL_MASK, p); }
 
+// The sum of the products of a's and b's four bytes, plus c (one instruction).
+__device__ __forceinline__ unsigned fl_dot4(unsigned a, unsigned b, unsigned c) { return __dp4a(a, b, c); }
+
 // Renames rather than function-like macros: the toolkit's C++ library has its
 // own names __any and __shfl (a struct with a constructor __any(...)), which a
 // rename leaves consistent and a function-like macro would break.

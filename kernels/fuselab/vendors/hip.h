@@ -28,6 +28,12 @@ __device__ __host__ __forceinline__ fl_bf16 __float2bfloat16(float f) {
   return fl_bf16{static_cast<unsigned short>(c.u >> 16)};
 }
 
+// The sum of the products of a's and b's four bytes, plus c (CUDA's __dp4a).
+__device__ __forceinline__ unsigned fl_dot4(unsigned a, unsigned b, unsigned c) {
+  for (int k = 0; k < 32; k += 8) c += ((a >> k) & 0xffu) * ((b >> k) & 0xffu);
+  return c;
+}
+
 #if !defined(__syncwarp)
 // A wavefront runs in lock step; this orders its lanes' memory accesses.
 #define __syncwarp() __builtin_amdgcn_wave_barrier()
