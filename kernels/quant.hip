@@ -77,9 +77,10 @@ __device__ __forceinline__ ChunkCodes<W> row_chunk_codes(const unsigned char* ro
   return chunk_codes<W>(row + (c / kChunksPerBlock) * kBlockBytes, static_cast<int>(c % kChunksPerBlock) * W);
 }
 
-// (q - 8) * d for each code q. Without an int-to-float conversion (on GPUs a
-// slow instruction that, twice a value, bounded the RMSNorm kernels): the byte
-// permute makes the float 2^23 + q, and 2^23 + 8 is exact, so q - 8 is too.
+// (q - 8) * d for each code q, without an int-to-float conversion (a slow
+// instruction on GPUs, which bounded the RMSNorm kernels when they decoded every
+// value twice): the byte permute makes the float 2^23 + q, and 2^23 + 8 is exact,
+// so q - 8 is too.
 template <int W>
 __device__ __forceinline__ void decode(const ChunkCodes<W>& codes, float (&f)[W]) {
   for (int k = 0; k < W / 4; ++k) {
