@@ -42,9 +42,9 @@ export interface Q4_0RmsNormOptions {
   variant?: Q4_0RmsNormVariant;
 }
 
-// Chunks a thread decodes (enough work a thread to hide a load's latency, few
-// enough that a row spreads over many threads), threads a row may have, and
-// threads in a block of many short rows.
+// Chunks a thread decodes (kCodeChunks in kernels/quant.hip, whose codes it
+// keeps in registers between the passes), threads a row may have, and threads
+// in a block of many short rows.
 const CHUNKS_PER_THREAD = 4;
 const MAX_ROW_THREADS = 512;
 const BATCH_BLOCK_THREADS = 256;
