@@ -19,14 +19,10 @@
 
 namespace fl::reduce {
 
-// Chunks a softmax thread keeps in registers, with their exps, so that a row
-// that fits is read from memory once and takes one exp an element; longer rows
-// are read a second time for the write. 16 values of 16-byte chunks: 4 chunks of
-// f32, 2 of 16-bit types.
-template <typename T>
-struct Cached {
-  static constexpr int chunks = sizeof(T) == 4 ? 4 : 2;
-};
+// Chunks a softmax thread keeps in registers, as loaded, so that a row that
+// fits is read from memory once; longer rows are read a second time for the
+// write. Four 16-byte chunks: 16 values of f32, 32 of 16-bit types.
+constexpr int kCachedChunks = 4;
 
 // A block has at most 1024 threads, hence at most 32 warps (of 32 lanes; 16 of 64).
 constexpr int kMaxWarps = 32;
@@ -47,16 +43,17 @@ struct SumOp {
 // a __shared__ array of kMaxWarps floats, free again when this returns.
 template <typename Op>
 __device__ __forceinline__ float group_reduce(float v, float* scratch, Op op) {
-  const int width = blockDim.x < (unsigned)warpSize ? (int)blockDim.x : warpSize;
+  const int warp_size = fl::warp_size();
+  const int width = blockDim.x < (unsigned)warp_size ? (int)blockDim.x : warp_size;
   for (int mask = width / 2; mask > 0; mask >>= 1) v = op(v, __shfl_xor(v, mask, width));
-  if (blockDim.x <= (unsigned)warpSize) return v;
-  const int lane = threadIdx.x % warpSize;
-  const int warp = threadIdx.x / warpSize;
-  const int warps = blockDim.x / warpSize;
+  if (blockDim.x <= (unsigned)warp_size) return v;
+  const int lane = threadIdx.x % warp_size;
+  const int warp = threadIdx.x / warp_size;
+  const int warps = blockDim.x / warp_size;
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
   v = lane < warps ? scratch[lane] : Op::identity();
-  for (int mask = warpSize / 2; mask > 0; mask >>= 1) v = op(v, __shfl_xor(v, mask));
+  for (int mask = warp_size / 2; mask > 0; mask >>= 1) v = op(v, __shfl_xor(v, mask));
   __syncthreads();
   return v;
 }
@@ -163,43 +160,48 @@ __device__ __forceinline__ void store_softmax(T* out, long long c, const float (
   fl::store_floats<T, W>(out, c, y);
 }
 
-// A row that fits in its group's registers: the max of the cached chunks, then
-// the exps, kept and summed, then scaled and stored: one exp an element (the
-// online form's two and its rescales left f32 softmax at 79% of the copy
-// ceiling on an H100). 16-bit types once kept 4 chunks a thread as loaded and took
-// each exp again at the store (two exps an element, 72 registers): 74-76% of copy.
+// A row that fits in its group's registers: the chunks kept as loaded (packed,
+// two 16-bit values a register), their max, the sum of their exps, then each
+// exp again, scaled, stored. Two exps an element buy registers: keeping the exps
+// as f32 took 48 registers a thread for 16 bf16 values, and a bf16 row of 4096
+// ran at 79.5% of the copy ceiling on an H100; kept packed, 32 values fit in
+// fewer, more threads stay resident, and more bytes are in flight.
 template <typename T, int W>
-__device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, float* scratch) {
-  constexpr int kCached = Cached<T>::chunks;
-  float cached[kCached][W];
+__device__ void softmax_row_cached(T* __restrict__ out, const T* __restrict__ x, int chunks, bool valid, float* scratch) {
+  using Chunk = fl::vec<T, W>;
+  const Chunk* xc = reinterpret_cast<const Chunk*>(x);
+  // Every load is issued before any value is used: with the max in the same loop
+  // the loads went out one after the other, each waiting for the one before.
+  Chunk cached[kCachedChunks];
+  for (int k = 0; k < kCachedChunks; ++k) {
+    const int c = threadIdx.x + k * blockDim.x;
+    if (valid && c < chunks) cached[k] = xc[c];
+  }
   float m = kNegInf;
-  for (int k = 0; k < kCached; ++k) {
+  for (int k = 0; k < kCachedChunks; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
     if (valid && c < chunks) {
-      fl::load_floats<T, W>(x, c, cached[k]);
-      for (int j = 0; j < W; ++j) m = MaxOp{}(m, cached[k][j]);
+      for (int j = 0; j < W; ++j) m = MaxOp{}(m, fl::to_float(cached[k].v[j]));
     }
   }
   // -inf when the row is all -inf, NaN when it holds NaN or +inf: the exps are then NaN, as PyTorch gives.
   const float row_max = group_reduce(m, scratch, MaxOp{});
   float s = 0.0f;
-  for (int k = 0; k < kCached; ++k) {
+  for (int k = 0; k < kCachedChunks; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
     if (valid && c < chunks) {
-      for (int j = 0; j < W; ++j) {
-        cached[k][j] = softmax_exp<T>(cached[k][j] - row_max);
-        s += cached[k][j];
-      }
+      for (int j = 0; j < W; ++j) s += softmax_exp<T>(fl::to_float(cached[k].v[j]) - row_max);
     }
   }
   const float inv_sum = 1.0f / group_reduce(s, scratch, SumOp{});
   if (!valid) return;
-  for (int k = 0; k < kCached; ++k) {
+  Chunk* oc = reinterpret_cast<Chunk*>(out);
+  for (int k = 0; k < kCachedChunks; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
     if (c < chunks) {
-      float y[W];
-      for (int j = 0; j < W; ++j) y[j] = cached[k][j] * inv_sum;
-      fl::store_floats<T, W>(out, c, y);
+      Chunk y;
+      for (int j = 0; j < W; ++j) y.v[j] = fl::from_float<T>(softmax_exp<T>(fl::to_float(cached[k].v[j]) - row_max) * inv_sum);
+      oc[c] = y;
     }
   }
 }
@@ -211,7 +213,7 @@ __device__ void softmax_row_cached(T* out, const T* x, int chunks, bool valid, f
 template <typename T, int W>
 __device__ void softmax_row(T* out, const T* x, int cols, bool valid, float* scratch) {
   const int chunks = cols / W;
-  if (chunks <= Cached<T>::chunks * (int)blockDim.x) {
+  if (chunks <= kCachedChunks * (int)blockDim.x) {
     softmax_row_cached<T, W>(out, x, chunks, valid, scratch);
     return;
   }
@@ -236,8 +238,10 @@ __device__ void softmax_row(T* out, const T* x, int cols, bool valid, float* scr
 }
 
 // out[r, :] = exp(x[r, :] - max) / sum(exp(x[r, :] - max))
+// At most 512 threads a block (src/ops/reduce.ts), two blocks an SM: registers
+// are capped so that a group of 512 keeping its row does not hold an SM alone.
 template <typename T>
-__global__ void softmax(T* __restrict__ out, const T* __restrict__ x, int rows, int cols) {
+__global__ void __launch_bounds__(512, 2) softmax(T* __restrict__ out, const T* __restrict__ x, int rows, int cols) {
   __shared__ float scratch[kMaxWarps];
   constexpr int V = fl::vec16<T>::n;
   const bool vectorized = cols % V == 0 && fl::aligned16(out) && fl::aligned16(x);

@@ -91,6 +91,16 @@
 
 namespace fl {
 
+// Lanes a warp: a compile-time constant where the target fixes it (FL_WARP_SIZE,
+// from the vendor header), else warpSize (AMD's 32 or 64, the emulator's choice).
+__device__ __forceinline__ int warp_size() {
+#ifdef FL_WARP_SIZE
+  return FL_WARP_SIZE;
+#else
+  return warpSize;
+#endif
+}
+
 __device__ __forceinline__ float to_float(float x) { return x; }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 __device__ __forceinline__ float to_float(fl_bf16 x) { return __bfloat162float(x); }

@@ -11,11 +11,9 @@ import { FloatDType, KernelsByDType, OpExample, declareFused, declareOp, kernels
 import { exp } from "./elementwise";
 
 // Chunks (16-byte vectors, or elements when a row cannot be read in vectors) a
-// softmax thread keeps in registers: Cached<T>::chunks in kernels/reduce.hip, 16
-// values of 16-byte chunks. Groups are sized so that a row fits in them when it can.
-function cachedChunks(dtype: FloatDType): number {
-  return dtype === "f32" ? 4 : 2;
-}
+// softmax thread keeps in registers: kCachedChunks in kernels/reduce.hip. Groups
+// are sized so that a row fits in them when it can.
+const CACHED_CHUNKS = 4;
 // As the norm kernels: more threads than this would not fit their registers.
 const MAX_GROUP_THREADS = 512;
 // Threads in a block of narrow rows (several row groups a block).
@@ -29,7 +27,7 @@ const NARROW_BLOCK_THREADS = 256;
 function rowGroupShape(x: Tensor): LaunchShape {
   const { warpSize, maxThreadsPerBlock, maxGridDim } = x.device.props;
   const rows = rowCount(x.shape);
-  const wanted = Math.ceil(rowChunks(x.dtype as FloatDType, lastDim(x.shape)) / cachedChunks(x.dtype as FloatDType));
+  const wanted = Math.ceil(rowChunks(x.dtype as FloatDType, lastDim(x.shape)) / CACHED_CHUNKS);
   let group: number, rowsPerBlock: number;
   if (wanted <= warpSize) {
     group = nextPowerOfTwo(wanted);

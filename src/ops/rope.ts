@@ -203,6 +203,10 @@ const PUT_COLUMNS = kernelsByDType("put_columns_f32", "put_columns_f16", "put_co
 const QK_NORM_EPS = 1e-6;
 // Threads in a block of qk_norm_rope (row groups of up to a warp, one head each).
 const QK_BLOCK_THREADS = 256;
+// Work items a thread of qk_norm_rope takes. Two, not one: on an H100 a group of
+// half the threads moved a bf16 head 7% (neox) to 20% (interleaved) faster, each
+// thread then keeping twice the bytes in flight, and f32 no slower.
+const QK_ITEMS_PER_THREAD = 2;
 
 /** A positive integer option. */
 function checkCount(where: string, name: string, value: unknown): number {
@@ -292,7 +296,8 @@ export const qkNormRope = declareFused({
     const c = checkQkNormRope(where, qkv, qWeight, kWeight, positions, cosSinCache, options);
     const normedHeads = c.tokens * (c.qHeads + c.kvHeads);
     const { warpSize, maxGridDim } = c.qkv.device.props;
-    const group = Math.min(warpSize, nextPowerOfTwo(qkNormRopeItems(c.qkv.dtype as FloatDType, c.headDim, c.rotaryDim, c.neox)));
+    const items = qkNormRopeItems(c.qkv.dtype as FloatDType, c.headDim, c.rotaryDim, c.neox);
+    const group = Math.min(warpSize, nextPowerOfTwo(Math.ceil(items / QK_ITEMS_PER_THREAD)));
     const headsPerBlock = QK_BLOCK_THREADS / group;
     const shape = { grid: [Math.min(Math.ceil(normedHeads / headsPerBlock), maxGridDim[0]), 1] as [number, number],
       block: [group, headsPerBlock] as [number, number] };

@@ -31,6 +31,9 @@ typedef __half fl_half;
 typedef __nv_bfloat16 fl_bf16;
 
 #define FL_FULL_MASK 0xffffffffu
+// NVIDIA's warps are 32 lanes on every GPU, but warpSize is read at run time: a
+// constant lets loops over a warp's lanes unroll and divisions by it shift.
+#define FL_WARP_SIZE 32
 
 template <typename T> __device__ __forceinline__ T fl_shfl(T v, int src, int width = warpSize) {
   return __shfl_sync(FL_FULL_MASK, v, src, width);
