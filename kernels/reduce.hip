@@ -162,10 +162,8 @@ __device__ __forceinline__ void store_softmax(T* out, long long c, const float (
 
 // A row that fits in its group's registers: the chunks kept as loaded (packed,
 // two 16-bit values a register), their max, the sum of their exps, then each
-// exp again, scaled, stored. Two exps an element buy registers: keeping the exps
-// as f32 took 48 registers a thread for 16 bf16 values, and a bf16 row of 4096
-// ran at 79.5% of the copy ceiling on an H100; kept packed, 32 values fit in
-// fewer, more threads stay resident, and more bytes are in flight.
+// exp again, scaled, stored. Two exps an element let the registers that held 16
+// f32 exps hold 32 bf16 values, so a group of half the threads holds a row.
 template <typename T, int W>
 __device__ void softmax_row_cached(T* __restrict__ out, const T* __restrict__ x, int chunks, bool valid, float* scratch) {
   using Chunk = fl::vec<T, W>;
