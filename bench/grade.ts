@@ -98,6 +98,15 @@ function run(o: Options): void {
     rows.set(g.fixture.file, row);
   });
 
+  // Where each submission ran, and how long its graders were busy there: with --gpus, every GPU should take a share.
+  const byDevice = new Map<string, { count: number; ms: number }>();
+  for (const s of c.submissions) {
+    const d = byDevice.get(s.device) ?? { count: 0, ms: 0 };
+    d.count++;
+    d.ms += s.ms;
+    byDevice.set(s.device, d);
+  }
+
   const date = new Date().toISOString().slice(0, 10);
   const cpu = os.cpus()[0]?.model ?? "unknown CPU";
   const command = `npm run bench:grade -- --count ${o.count} --device ${o.device} --jobs ${o.jobs}${o.gpus ? ` --gpus ${o.gpus}` : ""}`;
@@ -109,6 +118,7 @@ function run(o: Options): void {
     `- command: \`${command}\` (runs \`${["fuselab", ...args.slice(1)].join(" ").split(work).join("$WORK")}\`)`,
     `- sandbox: ${c.sandbox}${c.copyCeilingGBs !== undefined ? `; copy ceiling ${c.copyCeilingGBs.toFixed(1)} GB/s` : ""}`,
     `- **${seconds.toFixed(1)} s** for all ${o.count}, reports included (${(seconds / o.count).toFixed(2)} s a submission); target ${target} s: ${seconds < target ? "met" : "NOT met"}`,
+    `- by device: ${[...byDevice.entries()].map(([d, b]) => `${d}: ${b.count} submissions, ${(b.ms / 1000).toFixed(0)} s of grading`).join("; ")}`,
     `- every verdict as its fixture expects: ${wrong.length === 0 ? "yes" : `NO (${wrong.length} differ)`}`,
     "",
     "| fixture | submissions | expected | verdicts |",

@@ -85,4 +85,14 @@ describe("fuselab grade", function () {
     expect(usage.code).to.equal(2);
     expect(usage.stderr).to.contain('--device must be cpu or gpu, got "tpu"');
   });
+
+  it("refuses a GPU it cannot use, by its number, before grading anything", async () => {
+    const grades = path.join(out, "grades");
+    const r = await run(["grade", "--exercise", "01", fixture("solution.hip"), "--device", "gpu", "--gpus", "0,63", "--out", grades]);
+    expect(r.code).to.equal(1);
+    // Without a GPU, GPU 0 is refused too; on a GPU machine, GPU 63 is.
+    expect(r.stderr).to.match(/--gpus: GPU (0|63) cannot be used: fl\.device: a GPU was asked for/);
+    expect(r.stderr).not.to.match(/^\s+at /m);
+    expect(fs.existsSync(path.join(grades, "submissions"))).to.equal(false);
+  });
 });

@@ -11,7 +11,7 @@ export function measureCeiling(gpu: number): Promise<CopyCeiling> {
     execFile(process.execPath, [__filename, "--measure"], {
       env: { ...process.env, CUDA_VISIBLE_DEVICES: String(gpu), HIP_VISIBLE_DEVICES: String(gpu) }, timeout: 300_000,
     }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`measuring the copy ceiling of GPU ${gpu} failed: ${stderr || error.message}`));
+      if (error) return reject(new Error(`--gpus: GPU ${gpu} cannot be used: ${stderr.trim() || error.message}`));
       try {
         resolve(JSON.parse(stdout) as CopyCeiling);
       } catch {
@@ -22,7 +22,8 @@ export function measureCeiling(gpu: number): Promise<CopyCeiling> {
 }
 
 if (require.main === module && process.argv[2] === "--measure") {
-  copyCeiling({ device: device("gpu") }).then(
+  // device() throws at once where there is no such GPU: that too is an error message, not a stack.
+  Promise.resolve().then(() => copyCeiling({ device: device("gpu") })).then(
     (c) => process.stdout.write(JSON.stringify(c)),
     (e) => {
       process.stderr.write(String((e as Error).message));

@@ -2,7 +2,7 @@
 // that the CLI can print them without loading it.
 export const GRADE_USAGE = `  grade --exercise NN SUBMISSIONS...   grade files, or folders of them (.hip, .json), each in a sandbox
         [--device cpu|gpu]            where the kernels run (default: cpu, the emulator; correctness only)
-        [--gpus 0,1,...]              one worker a GPU (default: GPU 0)
+        [--gpus 0,1,...]              the GPUs to grade on, --jobs workers on each (default: GPU 0)
         [--jobs N]                    submissions at once (on GPUs: a GPU; timed tests take turns) (default 1)
         [--out DIR]                   reports (default: grades/)
         [--secret TEXT]               combined with every test's seed (default: fresh each run)
