@@ -77,16 +77,17 @@ __device__ __forceinline__ ChunkCodes<W> row_chunk_codes(const unsigned char* ro
   return chunk_codes<W>(row + (c / kChunksPerBlock) * kBlockBytes, static_cast<int>(c % kChunksPerBlock) * W);
 }
 
-// (q - 8) * d for each code q, without an int-to-float conversion (a slow
-// instruction on GPUs, which bounded the RMSNorm kernels when they decoded every
-// value twice): the byte permute makes the float 2^23 + q, and 2^23 + 8 is exact,
-// so q - 8 is too.
+// (q - 8) * scale for each code q (scale: the block's d, or d times a row's
+// 1 / rms, one multiply a value either way), without an int-to-float
+// conversion (a slow instruction on GPUs, which bounded the RMSNorm kernels when
+// they decoded every value twice): the byte permute makes the float 2^23 + q,
+// and 2^23 + 8 is exact, so q - 8 is too.
 template <int W>
-__device__ __forceinline__ void decode(const ChunkCodes<W>& codes, float (&f)[W]) {
+__device__ __forceinline__ void decode(const ChunkCodes<W>& codes, float scale, float (&f)[W]) {
   for (int k = 0; k < W / 4; ++k) {
     for (int b = 0; b < 4; ++b) {
       const unsigned bits = __byte_perm(codes.bytes[k], 0x4B000000u, 0x7650u | b);
-      f[4 * k + b] = (__uint_as_float(bits) - 8388616.0f) * codes.d;
+      f[4 * k + b] = (__uint_as_float(bits) - 8388616.0f) * scale;
     }
   }
 }
@@ -108,7 +109,8 @@ __device__ __forceinline__ float chunk_sum_sq(const ChunkCodes<W>& codes) {
 
 template <int W>
 __device__ __forceinline__ void decode_row_chunk(const unsigned char* row, long long c, float (&f)[W]) {
-  decode<W>(row_chunk_codes<W>(row, c), f);
+  const ChunkCodes<W> codes = row_chunk_codes<W>(row, c);
+  decode<W>(codes, codes.d, f);
 }
 
 // GGML's code for x: x * id rounded to f32 on its own (as GGML's C computes it,
@@ -223,13 +225,15 @@ struct TeamSum {
   }
 };
 
-// out = f * inv_rms * weight, stored as chunk c of out.
+// Chunk c of out: the chunk's values decoded with d * inv_rms (one multiply a
+// value for both), times the weights.
 template <typename T, int W>
-__device__ __forceinline__ void store_normalized(T* out, const T* weight, long long c, const float (&f)[W], float inv_rms) {
+__device__ __forceinline__ void store_normalized(T* out, const T* weight, long long c, const ChunkCodes<W>& codes, float inv_rms) {
   float w[W];
   fl::load_floats<T, W>(weight, c, w);
   float y[W];
-  for (int k = 0; k < W; ++k) y[k] = f[k] * inv_rms * w[k];
+  decode<W>(codes, codes.d * inv_rms, y);
+  for (int k = 0; k < W; ++k) y[k] *= w[k];
   fl::store_floats<T, W>(out, c, y);
 }
 
@@ -259,24 +263,45 @@ __device__ void q4_0_rms_norm_row(T* out, const unsigned char* q, const T* weigh
   if (!valid) return;
   for (int k = 0; k < kCodeChunks; ++k) {
     const int c = threadIdx.x + k * blockDim.x;
-    if (c < chunks) {
-      float f[W];
-      decode<W>(kept[k], f);
-      store_normalized<T, W>(out, weight, c, f, inv_rms);
-    }
+    if (c < chunks) store_normalized<T, W>(out, weight, c, kept[k], inv_rms);
   }
   for (int c = threadIdx.x + kCodeChunks * blockDim.x; c < chunks; c += blockDim.x) {
-    float f[W];
-    decode_row_chunk<W>(q, c, f);
-    store_normalized<T, W>(out, weight, c, f, inv_rms);
+    store_normalized<T, W>(out, weight, c, row_chunk_codes<W>(q, c), inv_rms);
   }
 }
 
-// A row's blocks copied into `stage` with 16-byte loads (row_bytes a multiple
-// of 16, the row 16-byte aligned) by the row group's threads.
-__device__ __forceinline__ void stage_row(unsigned char* stage, const unsigned char* q_row, int row_bytes) {
-  using Line = fl::vec<unsigned int, 4>;
-  for (int i = threadIdx.x; i < row_bytes / 16; i += blockDim.x) {
+// A row's 16-byte lines, as a thread copies them into the stage (lines
+// threadIdx.x, + blockDim.x, ...): its first kPrefetchLines are loaded into
+// registers ahead, all at once, and stored after the barrier. As
+// src/ops/quant.ts launches the row form, that is every line of a row (0.14
+// lines a chunk of values, 1.1 a thread for 16-bit types). On the H100, loading
+// a line and storing it before loading the next made the bf16 kernel wait for
+// memory once a line; and loading them where the kernel starts, before its
+// index arithmetic, rather than after it was faster again.
+constexpr int kPrefetchLines = 2;
+using Line = fl::vec<unsigned int, 4>;
+
+struct RowLines {
+  Line line[kPrefetchLines];
+};
+
+__device__ __forceinline__ RowLines load_row_lines(const unsigned char* q_row, int row_bytes) {
+  RowLines r;
+  for (int k = 0; k < kPrefetchLines; ++k) {
+    const int i = threadIdx.x + k * blockDim.x;
+    if (i < row_bytes / 16) r.line[k] = reinterpret_cast<const Line*>(q_row)[i];
+  }
+  return r;
+}
+
+// A row's blocks written into `stage`: the lines loaded ahead, then any further
+// ones copied now (row_bytes a multiple of 16, the row 16-byte aligned).
+__device__ __forceinline__ void stage_row(unsigned char* stage, const RowLines& ahead, const unsigned char* q_row, int row_bytes) {
+  for (int k = 0; k < kPrefetchLines; ++k) {
+    const int i = threadIdx.x + k * blockDim.x;
+    if (i < row_bytes / 16) reinterpret_cast<Line*>(stage)[i] = ahead.line[k];
+  }
+  for (int i = threadIdx.x + kPrefetchLines * blockDim.x; i < row_bytes / 16; i += blockDim.x) {
     reinterpret_cast<Line*>(stage)[i] = reinterpret_cast<const Line*>(q_row)[i];
   }
 }
@@ -287,19 +312,24 @@ __device__ __forceinline__ void stage_row(unsigned char* stage, const unsigned c
 // A block's rows are staged in shared memory first when their blocks are whole
 // 16-byte lines (cols a multiple of 256) and fit kStageBytes: the lines are read
 // with 16-byte loads, and the chunks decode from shared memory. Other rows
-// decode from global memory in 16-bit words.
+// decode from global memory in 16-bit words. A block with more rows to go
+// (a grid smaller than the rows) loads its next row's lines while it
+// normalises this one.
 template <typename T, typename Sum>
 __global__ void q4_0_rms_norm_rows(T* __restrict__ out, const unsigned char* __restrict__ q, const T* __restrict__ weight,
                                    int rows, int blocks_per_row, float eps) {
   __shared__ float scratch[kMaxWarps];
-  __shared__ fl::vec<unsigned int, 4> stage[kStageBytes / 16];
+  __shared__ Line stage[kStageBytes / 16];
   constexpr int V = fl::vec16<T>::n;
   const int cols = blocks_per_row * kBlockValues;
   const int row_bytes = blocks_per_row * kBlockBytes;
   const bool staged = row_bytes % 16 == 0 && fl::aligned16(q) && (long long)blockDim.y * row_bytes <= kStageBytes;
   unsigned char* my_stage = reinterpret_cast<unsigned char*>(stage) + (staged ? threadIdx.y * row_bytes : 0);
-  for (long long base = (long long)blockIdx.x * blockDim.y; base < rows; base += (long long)gridDim.x * blockDim.y) {
-    const long long row = base + threadIdx.y;
+  const long long stride = (long long)gridDim.x * blockDim.y;
+  long long row = (long long)blockIdx.x * blockDim.y + threadIdx.y;
+  RowLines next;
+  if (staged && row < rows) next = load_row_lines(q + row * row_bytes, row_bytes);
+  for (long long base = (long long)blockIdx.x * blockDim.y; base < rows; base += stride, row += stride) {
     const bool valid = row < rows;
     const long long r = valid ? row : 0;
     const unsigned char* q_row = q + r * row_bytes;
@@ -307,8 +337,9 @@ __global__ void q4_0_rms_norm_rows(T* __restrict__ out, const unsigned char* __r
       // Every thread goes round this loop alike, so every thread reaches both barriers:
       // the previous rows' reads of the stage are done before it is written, and it is whole before it is read.
       __syncthreads();
-      if (valid) stage_row(my_stage, q_row, row_bytes);
+      if (valid) stage_row(my_stage, next, q_row, row_bytes);
       __syncthreads();
+      if (row + stride < rows) next = load_row_lines(q + (row + stride) * row_bytes, row_bytes);
     }
     q4_0_rms_norm_row<T, V, Sum>(out + r * cols, staged ? my_stage : q_row, weight, cols, eps, valid, scratch);
   }
