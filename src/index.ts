@@ -30,3 +30,4 @@ export {
   Figure, PlotOptions, PlotlyObject, RooflineCeilings, RooflinePoint, SpeedupOptions, SweepPlotOptions, Theme, plot,
 } from "./plot";
 export { CheckOptions, CheckResult, check } from "./grading/check";
+export * as onnx from "./frameworks/onnx";
