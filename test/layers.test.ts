@@ -25,7 +25,7 @@ const LAYERS: string[][] = [
     "grading/engine", "grading/numbers", "grading/sandbox", "grading/executor", "grading/fixtures", "grading/reports",
     "grading/ceiling", "grading/grade", "grading/check", "grading/runner"],
   ["display", "progress", "sweep", "plot"],
-  // Other frameworks' fusion, run beside fuselab's (needs nothing of fuselab's but its base).
+  // Other frameworks' fusion, run beside fuselab's.
   ["frameworks/protobuf", "frameworks/onnx"],
   ["index"],
   ["jupyter", "lessons", "workspace", "run-lessons", "cli", "grading/authoring", "grading/cli"],

@@ -8,8 +8,10 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { performance } from "perf_hooks";
+import { percentile } from "../bench";
 import { ArgumentError, FuselabError, describe } from "../errors";
 import { normal } from "../random";
+import { elementCount } from "../tensor";
 import { MessageWriter } from "./protobuf";
 
 /** One operator: [op type, input names, output name, attributes]. */
@@ -149,7 +151,7 @@ function checkGraph(where: string, graph: OnnxGraph): void {
     define(name, "a constant name");
     if (typeof value === "number") continue;
     const size = Array.isArray(value?.shape) && value.shape.every((n) => Number.isInteger(n) && n > 0)
-      ? value.shape.reduce((p, n) => p * n, 1) : -1;
+      ? elementCount(value.shape) : -1;
     if (size < 0 || value.values?.length !== size) {
       throw new ArgumentError(where, `graph.constants.${name}`, "a number or { shape, values } with one value per element", describe(value));
     }
@@ -222,7 +224,7 @@ export async function fuse(graph: OnnxGraph, options: FuseOptions = {}): Promise
   if (!module) throw new FuselabError(`${where}: ONNX Runtime is not installed here (npm install onnxruntime-node)`);
   const feeds: Record<string, OrtTensor> = {};
   Object.entries(graph.inputs).forEach(([name, shape], i) => {
-    feeds[name] = new module.Tensor("float32", normal(shape.reduce((p, n) => p * n, 1), seed + i), shape);
+    feeds[name] = new module.Tensor("float32", normal(elementCount(shape), seed + i), shape);
   });
   const unoptimized = await runAtLevel(module, bytes, graph.output, feeds, "disabled", repeats);
   const optimized = await runAtLevel(module, bytes, graph.output, feeds, "extended", repeats);
@@ -258,8 +260,7 @@ async function runAtLevel(module: OrtModule, bytes: Uint8Array, output: string, 
     profiled.endProfiling();
     await profiled.release();
     const kernels = profiledKernels(profileDir);
-    times.sort((a, b) => a - b);
-    const medianMs = times.length % 2 ? times[times.length >> 1] : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+    const medianMs = percentile(times.sort((a, b) => a - b), 0.5);
     return {
       run: { level, kernels, bytes: kernels.reduce((s, k) => s + k.bytes, 0), medianMs },
       output: result[output].data as Float32Array,
