@@ -84,6 +84,27 @@ describe("rope ops", () => {
     }
   });
 
+  it("qk_norm_rope takes any row group: one thread a head, 2 or 16 threads, fewer blocks than heads", () => {
+    const device = fl.device();
+    const [tokens, d, maxPos] = [5, 128, 7];
+    const options = { qHeads: 3, kvHeads: 1 };
+    for (const dtype of ["f32", "bf16"] as FloatDType[]) {
+      for (const neox of [true, false]) {
+        const before = randn([tokens, 5 * d], dtype).toArray();
+        const qWeight = randn([d], dtype), kWeight = randn([d], dtype), cache = randn([maxPos, d], dtype);
+        const positions = fl.tensor(Int32Array.from([6, 0, 3, 3, 1]), { shape: [tokens], dtype: "i32", device });
+        const expected = qkNormRopeReference(before, tokens, qWeight.toArray(), kWeight.toArray(), positions.toArray(),
+          cache.toArray(), d, { ...options, neox });
+        const kernel = fl.builtins(device).fn(`qk_norm_rope_${neox ? "neox" : "interleaved"}_${dtype}`);
+        for (const shape of [{ grid: [1, 1], block: [1, 1] }, { grid: [3, 1], block: [2, 4] }, { grid: [64, 1], block: [16, 16] }]) {
+          const qkv = fl.tensor(before, { shape: [tokens, 5 * d], dtype, device });
+          kernel.launch(shape as fl.LaunchConfig, qkv, qWeight, kWeight, positions, cache, tokens, 3, 1, d / 2, maxPos, d / 2, 1e-6);
+          fl.assertClose(qkv, expected, CHAIN_TOLERANCE[dtype]);
+        }
+      }
+    }
+  });
+
   it("runs the same on the CPU emulator with 64-lane warps in check mode", () => {
     const device = fl.device("cpu", { warpSize: 64, check: true });
     const x = fl.randn([3, 5, 80], { device, seed: 7 });
