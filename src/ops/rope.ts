@@ -202,7 +202,8 @@ const TAKE_COLUMNS = kernelsByDType("take_columns_f32", "take_columns_f16", "tak
 const PUT_COLUMNS = kernelsByDType("put_columns_f32", "put_columns_f16", "put_columns_bf16");
 const QK_NORM_EPS = 1e-6;
 // Threads in a block of qk_norm_rope (row groups of up to a warp, one head each).
-const QK_BLOCK_THREADS = 256;
+// 128, not 256: on an H100 0.7-1.2% faster, f32 interleaved heads the same.
+const QK_BLOCK_THREADS = 128;
 // Work items a thread of qk_norm_rope takes. Two, not one: on an H100 a group of
 // half the threads moved a bf16 head 7% (neox) to 20% (interleaved) faster, each
 // thread then keeping twice the bytes in flight, and f32 no slower.
