@@ -110,7 +110,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(checked)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(target === "cpu" ? withShadowedBuiltinsRenamed(checked) : checked, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
@@ -140,15 +140,78 @@ function templatesOf(p: Prepared): KernelTemplates {
   };
 }
 
-// `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory,
-// cannot be expressed on the CPU emulator (its __shared__ is thread_local storage),
-// and two such arrays of different types clash on the GPU. Each becomes
+// `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory
+// (also `extern float __shared__ tile[]`, `extern volatile __shared__ ...`,
+// `extern __shared__ __align__(sizeof(T)) unsigned char raw[]`), cannot be
+// expressed on the CPU emulator (its __shared__ is thread_local storage), and two
+// such arrays of different types clash on the GPU. In a function each becomes
 // FL_DYNAMIC_SHARED(float, tile), which every target defines; within the line,
-// so compiler messages keep the user's line numbers.
-const EXTERN_SHARED = /extern\s+__shared__\s+(?:(?:__align__|alignas)\s*\(\s*\d+\s*\)\s*|__attribute__\s*\(\([^)]*\)\)\s*)*([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
+// so compiler messages keep the user's line numbers. At file scope (in no
+// function), where the GPU takes the declaration as it is, the CPU gets a macro
+// that reads the running block's dynamic shared memory wherever the name is used.
+const EXTERN_DECLARATION = /\bextern\b([^;{}"]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
+const BALANCED = String.raw`\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`;
+const ALIGNMENT = new RegExp(String.raw`\b(?:__align__|alignas)\s*${BALANCED}|\b__attribute__\s*\(${BALANCED}\)`, "g");
 
-function withPortableDynamicShared(source: string): string {
-  return source.replace(EXTERN_SHARED, (_all, type: string, name: string) => `FL_DYNAMIC_SHARED(${type}, ${name});`);
+/** Whether `offset` lies outside every function body: only namespace and extern "C" braces enclose it. */
+function atFileScope(source: string, offset: number): boolean {
+  const kinds: boolean[] = []; // per open brace: true where it opens a namespace or an extern "C" block
+  let statementStart = 0;
+  for (let i = 0; i < offset; i++) {
+    const c = source[i];
+    if (c === "{") {
+      kinds.push(/(?:\bnamespace\b[^;{}]*|\bextern\s*"C"\s*)$/.test(source.slice(statementStart, i)));
+      statementStart = i + 1;
+    } else if (c === "}") {
+      kinds.pop();
+      statementStart = i + 1;
+    } else if (c === ";") {
+      statementStart = i + 1;
+    }
+  }
+  return kinds.every((namespaceBrace) => namespaceBrace);
+}
+
+function withPortableDynamicShared(source: string, target: Target, file: string): string {
+  return source.replace(EXTERN_DECLARATION, (all: string, specifiers: string, name: string, offset: number) => {
+    if (!/\b__shared__\b/.test(specifiers)) return all;
+    const type = specifiers.replace(ALIGNMENT, " ").replace(/\b__shared__\b/g, " ").replace(/\s+/g, " ").trim();
+    if (type === "") return all;
+    if (!atFileScope(source, offset)) return `FL_DYNAMIC_SHARED(${type}, ${name});`;
+    if (target !== "cpu") return all;
+    // A function where the array was declared (so that ns::name finds it) and a macro
+    // calling it, each on a line of its own; #line gives the rest of the line its number again.
+    const line = source.slice(0, offset).split("\n").length;
+    const reader = `fl_dynamic_shared_${name}`;
+    return `\ninline ${type}* ${reader}() { return reinterpret_cast<${type}*>(::fl::emu::dynamic_shared()); }\n` +
+      `#define ${name} ${reader}()\n#line ${line} "${file}"\n`;
+  });
+}
+
+// threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
+// (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU
+// emulator defines them as macros, so there such a local is renamed to the end of
+// its block, within the line.
+const SHADOWED_BUILTIN = /\b(?:int|unsigned|long|size_t|auto|uint3|dim3)\s+(threadIdx|blockIdx|blockDim|gridDim)\s*(?=[=;({,)])/g;
+
+function withShadowedBuiltinsRenamed(source: string): string {
+  let text = source;
+  for (let match = SHADOWED_BUILTIN.exec(text); match !== null; match = SHADOWED_BUILTIN.exec(text)) {
+    const name = match[1];
+    const start = match.index + match[0].lastIndexOf(name);
+    // A parameter (inside an open parenthesis) lives to the end of the function's body, a local to the end of its block.
+    const statement = text.slice(0, start).replace(/^[^]*[;{}]/, "");
+    const parameter = (statement.match(/\(/g) ?? []).length > (statement.match(/\)/g) ?? []).length;
+    let depth = 0, end = start;
+    for (; end < text.length && depth >= 0; end++) {
+      depth += text[end] === "{" ? 1 : text[end] === "}" ? -1 : 0;
+      if (parameter && depth === 0 && text[end] === "}") break;
+    }
+    const renamed = text.slice(start, end).replace(new RegExp(`\\b${name}\\b`, "g"), `fl_local_${name}`);
+    text = text.slice(0, start) + renamed + text.slice(end);
+    SHADOWED_BUILTIN.lastIndex = start;
+  }
+  return text;
 }
 
 function compileError(where: string, p: Prepared, e: unknown): Error {

@@ -24,7 +24,7 @@ function bf16Bits(values: ArrayLike<number>): (number | string)[] {
 describe("kernel language", () => {
   const dev = testDevice;
 
-  it("finds the toolkit's headers and the C and C++ headers kernels include", () => {
+  it("finds the toolkit's headers, the C and C++ headers kernels include, and the host libraries' headers their host code includes", () => {
     const module = fl.compile(`
 #include <cuda_runtime.h>
 #include <cuda.h>
@@ -42,6 +42,8 @@ describe("kernel language", () => {
 #include <functional>
 #include <limits>
 #include <type_traits>
+#include <cublas_v2.h>
+#include <cublasLt.h>
 
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
 
@@ -181,6 +183,118 @@ __global__ void vectors(float* out, int* ints) {
     module.fn("vectors").launch({ grid: 1, block: 4 }, out, ints);
     expect(Array.from(out.toArray())).to.deep.equal([3, 2, 1, 0].map((t) => t + 5 + 0.75));
     expect(Array.from(ints.toArray())).to.deep.equal([0, 1, 2, 3].map(() => 250 + 1200 + 160000));
+  });
+
+  it("gives dynamic shared memory however real sources declare it: file scope, specifiers in any order, __align__(sizeof(T))", () => {
+    // Each kernel writes its block's values into dynamic shared memory and reads them back reversed,
+    // offset by the block so that blocks seeing one another's memory would show.
+    const source = `
+extern __shared__ float file_scope[];
+namespace staging { extern __shared__ int in_namespace[]; }
+
+__global__ void from_file_scope(float* out) {
+  file_scope[threadIdx.x] = threadIdx.x + 100.0f * blockIdx.x;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = file_scope[blockDim.x - 1 - threadIdx.x];
+}
+__global__ void from_namespace(int* out) {
+  staging::in_namespace[threadIdx.x] = threadIdx.x + 100 * blockIdx.x;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = staging::in_namespace[blockDim.x - 1 - threadIdx.x];
+}
+__global__ void type_first(float* out) {
+  extern float __shared__ staged[];
+  staged[threadIdx.x] = threadIdx.x + 100.0f * blockIdx.x;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = staged[blockDim.x - 1 - threadIdx.x];
+}
+__global__ void volatile_shared(float* out) {
+  extern volatile __shared__ float staged[];
+  staged[threadIdx.x] = threadIdx.x + 100.0f * blockIdx.x;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = staged[blockDim.x - 1 - threadIdx.x];
+}
+template <typename T>
+__global__ void raw_bytes(T* out) {
+  extern __shared__ __align__(sizeof(T)) unsigned char raw[];
+  T* staged = reinterpret_cast<T*>(raw);
+  staged[threadIdx.x] = threadIdx.x + T(100) * blockIdx.x;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = staged[blockDim.x - 1 - threadIdx.x];
+}
+`;
+    const blocks = 3, threads = 40;
+    const expected = range(blocks * threads).map((i) => threads - 1 - (i % threads) + 100 * Math.floor(i / threads));
+    const devices = testDevice().backend === "cpu" ? [dev(), fl.device("cpu", { check: true })] : [dev()];
+    for (const d of devices) {
+      const module = fl.compile(source, { device: d });
+      for (const [kernel, dtype, bytes] of [["from_file_scope", "f32", 4], ["from_namespace", "i32", 4], ["type_first", "f32", 4], ["volatile_shared", "f32", 4], ["raw_bytes<double>", "f64", 8]] as const) {
+        const out = fl.full([blocks * threads], dtype === "i32" ? -1 : NaN, { dtype, device: d });
+        module.fn(kernel).launch({ grid: blocks, block: threads, sharedBytes: threads * bytes }, out);
+        expect(Array.from(out.toArray(), Number), `${kernel} on ${d.describe()}`).to.deep.equal(expected);
+      }
+    }
+  });
+
+  it("compiles a source's own fallbacks for older GPUs, and locals and parameters named like the built-in variables", () => {
+    // Under #if __CUDA_ARCH__ < N (compiled on the CPU, which defines no __CUDA_ARCH__) the source defines
+    // functions the toolkit also has; both must give the same results.
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+#include <cmath>
+#if __CUDA_ARCH__ < 600
+__device__ double atomicAdd(double* address, double val) {
+  unsigned long long int* address_as_ull = (unsigned long long int*)address;
+  unsigned long long int old = *address_as_ull, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(address_as_ull, assumed, __double_as_longlong(val + __longlong_as_double(assumed)));
+  } while (assumed != old);
+  return __longlong_as_double(old);
+}
+#endif
+#if __CUDA_ARCH__ < 800
+__device__ __forceinline__ __half __hmax_nan(__half a, __half b) {
+  return __hisnan(a) ? a : (__hisnan(b) ? b : __hmax(a, b));
+}
+#endif
+__device__ int block_number() { return blockIdx.y * gridDim.x + blockIdx.x; }
+__device__ int global_thread() {
+  int blockIdx = block_number();
+  return blockIdx * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x;
+}
+__device__ unsigned wrapped(unsigned i, unsigned gridDim) { return i % gridDim; }
+
+__global__ void fallbacks(const double* x, double* total, const __half* a, const __half* b, __half* larger,
+                          long long* largest, double* cdf, unsigned* wraps, int n) {
+  const int i = global_thread();
+  if (i >= n) return;
+  atomicAdd(total, x[i]);
+  larger[i] = __hmax_nan(a[i], b[i]);
+  atomicMax(largest, static_cast<long long>(x[i]) * -1000000000000LL);
+  cdf[i] = normcdf(x[i] / 8.0);
+  wraps[i] = wrapped(i, 7);
+}
+`, { device: dev() });
+    const n = 150;
+    const xs = range(n).map((i) => ((i * 37) % 101) - 50);
+    const as = range(n).map((i) => ((i * 13) % 29) / 4 - 3), bs = range(n).map((i) => ((i * 7) % 31) / 4 - 3.5);
+    const total = fl.full([1], 0, { dtype: "f64", device: dev() });
+    const largest = fl.full([1], -(2n ** 62n), { dtype: "i64", device: dev() });
+    const larger = fl.full([n], NaN, { dtype: "f16", device: dev() });
+    const cdf = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    const wraps = fl.full([n], 99, { dtype: "u32", device: dev() });
+    module.fn("fallbacks").launch({ grid: [2, 2], block: [8, 5] }, fl.tensor(xs, { dtype: "f64", device: dev() }), total,
+      fl.tensor(as, { dtype: "f16", device: dev() }), fl.tensor(bs, { dtype: "f16", device: dev() }), larger, largest, cdf, wraps, n);
+    expect(Array.from(total.toArray())).to.deep.equal([xs.reduce((s, v) => s + v, 0)]);
+    expect(Array.from(larger.toArray())).to.deep.equal(as.map((a, i) => Math.max(a, bs[i])));
+    expect(Array.from(largest.toArray())).to.deep.equal([BigInt(Math.min(...xs)) * -1000000000000n]);
+    const erf = (v: number) => { // Abramowitz and Stegun 7.1.26, |error| < 1.5e-7
+      const t = 1 / (1 + 0.3275911 * Math.abs(v));
+      return Math.sign(v) * (1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-v * v));
+    };
+    fl.assertClose(cdf, xs.map((v) => 0.5 * (1 + erf(v / 8 / Math.SQRT2))), { atol: 3e-7, rtol: 0 });
+    expect(Array.from(wraps.toArray())).to.deep.equal(range(n).map((i) => i % 7));
   });
 
   it("sets __constant__ memory from the host, in order with the launches, as cudaMemcpyToSymbol does", () => {

@@ -267,10 +267,10 @@ inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat
   inline H __hfma_sat(H a, H b, H c) { return fl_saturate_##P(__hfma(a, b, c)); }                          \
   inline H __hfma_relu(H a, H b, H c) { H r = __hfma(a, b, c); return float(r) < 0 ? H(0.0f) : r; }       \
   /* max/min: NaN loses to a number, as fmaxf; _nan forms propagate it */                                 \
-  inline H __hmax(H a, H b) { return H(fmaxf(float(a), float(b))); }                                       \
-  inline H __hmin(H a, H b) { return H(fminf(float(a), float(b))); }                                       \
-  inline H __hmax_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmax(a, b); } \
-  inline H __hmin_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmin(a, b); } \
+  FL_YIELDS_TO_SOURCE inline H __hmax(H a, H b) { return H(fmaxf(float(a), float(b))); }                                       \
+  FL_YIELDS_TO_SOURCE inline H __hmin(H a, H b) { return H(fminf(float(a), float(b))); }                                       \
+  FL_YIELDS_TO_SOURCE inline H __hmax_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmax(a, b); } \
+  FL_YIELDS_TO_SOURCE inline H __hmin_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmin(a, b); } \
   inline bool __heq(H a, H b) { return float(a) == float(b); }                                             \
   inline bool __hne(H a, H b) { return float(a) != float(b) && float(a) == float(a) && float(b) == float(b); } \
   inline bool __hlt(H a, H b) { return float(a) < float(b); }                                              \

@@ -202,6 +202,7 @@ inline float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
 inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
 inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
+inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 
 // ---- loads and stores with cache hints: plain loads and stores here
 #define FL_LOAD(name) \
@@ -250,12 +251,12 @@ template <typename T, typename F> inline T atomic_update(T* address, F update) {
 }
 }  // namespace emu
 }  // namespace fl
-inline __half atomicAdd(__half* a, __half v) { return fl::emu::atomic_update(a, [v](__half x) { return __hadd(x, v); }); }
-inline __half2 atomicAdd(__half2* a, __half2 v) { return fl::emu::atomic_update(a, [v](__half2 x) { return __hadd2(x, v); }); }
-inline __nv_bfloat16 atomicAdd(__nv_bfloat16* a, __nv_bfloat16 v) {
+FL_YIELDS_TO_SOURCE inline __half atomicAdd(__half* a, __half v) { return fl::emu::atomic_update(a, [v](__half x) { return __hadd(x, v); }); }
+FL_YIELDS_TO_SOURCE inline __half2 atomicAdd(__half2* a, __half2 v) { return fl::emu::atomic_update(a, [v](__half2 x) { return __hadd2(x, v); }); }
+FL_YIELDS_TO_SOURCE inline __nv_bfloat16 atomicAdd(__nv_bfloat16* a, __nv_bfloat16 v) {
   return fl::emu::atomic_update(a, [v](__nv_bfloat16 x) { return __hadd(x, v); });
 }
-inline __nv_bfloat162 atomicAdd(__nv_bfloat162* a, __nv_bfloat162 v) {
+FL_YIELDS_TO_SOURCE inline __nv_bfloat162 atomicAdd(__nv_bfloat162* a, __nv_bfloat162 v) {
   return fl::emu::atomic_update(a, [v](__nv_bfloat162 x) { return __hadd2(x, v); });
 }
 

@@ -22,6 +22,13 @@ inline float bits_float(uint32_t u) {
 
 }  // namespace fl::emu
 
+// Marks a toolkit function that projects also define themselves, for GPUs
+// older than the one that has it, under #if __CUDA_ARCH__ < N: the CPU defines
+// no __CUDA_ARCH__, so such a branch is compiled here. As a template, the
+// toolkit's function loses to a source's own with the same parameters, where
+// it would otherwise be a redefinition.
+#define FL_YIELDS_TO_SOURCE template <typename = void>
+
 // Vector types, with the GPU's sizes and alignments (a float4 is one 16-byte
 // access, a float3 three 4-byte ones).
 #define FL_VECTOR_1(T, N, A) struct alignas(A) N##1 { T x; };                                   \

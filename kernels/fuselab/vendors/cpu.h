@@ -148,10 +148,23 @@ FL_INTEGER_ATOMICS(int)
 FL_INTEGER_ATOMICS(unsigned int)
 FL_INTEGER_ATOMICS(unsigned long long)
 #undef FL_INTEGER_ATOMICS
+// CUDA's atomicMin and atomicMax also take signed 64-bit integers.
+inline long long atomicMin(long long* a, long long v) {
+  long long old = __atomic_load_n(a, __ATOMIC_RELAXED);
+  while (v < old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+inline long long atomicMax(long long* a, long long v) {
+  long long old = __atomic_load_n(a, __ATOMIC_RELAXED);
+  while (v > old && !__atomic_compare_exchange_n(a, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
 
 // Atomics are real atomics: blocks run on different OS threads.
 inline float atomicAdd(float* a, float v) { return fl::emu::atomic_update(a, [v](float x) { return x + v; }); }
-inline double atomicAdd(double* a, double v) { return fl::emu::atomic_update(a, [v](double x) { return x + v; }); }
+FL_YIELDS_TO_SOURCE inline double atomicAdd(double* a, double v) { return fl::emu::atomic_update(a, [v](double x) { return x + v; }); }
 inline float atomicExch(float* a, float v) { return fl::emu::atomic_update(a, [v](float) { return v; }); }
 
 // The sum of the products of a's and b's four bytes, plus c, as on NVIDIA GPUs.

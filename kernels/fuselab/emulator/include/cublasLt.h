@@ -1,0 +1,7 @@
+// <cublasLt.h> in a kernel source: the host library's header, which sources of kernels
+// include for their host code. A source here is device code (launches come from
+// TypeScript), so the header declares nothing; a call into the library is
+// reported as undeclared.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUBLASLT_H
+#define FUSELAB_EMULATOR_INCLUDE_CUBLASLT_H
+#endif
