@@ -38,6 +38,10 @@ describe("kernel language", () => {
 #include <cmath>
 #include <cfloat>
 #include <climits>
+#include <cstring>
+#include <string.h>
+#include <ctime>
+#include <time.h>
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -49,10 +53,14 @@ template <typename T> __device__ T largest() { return std::numeric_limits<T>::ma
 
 __global__ void limits_and_types(float* out, int* ints) {
   static_assert(std::is_same<uint32_t, unsigned int>::value, "uint32_t is unsigned int");
+  static_assert(sizeof(clock_t) >= 4 && sizeof(time_t) >= 4, "the time types");
   assert(threadIdx.x < 4);
   const int i = threadIdx.x;
   out[i] = i == 0 ? INFINITY : i == 1 ? FLT_MAX : i == 2 ? largest<float>() : std::min(2.5f, std::max(1.5f, 7.0f));
-  ints[i] = i == 0 ? INT_MAX : i == 1 ? static_cast<int>(sizeof(int64_t)) : i == 2 ? static_cast<int>(UINT8_MAX) : __half2float(__float2half(3.0f));
+  const float three = __half2float(__float2half(3.0f));
+  int three_bits;
+  memcpy(&three_bits, &three, sizeof three_bits);
+  ints[i] = i == 0 ? INT_MAX : i == 1 ? static_cast<int>(sizeof(int64_t)) : i == 2 ? static_cast<int>(UINT8_MAX) : three_bits;
 }
 `, { device: dev() });
     const out = fl.empty([4], { device: dev() });
@@ -60,7 +68,7 @@ __global__ void limits_and_types(float* out, int* ints) {
     module.fn("limits_and_types").launch({ grid: 1, block: 4 }, out, ints);
     const flt = 3.4028234663852886e38;
     expect(Array.from(out.toArray())).to.deep.equal([Infinity, flt, flt, 2.5]);
-    expect(Array.from(ints.toArray())).to.deep.equal([2147483647, 8, 255, 3]);
+    expect(Array.from(ints.toArray())).to.deep.equal([2147483647, 8, 255, 0x40400000]);
   });
 
   it("reads kernels as the compiler will see them: after the preprocessor", () => {
