@@ -169,6 +169,32 @@ __global__ void count_to(int* out, uint n, index_t offset) {
     expect(Array.from(out.toArray())).to.deep.equal([10, 11, 12, 13, 14, 0, 0, 0]);
   });
 
+  it("takes a source as a sample ships it: host helpers and globals beside the kernels, glibc's uint, cub's umbrella header", () => {
+    const module = fl.compile(`
+#include <cub/cub.cuh>
+static const char* sample_name = "block sums";
+int default_block = 128;
+inline unsigned iDivUp(unsigned a, unsigned b) { return (a + b - 1) / b; }
+bool isPow2(unsigned x) { return (x & (x - 1)) == 0; }
+
+template <int BLOCK>
+__global__ void block_sums(int* sums, const int* x, uint n) {
+  typedef cub::BlockReduce<int, BLOCK> Reduce;
+  __shared__ typename Reduce::TempStorage storage;
+  const uint i = blockIdx.x * BLOCK + threadIdx.x;
+  const int total = Reduce(storage).Sum(i < n ? x[i] : 0);
+  if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+template __global__ void block_sums<128>(int*, const int*, uint);
+`, { device: dev() });
+    const n = 1000, blocks = Math.ceil(n / 128);
+    const xs = range(n).map((i) => ((i * 7) % 11) - 5);
+    const sums = fl.full([blocks], -1, { dtype: "i32", device: dev() });
+    module.fn("block_sums<128>").launch({ grid: blocks, block: 128 }, sums, fl.tensor(xs, { dtype: "i32", device: dev() }), n);
+    expect(Array.from(sums.toArray())).to.deep.equal(
+      range(blocks).map((b) => xs.slice(b * 128, (b + 1) * 128).reduce((s, v) => s + v, 0)));
+  });
+
   it("gives vector types, static and aligned shared memory, and dim3 views of the launch", () => {
     const module = fl.compile(`
 __global__ void vectors(float* out, int* ints) {

@@ -23,6 +23,10 @@
 #ifndef HUGE_VAL
 #define HUGE_VAL (::cuda::std::numeric_limits<double>::infinity())
 #endif
+// glibc's <sys/types.h> names these, and nvcc's host headers bring them to every .cu file.
+typedef unsigned int uint;
+typedef unsigned short ushort;
+typedef unsigned long ulong;
 #endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

@@ -6,6 +6,11 @@
 #if !defined(__HIPCC_RTC__)
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
+#else
+// glibc's <sys/types.h> names these, and hipcc's host headers bring them to every source.
+typedef unsigned int uint;
+typedef unsigned short ushort;
+typedef unsigned long ulong;
 #endif
 
 typedef __half fl_half;

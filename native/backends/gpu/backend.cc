@@ -469,6 +469,12 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (int r = enter(d)) return r;
 
   std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
+#if !defined(FL_GPU_HIP)
+  // Sources keep host helpers beside their kernels (a sample's iDivUp, its globals),
+  // which nvcc compiles for the host; NVRTC refuses host code, so unannotated
+  // functions and variables are taken as device ones. hiprtc skips host code itself.
+  argv.push_back("--device-as-default-execution-space");
+#endif
   // The caller's folders first: its stand-ins for the C and C++ headers, and for
   // the toolkit's host headers, come before the toolkit's own.
   for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
