@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
+import { withoutHostGlobals } from "../src/host-globals";
 import { findKernels } from "../src/signature";
 import { expectThrows, range, testDevice } from "./helpers";
 import { roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
@@ -169,11 +170,16 @@ __global__ void count_to(int* out, uint n, index_t offset) {
     expect(Array.from(out.toArray())).to.deep.equal([10, 11, 12, 13, 14, 0, 0, 0]);
   });
 
-  it("takes a source as a sample ships it: host helpers and globals beside the kernels, glibc's uint, cub's umbrella header", () => {
+  it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint, cub's umbrella header", () => {
     const module = fl.compile(`
 #include <cub/cub.cuh>
+#define FLOOR(a, b) (a - (a % b))
 static const char* sample_name = "block sums";
-int default_block = 128;
+int MATRIX_SIZE_X = 1024;
+int MAX_TILES = (FLOOR(MATRIX_SIZE_X, 512) *
+                 FLOOR(MATRIX_SIZE_X, 512)) / 4;
+static uint* d_partial_sums;
+const int kFirstWeight = 1;
 inline unsigned iDivUp(unsigned a, unsigned b) { return (a + b - 1) / b; }
 bool isPow2(unsigned x) { return (x & (x - 1)) == 0; }
 
@@ -182,7 +188,7 @@ __global__ void block_sums(int* sums, const int* x, uint n) {
   typedef cub::BlockReduce<int, BLOCK> Reduce;
   __shared__ typename Reduce::TempStorage storage;
   const uint i = blockIdx.x * BLOCK + threadIdx.x;
-  const int total = Reduce(storage).Sum(i < n ? x[i] : 0);
+  const int total = Reduce(storage).Sum(i < n ? kFirstWeight * x[i] : 0);
   if (threadIdx.x == 0) sums[blockIdx.x] = total;
 }
 template __global__ void block_sums<128>(int*, const int*, uint);
@@ -193,6 +199,40 @@ template __global__ void block_sums<128>(int*, const int*, uint);
     module.fn("block_sums<128>").launch({ grid: blocks, block: 128 }, sums, fl.tensor(xs, { dtype: "i32", device: dev() }), n);
     expect(Array.from(sums.toArray())).to.deep.equal(
       range(blocks).map((b) => xs.slice(b * 128, (b + 1) * 128).reduce((s, v) => s + v, 0)));
+  });
+
+  it("keeps from NVRTC only the host variables device code cannot use: non-const ones at namespace scope", () => {
+    const source = [
+      "#include <cstdio>",
+      "const char* sSDKsample = \"sample; with a semicolon\";  // gone",
+      "int MAX_TILES = (1024 / 512) *",
+      "#if 1",
+      "                2;",
+      "#endif",
+      "static unsigned* d_partial, *d_more;",
+      "std::vector<int> sizes;",
+      "const int kTile = 32;",
+      "constexpr int kTwice = 2 * kTile;",
+      "float* const kFixed = nullptr;",
+      "__device__ int counter = 0;",
+      "__constant__ float table[2] = {1, 2};",
+      "struct Params { int a; float b; };",
+      "template <int B> __global__ void k(float* o) { int local = B; o[0] = local; }",
+      "int after_template = 5;",
+      "inline unsigned iDivUp(unsigned a, unsigned b) { unsigned q = (a + b - 1) / b; return q; }",
+      "extern \"C\" {",
+      "int in_extern_c = 7;",
+      "__global__ void kc(int* o) { int here = kTile; o[0] = here; }",
+      "}",
+      "namespace ns { int in_ns = 1; const float pi = 3.14f; }",
+      "int declared(int);",
+    ].join("\n");
+    const lines = withoutHostGlobals(source).split("\n");
+    expect(lines.length).to.equal(source.split("\n").length);
+    const gone = lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0);
+    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 19]);
+    expect(lines[3]).to.equal("#if 1");
+    expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });
 
   it("gives vector types, static and aligned shared memory, and dim3 views of the launch", () => {

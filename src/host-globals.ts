@@ -1,0 +1,112 @@
+// A CUDA source may keep host variables beside its kernels (a sample's
+// `int MATRIX_SIZE_X = 1024;`, `static uint* d_Partial;`). nvcc compiles them for
+// the host; NVRTC compiles device code only and takes them as device variables,
+// where an initializer that is not a constant (`int MAX_TILES = MATRIX_SIZE_X /
+// 512;`) is an error. Device code cannot use a non-const host variable (nvcc
+// refuses it), so such definitions are blanked before NVRTC sees them: the
+// kernels compile as they do under nvcc, and the line numbers stay.
+
+const ANNOTATED = /\b(?:__device__|__constant__|__shared__|__managed__|__global__|__host__)\b/;
+const KEPT_FIRST_WORDS = new Set([
+  "template", "typedef", "using", "struct", "class", "union", "enum", "namespace", "extern", "static_assert", "friend",
+]);
+
+/**
+ * The source with comments, strings, character literals and preprocessor lines
+ * as spaces (newlines kept, every other character where it was), and which
+ * characters are preprocessor lines.
+ */
+function codeOnly(source: string): { code: string; directive: boolean[] } {
+  const out = source.split("");
+  const directive: boolean[] = new Array(source.length).fill(false);
+  const blank = (from: number, to: number) => {
+    for (let k = from; k < to; k++) if (out[k] !== "\n") out[k] = " ";
+  };
+  let lineStart = true;
+  for (let i = 0; i < source.length;) {
+    const c = source[i];
+    if (lineStart && c === "#") {
+      let end = i;
+      while (end < source.length && !(source[end] === "\n" && source[end - 1] !== "\\")) end++;
+      blank(i, end);
+      directive.fill(true, i, end);
+      i = end;
+    } else if (c === "/" && source[i + 1] === "/") {
+      let end = i;
+      while (end < source.length && !(source[end] === "\n" && source[end - 1] !== "\\")) end++;
+      blank(i, end);
+      i = end;
+    } else if (c === "/" && source[i + 1] === "*") {
+      const close = source.indexOf("*/", i + 2);
+      const end = close < 0 ? source.length : close + 2;
+      blank(i, end);
+      i = end;
+    } else if (c === "\"" || c === "'") {
+      let end = i + 1;
+      while (end < source.length && source[end] !== c && source[end] !== "\n") end += source[end] === "\\" ? 2 : 1;
+      blank(i, end + 1);
+      i = end + 1;
+    } else {
+      i++;
+    }
+    if (c === "\n") lineStart = true;
+    else if (c !== " " && c !== "\t") lineStart = false;
+  }
+  return { code: out.join(""), directive };
+}
+
+/** Whether a namespace-scope statement (code only, no trailing `;`) defines a variable that device code cannot use. */
+function isHostVariable(statement: string): boolean {
+  const text = statement.trim();
+  const first = /^[A-Za-z_]\w*/.exec(text)?.[0];
+  if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
+  // The declarator: up to the initializer.
+  const declarator = text.split(/[={]/, 1)[0];
+  // A function's declaration (or anything this reading does not follow) is kept.
+  if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) return false;
+  // const objects (not pointers to const) may be read by device code as constants.
+  const afterLastStar = declarator.slice(declarator.lastIndexOf("*") + 1);
+  if (/\bconst\b/.test(declarator.includes("*") ? afterLastStar : declarator)) return false;
+  return /[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*$/.test(declarator.trim());
+}
+
+/** Whether the code before a `{` (from the statement's start) makes it a function's body. */
+function opensFunctionBody(head: string): boolean {
+  const text = head.trim();
+  return !text.includes("=") && !/\b(?:struct|class|union|enum)\b/.test(text.split("(", 1)[0]) &&
+    /\)\s*(?:(?:const|noexcept|override|final)\s*)*(?:->[^{]*)?$/.test(text);
+}
+
+/** `source` with its namespace-scope non-const host variables blanked (see above); the rest unchanged. */
+export function withoutHostGlobals(source: string): string {
+  const { code, directive } = codeOnly(source);
+  const out = source.split("");
+  // Per open brace: a namespace or extern "C" block (its contents still at namespace scope), a function's body, or other.
+  const braces: ("namespace" | "function" | "other")[] = [];
+  let start = 0, parens = 0;
+  const atNamespaceScope = () => braces.every((kind) => kind === "namespace");
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i];
+    if (c === "(") parens++;
+    else if (c === ")") parens--;
+    else if (c === "{") {
+      const head = code.slice(start, i);
+      // extern "C" reads as `extern` here: the string is blanked.
+      const kind = !atNamespaceScope() ? "other" : /(?:\bnamespace\b[^;{}=]*|\bextern\s*)$/.test(head) ? "namespace"
+        : opensFunctionBody(head) ? "function" : "other";
+      braces.push(kind);
+      if (kind === "namespace") start = i + 1;
+    } else if (c === "}") {
+      const kind = braces.pop();
+      // A class body or an initializer ends at the ';' that follows.
+      if (kind !== "other" && atNamespaceScope()) start = i + 1;
+    } else if (c === ";" && parens === 0 && atNamespaceScope()) {
+      if (isHostVariable(code.slice(start, i))) {
+        // Directives between its lines stay, as do the line breaks.
+        for (let k = start; k <= i; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
+      }
+      start = i + 1;
+    }
+  }
+  return out.join("");
+}
