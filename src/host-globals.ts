@@ -6,53 +6,23 @@
 // refuses it), so such definitions are blanked before NVRTC sees them: the
 // kernels compile as they do under nvcc, and the line numbers stay.
 
+import { stripNonCode } from "./signature";
+
 const ANNOTATED = /\b(?:__device__|__constant__|__shared__|__managed__|__global__|__host__)\b/;
 const KEPT_FIRST_WORDS = new Set([
   "template", "typedef", "using", "struct", "class", "union", "enum", "namespace", "extern", "static_assert", "friend",
 ]);
 
-/**
- * The source with comments, strings, character literals and preprocessor lines
- * as spaces (newlines kept, every other character where it was), and which
- * characters are preprocessor lines.
- */
-function codeOnly(source: string): { code: string; directive: boolean[] } {
-  const out = source.split("");
-  const directive: boolean[] = new Array(source.length).fill(false);
-  const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) if (out[k] !== "\n") out[k] = " ";
-  };
-  let lineStart = true;
-  for (let i = 0; i < source.length;) {
-    const c = source[i];
-    if (lineStart && c === "#") {
-      let end = i;
-      while (end < source.length && !(source[end] === "\n" && source[end - 1] !== "\\")) end++;
-      blank(i, end);
-      directive.fill(true, i, end);
-      i = end;
-    } else if (c === "/" && source[i + 1] === "/") {
-      let end = i;
-      while (end < source.length && !(source[end] === "\n" && source[end - 1] !== "\\")) end++;
-      blank(i, end);
-      i = end;
-    } else if (c === "/" && source[i + 1] === "*") {
-      const close = source.indexOf("*/", i + 2);
-      const end = close < 0 ? source.length : close + 2;
-      blank(i, end);
-      i = end;
-    } else if (c === "\"" || c === "'") {
-      let end = i + 1;
-      while (end < source.length && source[end] !== c && source[end] !== "\n") end += source[end] === "\\" ? 2 : 1;
-      blank(i, end + 1);
-      i = end + 1;
-    } else {
-      i++;
-    }
-    if (c === "\n") lineStart = true;
-    else if (c !== " " && c !== "\t") lineStart = false;
+/** Which characters of the source are preprocessor lines (with their continuations). */
+function directives(source: string): boolean[] {
+  const marks: boolean[] = [];
+  let inDirective = false;
+  for (const line of source.split("\n")) {
+    inDirective = inDirective || line.trimStart().startsWith("#");
+    for (let k = 0; k <= line.length; k++) marks.push(inDirective);
+    inDirective = inDirective && line.endsWith("\\");
   }
-  return { code: out.join(""), directive };
+  return marks;
 }
 
 /** Whether a namespace-scope statement (code only, no trailing `;`) defines a variable that device code cannot use. */
@@ -79,7 +49,8 @@ function opensFunctionBody(head: string): boolean {
 
 /** `source` with its namespace-scope non-const host variables blanked (see above); the rest unchanged. */
 export function withoutHostGlobals(source: string): string {
-  const { code, directive } = codeOnly(source);
+  const code = stripNonCode(source);
+  const directive = directives(source);
   const out = source.split("");
   // Per open brace: a namespace or extern "C" block (its contents still at namespace scope), a function's body, or other.
   const braces: ("namespace" | "function" | "other")[] = [];

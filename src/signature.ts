@@ -62,7 +62,7 @@ const QUALIFIERS = new Set(["const", "volatile", "__restrict__", "__restrict", "
  * The source with comments, string and character literals and preprocessor
  * lines blanked out (newlines kept, so positions still give line numbers).
  */
-function stripNonCode(source: string): string {
+export function stripNonCode(source: string): string {
   const out = source.split("");
   const blank = (from: number, to: number): void => {
     for (let i = from; i < to && i < out.length; i++) if (out[i] !== "\n") out[i] = " ";
