@@ -585,6 +585,29 @@ __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0);
     expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
   });
 
+  it("in check mode, says when a shuffle reads a lane its mask leaves out (emulator)", async () => {
+    const cpu = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__global__ void partial_warp(int* out, int offset) {
+  if (threadIdx.x >= 4) return;
+  int v = threadIdx.x + 1;
+  v += offset ? __shfl_down_sync(0xFu, v, offset) : __shfl_xor_sync(0xFu, v, 1);
+  out[threadIdx.x] = v;
+}
+`, { device: cpu });
+    const out = fl.full([4], -1, { dtype: "i32", device: cpu });
+    module.fn("partial_warp").launch({ grid: 1, block: 32 }, out, 0);
+    expect(Array.from(out.toArray())).to.deep.equal([3, 3, 7, 7]);
+    module.fn("partial_warp").launch({ grid: 1, block: 32 }, out, 2);
+    let message = "";
+    try {
+      await cpu.synchronize();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).to.match(/kernel 'partial_warp': __shfl_down_sync on line 5 in block \(0,0,0\): thread \(2,0,0\) reads lane 4, which its mask 0xf leaves out/);
+  });
+
   it("says that inline assembly needs the GPU it is written for, naming the line", () => {
     const source = `
 __global__ void lane_ids(int* out) {

@@ -448,6 +448,16 @@ inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, con
        static_cast<unsigned long long>(waiting.mask), gone.idx.x, gone.idx.y, gone.idx.z);
 }
 
+// Check mode: a shuffle read a lane its mask leaves out, whose value a GPU leaves undefined.
+inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, bool exists) {
+  const fl_emu_where& w = b.state->where;
+  fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): thread (%u,%u,%u) reads lane %u%s, which its mask 0x%llx "
+          "leaves out (a GPU gives an undefined value there: name every lane read in the mask)",
+       b.launch->desc->kernel, warp_op_name(reader.op, true), reader.line, w.block.x, w.block.y, w.block.z,
+       reader.idx.x, reader.idx.y, reader.idx.z, source, exists ? "" : " (past the block's last thread)",
+       static_cast<unsigned long long>(reader.mask));
+}
+
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
 inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
 
@@ -519,7 +529,17 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
         shuffle([&](uint32_t, uint32_t source) { return values[source]; });
       } else {
         // Lanes outside the group take no part: reading one gives a lane its own value.
-        shuffle([&](uint32_t self, uint32_t source) { return source < 64 && (group >> source & 1) ? values[source] : values[self]; });
+        int reader = -1, read = -1;
+        shuffle([&](uint32_t self, uint32_t source) {
+          if (source < 64 && (group >> source & 1)) return values[source];
+          if (reader < 0 && mask != kLiveLanes && !(source < 64 && (mask >> source & 1))) reader = self, read = source;
+          return values[self];
+        });
+        // Check mode: a GPU gives an undefined value for a lane its mask leaves out.
+        if (b.check && reader >= 0) {
+          describe_unnamed_source(b, lanes[reader], static_cast<uint32_t>(read), base + static_cast<uint32_t>(read) < b.size);
+          return;
+        }
       }
       break;
     case warp_op::any:
