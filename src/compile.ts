@@ -45,15 +45,33 @@ interface Prepared {
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
+  /** On the CPU, kernels the source defines only for a GPU (under `#if __CUDA_ARCH__`). */
+  gpuOnly: string[];
   flags: string[];
   timeoutMs: number;
   cached?: Module;
 }
 
+// __CUDA_ARCH__ as NVRTC defines it for a device of compute capability M.m ("sm_90": 900).
+function cudaArch(arch: string): string {
+  const m = /^sm_(\d+)(\d)/.exec(arch);
+  return m ? String(Number(m[1]) * 100 + Number(m[2]) * 10) : "0";
+}
+
+// The kernels a source defines only where __CUDA_ARCH__ is (`#if __CUDA_ARCH__ >= 800`), which the CPU emulator does not define.
+function gpuOnlyKernels(source: string, predefined: Record<string, string>, found: string[]): string[] {
+  try {
+    const onGpu = findKernels(source, { ...predefined, __CUDA_ARCH__: "900" });
+    return [...onGpu.kernels, ...onGpu.templates].map((k) => k.name).filter((name) => !found.includes(name));
+  } catch {
+    return [];  // a source that reads otherwise there: nothing to add to the CPU's own messages
+  }
+}
+
 // What the compiler of each backend predefines, so that signatures are read as it will read them.
 function predefinedMacros(dev: Device): Record<string, string> {
   const common = { __cplusplus: "201703L" };
-  if (dev.backend === "cuda") return { ...common, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
+  if (dev.backend === "cuda") return { ...common, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", __CUDA_ARCH__: cudaArch(dev.props.arch) };
   if (dev.backend === "hip") return { ...common, __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
   return { ...common, FL_TARGET_CPU: "1" };
 }
@@ -116,7 +134,8 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
+  const gpuOnly = target === "cpu" ? gpuOnlyKernels(source, predefined, [...declarations, ...templates].map((k) => k.name)) : [];
+  return { dev, key, file, text, declarations, templates, constants, gpuOnly, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -302,7 +321,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants });
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, gpuOnly: p.gpuOnly });
   perDevice.set(p.key, module);
   return module;
 }

@@ -201,6 +201,34 @@ template __global__ void block_sums<128>(int*, const int*, uint);
       range(blocks).map((b) => xs.slice(b * 128, (b + 1) * 128).reduce((s, v) => s + v, 0)));
   });
 
+  it("finds kernels a source defines only for newer GPUs (#if __CUDA_ARCH__ >= 800) on a GPU, and says why the CPU has none", () => {
+    const module = fl.compile(`
+#include <cuda_bf16.h>
+__global__ void scale_f32(float* out, const float* x, float s, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] * s;
+}
+#if __CUDA_ARCH__ >= 800
+__global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __float2bfloat16(__bfloat162float(x[i]) * s);
+}
+#endif
+`, { device: dev() });
+    const n = 77;
+    const xs = range(n).map((i) => (i % 13) - 6);
+    const out = fl.full([n], NaN, { device: dev() });
+    module.fn("scale_f32").launch({ grid: 2, block: 64 }, out, fl.tensor(xs, { device: dev() }), 0.5, n);
+    expect(Array.from(out.toArray())).to.deep.equal(xs.map((v) => v * 0.5));
+    if (dev().backend === "cpu") {
+      expectThrows(() => module.fn("scale_bf16"), fl.ArgumentError, /scale_bf16 is inside an #if on __CUDA_ARCH__, which only a GPU's compiler defines/);
+    } else if (dev().backend === "cuda") {
+      const halves = fl.full([n], NaN, { dtype: "bf16", device: dev() });
+      module.fn("scale_bf16").launch({ grid: 2, block: 64 }, halves, fl.tensor(xs, { dtype: "bf16", device: dev() }), 0.5, n);
+      expect(Array.from(halves.toArray())).to.deep.equal(xs.map((v) => v * 0.5));
+    }
+  });
+
   it("keeps from NVRTC only the host variables device code cannot use: non-const ones at namespace scope", () => {
     const source = [
       "#include <cstdio>",
