@@ -174,6 +174,7 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
     fs.writeFileSync(path.join(toolkit, "cuda_fp16.h"), "// half\n");
     fs.mkdirSync(path.join(toolkit, "cub"));
     fs.writeFileSync(path.join(toolkit, "cub", "cub.cuh"), "// cub\n");
+    fs.writeFileSync(path.join(toolkit, "cub", "version.cuh"), "// cub's version\n");
     fs.symlinkSync("/etc/passwd", path.join(toolkit, "escape.h"));
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-cwd-"));
     fs.writeFileSync(path.join(cwd, "solution.hip"), "secret\n");
@@ -196,14 +197,16 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
   };
 
   it("gives the compiler each header by its path in the first allowed folder holding it, as the compiler's search spells it", () => {
-    const text = guard(`#include <cuda_fp16.h>\n#include "cub/cub.cuh"\n#include <cmath>\n#include <fuselab/fuselab.h>\n${KERNEL}`);
-    expect(text.split("\n").slice(0, 4)).to.deep.equal([
+    const text = guard(`#include <cuda_fp16.h>\n#include "cub/version.cuh"\n#include <cub/cub.cuh>\n#include <cmath>\n#include <fuselab/fuselab.h>\n${KERNEL}`);
+    expect(text.split("\n").slice(0, 5)).to.deep.equal([
       `#include "${path.join(toolkit, "cuda_fp16.h")}"`,
-      `#include "${path.join(toolkit, "cub", "cub.cuh")}"`,
+      `#include "${path.join(toolkit, "cub", "version.cuh")}"`,
+      // fuselab's stand-in, before the toolkit's own
+      `#include "${path.join(rtc, "cub", "cub.cuh")}"`,
       `#include "${path.join(rtc, "cmath")}"`,
       `#include "${path.join(kernels, "fuselab", "fuselab.h")}"`,
     ]);
-    expect(text.split("\n").slice(4).join("\n")).to.equal(KERNEL);
+    expect(text.split("\n").slice(5).join("\n")).to.equal(KERNEL);
     // A folder given through a symbolic link (/usr/local/cuda, say) keeps its spelling.
     const link = path.join(cwd, "toolkit-link");
     fs.symlinkSync(toolkit, link);
