@@ -270,7 +270,10 @@ function parseTemplateParams(tokens: Token[]): TemplateParam[] {
   return tokens.length === 0 ? [] : splitTopLevel(tokens, 0, tokens.length).map((part) => {
     const equals = part.findIndex((t) => t.text === "=");
     const head = equals >= 0 ? part.slice(0, equals) : part;
-    const names = head.filter((t) => /^[A-Za-z_]/.test(t.text));
+    // A function pointer or reference, R (*name)(A, B), is named inside its first parentheses.
+    const pointer = head.findIndex((t, i) => t.text === "(" && (head[i + 1]?.text === "*" || head[i + 1]?.text === "&"));
+    const declarator = pointer >= 0 ? head.slice(pointer, closing(head, pointer)) : head;
+    const names = declarator.filter((t) => /^[A-Za-z_]/.test(t.text));
     return { name: names[names.length - 1]?.text ?? "", fallback: equals >= 0 ? part.slice(equals + 1) : [] };
   });
 }

@@ -154,6 +154,36 @@ __global__ void negate(float* x, int n) {
     expectThrows(() => module.fn("fill_iota<float"), fl.ArgumentError, /got "fill_iota<float"/);
   });
 
+  it("takes functions as template arguments, also ones with parameters of their own", () => {
+    const module = fl.compile(`
+template <typename T> __device__ T twice(const T& x) { return x + x; }
+template <typename T> __device__ T at_least(const T& x, const float floor) { return x > floor ? x : T(floor); }
+
+template <typename T, T (*OP)(const T&)>
+__global__ void apply(T* out, const T* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = OP(in[i]);
+}
+
+template <typename T, T (*OP)(const T&, const float), bool add_one>
+__global__ void apply_with(T* out, const T* in, int n, const float p) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = OP(in[i], p) + (add_one ? T(1) : T(0));
+}
+`, { device: dev() });
+    const n = 77;
+    const xs = range(n).map((i) => i - 30);
+    const input = fl.tensor(xs, { dtype: "i32", device: dev() });
+    const doubled = fl.full([n], -7, { dtype: "i32", device: dev() });
+    module.fn("apply<int, twice<int>>").launch({ grid: 2, block: 64 }, doubled, input, n);
+    expect(Array.from(doubled.toArray())).to.deep.equal(xs.map((x) => 2 * x));
+    const clamped = fl.full([n], -7, { dtype: "i32", device: dev() });
+    const withFloor = module.fn("apply_with<int, at_least<int>, true>");
+    expect(withFloor.signature()).to.equal("apply_with<int, at_least<int>, true>(int* out, const int* in, int n, float p)");
+    withFloor.launch({ grid: 2, block: 64 }, clamped, input, n, 4.5);
+    expect(Array.from(clamped.toArray())).to.deep.equal(xs.map((x) => (x > 4.5 ? x : 4) + 1));
+  });
+
   it("reads typedef'd scalar types in kernel parameters", () => {
     const module = fl.compile(`
 typedef unsigned int uint;
