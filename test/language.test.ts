@@ -48,6 +48,8 @@ describe("kernel language", () => {
 #include <type_traits>
 #include <cublas_v2.h>
 #include <cublasLt.h>
+#include <helper_cuda.h>
+#include <helper_functions.h>
 
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
 
@@ -182,6 +184,29 @@ __global__ void apply_with(T* out, const T* in, int n, const float p) {
     expect(withFloor.signature()).to.equal("apply_with<int, at_least<int>, true>(int* out, const int* in, int n, float p)");
     withFloor.launch({ grid: 2, block: 64 }, clamped, input, n, 4.5);
     expect(Array.from(clamped.toArray())).to.deep.equal(xs.map((x) => (x > 4.5 ? x : 4) + 1));
+  });
+
+  it("compiles the host helpers sources keep beside their kernels: error checks, launcher declarations, device properties", () => {
+    const module = fl.compile(`
+#include <cuda_runtime.h>
+#include <cstdio>
+
+extern cudaDeviceProp deviceProp;
+#define CUDA_CHECK(call) gpuAssert((call), __FILE__, __LINE__)
+inline void gpuAssert(cudaError_t code, const char* file, int line) {
+  if (code != cudaSuccess) printf("GPUassert: %s (%s) %s %d\\n", cudaGetErrorString(code), cudaGetErrorName(code), file, line);
+}
+void scale_on(float* x, int n, cudaStream_t stream, cudaEvent_t done);
+
+__global__ void codes(int* out) {
+  const cudaError_t seen[] = {cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation, cudaErrorIllegalAddress, cudaErrorLaunchFailure};
+  out[threadIdx.x] = seen[threadIdx.x];
+  if (threadIdx.x == 0) out[5] = cudaMemcpyDeviceToHost;
+}
+`, { device: dev() });
+    const out = fl.full([6], -1, { dtype: "i32", device: dev() });
+    module.fn("codes").launch({ grid: 1, block: 5 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([0, 1, 2, 700, 719, 2]);
   });
 
   it("reads typedef'd scalar types in kernel parameters", () => {

@@ -24,6 +24,7 @@
 #include "../emulator/half.h"
 #include "../emulator/intrinsics.h"
 #include "../emulator/runtime.h"
+#include "../emulator/runtime_api.h"
 
 #define __global__
 #define __device__
