@@ -8,7 +8,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
-import { Target, checkKernelSource, userLogLines } from "./language";
+import { Target, checkKernelSource, hostRuntimeCallHint, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
@@ -220,7 +220,8 @@ function compileError(where: string, p: Prepared, e: unknown): Error {
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in error.log` : "";
-  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}`, e.log);
+  const hint = hostRuntimeCallHint(e.log);
+  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU

@@ -63,3 +63,21 @@ export function userLogLines(log: string, file: string): string[] {
   }
   return kept.length > 0 ? kept : lines;
 }
+
+// How each compiler says a name is not declared: GCC ('x' was not declared), NVRTC
+// (identifier "x" is undefined), clang/hiprtc (use of undeclared identifier 'x').
+const UNDECLARED_RUNTIME_CALL =
+  /(?:[‘'`"]((?:cuda|hip)[A-Z]\w*)[’'"] was not declared|identifier "((?:cuda|hip)[A-Z]\w*)" is undefined|undeclared identifier [‘'"]((?:cuda|hip)[A-Z]\w*)[’'"])/;
+
+/**
+ * Why a compile failed on a runtime API call (cudaMalloc, hipMemcpyToSymbol ...),
+ * which host code makes and a kernel source here has no use for; "" for other failures.
+ */
+export function hostRuntimeCallHint(log: string): string {
+  const found = UNDECLARED_RUNTIME_CALL.exec(log);
+  if (!found) return "";
+  const call = found[1] ?? found[2] ?? found[3];
+  return `${call} is a call into the host runtime, which a source here does not make: launches, memory and ` +
+    "__constant__ data come from TypeScript (module.fn(name).launch, fl.tensor, module.constant(name).set). " +
+    `Remove the host function that calls ${call}.`;
+}

@@ -651,6 +651,21 @@ __global__ void mixed(float* out, const __half* in) {
     if (dev().backend === "cpu") expect(error.message).to.not.match(/half\.h/);
   });
 
+  it("says why a host function that calls the runtime cannot compile, naming the call", () => {
+    const error = expectThrows(() => fl.compile(`
+__constant__ float c_taps[5];
+void set_taps(const float* taps) {
+  cudaMemcpyToSymbol(c_taps, taps, sizeof(c_taps));
+}
+__global__ void smooth(float* out, const float* in) { out[threadIdx.x] = c_taps[0] * in[threadIdx.x]; }
+`, { device: dev(), name: "taps" }), fl.DeviceError, /taps\.hip[:(]4/);
+    expect(error.message).to.include("cudaMemcpyToSymbol is a call into the host runtime, which a source here does not make: " +
+      "launches, memory and __constant__ data come from TypeScript (module.fn(name).launch, fl.tensor, module.constant(name).set). " +
+      "Remove the host function that calls cudaMemcpyToSymbol.");
+    const other = expectThrows(() => fl.compile("__global__ void k(float* x) { x[0] = undeclared_thing; }", { device: dev() }), fl.DeviceError, /undeclared_thing/);
+    expect(other.message).to.not.include("host runtime");
+  });
+
   it("rounds every __half and __nv_bfloat16 operation as the GPU does: bit for bit", () => {
     const module = fl.compile(`
 #include <cuda_fp16.h>
