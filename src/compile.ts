@@ -8,7 +8,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
-import { Target, checkKernelSource, hostRuntimeCallHint, userLogLines } from "./language";
+import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
@@ -47,13 +47,20 @@ interface Prepared {
   flags: string[];
   timeoutMs: number;
   cached?: Module;
+  /** For a kernel name the source spells only in text the preprocessor leaves out here: the conditional that does. */
+  leftOutBy: (name: string) => string | undefined;
 }
 
-// What the compiler of each backend predefines, so that signatures are read as it will read them.
+// What the compiler of each backend predefines, so that signatures are read as it will read them
+// (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
 function predefinedMacros(dev: Device): Record<string, string> {
   const common = { __cplusplus: "201703L" };
-  if (dev.backend === "cuda") return { ...common, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
-  if (dev.backend === "hip") return { ...common, __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
+  const sm = /^sm_(\d+)(\d)$/.exec(dev.props.arch);
+  const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
+  if (dev.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
+  if (dev.backend === "hip") {
+    return { ...common, [`__${dev.props.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
+  }
   return { ...common, FL_TARGET_CPU: "1" };
 }
 
@@ -114,7 +121,8 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
+  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key),
+    leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -301,7 +309,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants });
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy });
   perDevice.set(p.key, module);
   return module;
 }

@@ -57,6 +57,8 @@ export interface KernelTemplates {
 export interface CompiledParts {
   templates: KernelTemplates;
   constants: readonly ConstantDeclaration[];
+  /** For a name the source spells only in text its preprocessor left out: the conditional that did. */
+  leftOutBy?: (name: string) => string | undefined;
 }
 
 // Host arrays of each element type a __constant__ variable may have.
@@ -179,7 +181,10 @@ export class Module {
         ({ handle, entry } = instance);
       }
     }
-    if (!entry) throw new ArgumentError("module.fn", "name", this.expectedName(name), describe(name));
+    if (!entry) {
+      const leftOut = typeof name === "string" ? this.compiled?.leftOutBy?.(name) : undefined;
+      throw new ArgumentError("module.fn", "name", this.expectedName(name), `${describe(name)}${leftOut ? `, defined only under ${leftOut}` : ""}`);
+    }
     const kernelName = entry.name;
     const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this);
     this.functions.set(canonical, kernel);

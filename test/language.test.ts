@@ -50,6 +50,8 @@ describe("kernel language", () => {
 #include <cublasLt.h>
 #include <helper_cuda.h>
 #include <helper_functions.h>
+#include <iostream>
+#include <omp.h>
 
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
 
@@ -207,6 +209,56 @@ __global__ void codes(int* out) {
     const out = fl.full([6], -1, { dtype: "i32", device: dev() });
     module.fn("codes").launch({ grid: 1, block: 5 }, out);
     expect(Array.from(out.toArray())).to.deep.equal([0, 1, 2, 700, 719, 2]);
+  });
+
+  it("finds kernels under #if __CUDA_ARCH__ where the device compiles them, and names the #if where it does not", () => {
+    const module = fl.compile(`
+#define FILL_OP(NAME, VALUE) extern "C" __global__ void NAME(float* x) { x[threadIdx.x] = VALUE; }
+#if __CUDA_ARCH__ >= 530 || defined(__HIP_DEVICE_COMPILE__)
+FILL_OP(fill_gpu, 2.0f)
+#endif
+#ifdef __CUDA_ARCH__
+FILL_OP(fill_nvidia, 3.0f)
+#endif
+FILL_OP(fill_any, 1.0f)
+`, { device: dev(), name: "gated" });
+    const out = fl.full([4], -1, { device: dev() });
+    module.fn("fill_any").launch({ grid: 1, block: 4 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1, 1, 1, 1]);
+    const backend = dev().backend;
+    if (backend === "cpu") {
+      expectThrows(() => module.fn("fill_gpu"), fl.ArgumentError, "module.fn: name must be one of the module's kernels (fill_any), " +
+        "got \"fill_gpu\", defined only under #if __CUDA_ARCH__ >= 530 || defined(__HIP_DEVICE_COMPILE__) (line 3), " +
+        "a branch this device does not compile (the CPU emulator defines neither __CUDA_ARCH__ nor __HIP_DEVICE_COMPILE__)");
+    } else {
+      module.fn("fill_gpu").launch({ grid: 1, block: 4 }, out);
+      expect(Array.from(out.toArray())).to.deep.equal([2, 2, 2, 2]);
+    }
+    if (backend === "cuda") {
+      module.fn("fill_nvidia").launch({ grid: 1, block: 4 }, out);
+      expect(Array.from(out.toArray())).to.deep.equal([3, 3, 3, 3]);
+    } else {
+      expectThrows(() => module.fn("fill_nvidia"), fl.ArgumentError, /got "fill_nvidia", defined only under #ifdef __CUDA_ARCH__ \(line 6\), a branch this device does not compile/);
+    }
+    expectThrows(() => module.fn("fill_none"), fl.ArgumentError, /got "fill_none"$/);
+  });
+
+  it("gives CUDA_VERSION from <cuda.h> where the toolkit compiles, and no version on the emulator", () => {
+    const module = fl.compile(`
+#include <cuda.h>
+__global__ void version(int* out) {
+#ifdef CUDA_VERSION
+  out[0] = CUDA_VERSION;
+#else
+  out[0] = -1;
+#endif
+}
+`, { device: dev() });
+    const out = fl.full([1], 0, { dtype: "i32", device: dev() });
+    module.fn("version").launch({ grid: 1, block: 1 }, out);
+    const version = Number(out.toArray()[0]);
+    if (dev().backend === "cuda") expect(version >= 11000 && version % 10 === 0, `CUDA_VERSION ${version}`).to.equal(true);
+    else expect(version).to.equal(-1);
   });
 
   it("reads typedef'd scalar types in kernel parameters", () => {
