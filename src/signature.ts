@@ -186,6 +186,8 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
     if (layout) return { name, type: "struct", pointer, isConst, declaration: spelled, layout };
   }
+  // bool by value: true or false from TS, one byte in the parameter buffer on every target.
+  if (!pointer && spelled === "bool") return { name, type: "bool", pointer, isConst, declaration: "bool" };
   let type = C_TYPES[spelled];
   if (type === undefined) {
     if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${spelled}" is none of these`);

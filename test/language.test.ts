@@ -50,6 +50,7 @@ describe("kernel language", () => {
 #include <cublasLt.h>
 #include <helper_cuda.h>
 #include <helper_functions.h>
+#include <cuda_profiler_api.h>
 #include <iostream>
 #include <omp.h>
 
@@ -259,6 +260,31 @@ __global__ void version(int* out) {
     const version = Number(out.toArray()[0]);
     if (dev().backend === "cuda") expect(version >= 11000 && version % 10 === 0, `CUDA_VERSION ${version}`).to.equal(true);
     else expect(version).to.equal(-1);
+  });
+
+  it("takes true or false for a bool parameter, beside a bool template parameter", () => {
+    const module = fl.compile(`
+template <bool NEGATE>
+__global__ void pick(float* out, const float* in, const bool twice, int n, const bool add_one) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = NEGATE ? -in[i] : in[i];
+  if (twice) v *= 2.0f;
+  out[i] = v + (add_one ? 1.0f : 0.0f);
+}
+`, { device: dev() });
+    const n = 45;
+    const xs = range(n).map((i) => i - 20);
+    const input = fl.tensor(xs, { device: dev() });
+    for (const [negate, twice, addOne] of [[false, true, false], [true, false, true], [true, true, true]]) {
+      const out = fl.full([n], NaN, { device: dev() });
+      const kernel = module.fn(`pick<${negate}>`);
+      kernel.launch({ grid: 2, block: 32 }, out, input, twice, n, addOne);
+      expect(Array.from(out.toArray()), `${negate} ${twice} ${addOne}`).to.deep.equal(xs.map((x) => (negate ? -x : x) * (twice ? 2 : 1) + (addOne ? 1 : 0)));
+    }
+    expect(module.fn("pick<true>").signature()).to.equal("pick<true>(float* out, const float* in, bool twice, int n, bool add_one)");
+    expectThrows(() => module.fn("pick<false>").launch({ grid: 1, block: 32 }, input, input, 1, n, false), fl.ArgumentError,
+      "kernel pick<false>: argument 2 (twice) must be true or false (bool), got 1");
   });
 
   it("reads typedef'd scalar types in kernel parameters", () => {
