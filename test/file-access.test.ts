@@ -173,7 +173,7 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
     toolkit = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-toolkit-"));
     fs.writeFileSync(path.join(toolkit, "cuda_fp16.h"), "// half\n");
     fs.mkdirSync(path.join(toolkit, "cub"));
-    fs.writeFileSync(path.join(toolkit, "cub", "cub.cuh"), "// cub\n");
+    fs.writeFileSync(path.join(toolkit, "cub", "util_type.cuh"), "// cub\n");
     fs.symlinkSync("/etc/passwd", path.join(toolkit, "escape.h"));
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), "fuselab-cwd-"));
     fs.writeFileSync(path.join(cwd, "solution.hip"), "secret\n");
@@ -196,10 +196,10 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
   };
 
   it("gives the compiler each header by its path in the first allowed folder holding it, as the compiler's search spells it", () => {
-    const text = guard(`#include <cuda_fp16.h>\n#include "cub/cub.cuh"\n#include <cmath>\n#include <fuselab/fuselab.h>\n${KERNEL}`);
+    const text = guard(`#include <cuda_fp16.h>\n#include "cub/util_type.cuh"\n#include <cmath>\n#include <fuselab/fuselab.h>\n${KERNEL}`);
     expect(text.split("\n").slice(0, 4)).to.deep.equal([
       `#include "${path.join(toolkit, "cuda_fp16.h")}"`,
-      `#include "${path.join(toolkit, "cub", "cub.cuh")}"`,
+      `#include "${path.join(toolkit, "cub", "util_type.cuh")}"`,
       `#include "${path.join(rtc, "cmath")}"`,
       `#include "${path.join(kernels, "fuselab", "fuselab.h")}"`,
     ]);
