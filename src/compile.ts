@@ -9,7 +9,7 @@ import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
 import { withoutHostGlobals } from "./host-globals";
-import { Target, checkKernelSource, userLogLines } from "./language";
+import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
@@ -45,34 +45,23 @@ interface Prepared {
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
-  /** On the CPU, kernels the source defines only for a GPU (under `#if __CUDA_ARCH__`). */
-  gpuOnly: string[];
   flags: string[];
   timeoutMs: number;
   cached?: Module;
+  /** For a kernel name the source spells only in text the preprocessor leaves out here: the conditional that does. */
+  leftOutBy: (name: string) => string | undefined;
 }
 
-// __CUDA_ARCH__ as NVRTC defines it for a device of compute capability M.m ("sm_90": 900).
-function cudaArch(arch: string): string {
-  const m = /^sm_(\d+)(\d)/.exec(arch);
-  return m ? String(Number(m[1]) * 100 + Number(m[2]) * 10) : "0";
-}
-
-// The kernels a source defines only where __CUDA_ARCH__ is (`#if __CUDA_ARCH__ >= 800`), which the CPU emulator does not define.
-function gpuOnlyKernels(source: string, predefined: Record<string, string>, found: string[]): string[] {
-  try {
-    const onGpu = findKernels(source, { ...predefined, __CUDA_ARCH__: "900" });
-    return [...onGpu.kernels, ...onGpu.templates].map((k) => k.name).filter((name) => !found.includes(name));
-  } catch {
-    return [];  // a source that reads otherwise there: nothing to add to the CPU's own messages
-  }
-}
-
-// What the compiler of each backend predefines, so that signatures are read as it will read them.
+// What the compiler of each backend predefines, so that signatures are read as it will read them
+// (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
 function predefinedMacros(dev: Device): Record<string, string> {
   const common = { __cplusplus: "201703L" };
-  if (dev.backend === "cuda") return { ...common, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", __CUDA_ARCH__: cudaArch(dev.props.arch) };
-  if (dev.backend === "hip") return { ...common, __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
+  const sm = /^sm_(\d+)(\d)$/.exec(dev.props.arch);
+  const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
+  if (dev.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
+  if (dev.backend === "hip") {
+    return { ...common, [`__${dev.props.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
+  }
   return { ...common, FL_TARGET_CPU: "1" };
 }
 
@@ -134,8 +123,8 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  const gpuOnly = target === "cpu" ? gpuOnlyKernels(source, predefined, [...declarations, ...templates].map((k) => k.name)) : [];
-  return { dev, key, file, text, declarations, templates, constants, gpuOnly, flags, timeoutMs, cached: cache.get(dev)?.get(key) };
+  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key),
+    leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -241,7 +230,8 @@ function compileError(where: string, p: Prepared, e: unknown): Error {
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in error.log` : "";
-  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}`, e.log);
+  const hint = hostRuntimeCallHint(e.log);
+  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU
@@ -321,7 +311,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, gpuOnly: p.gpuOnly });
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy });
   perDevice.set(p.key, module);
   return module;
 }

@@ -28,7 +28,7 @@ export interface LaunchConfig {
  * (`tensor.view(offset, length)`) or null; a number (or bigint) for a scalar;
  * an object with the struct's fields for a struct passed by value.
  */
-export type KernelArg = Tensor<DType> | TensorView<DType> | null | number | bigint | StructValue;
+export type KernelArg = Tensor<DType> | TensorView<DType> | null | number | bigint | boolean | StructValue;
 
 /** A struct's value: its fields by name (nested structs as objects, fixed arrays as arrays). */
 export interface StructValue { readonly [field: string]: unknown }
@@ -184,6 +184,7 @@ export class Kernel {
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
     if (param.pointer) return this.pointer(where, label, param, arg);
     if (param.layout) return { type: "struct", bytes: packStruct(where, label, param.layout, arg) };
+    if (param.type === "bool") return { type: "bool", value: scalarValue(where, label, "bool", param.declaration, arg) };
     const type = param.type as ScalarType;
     if (!(SCALAR_TYPES as readonly string[]).includes(type)) {
       throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, structs, pointers)", param.declaration);

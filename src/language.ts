@@ -1,7 +1,7 @@
 // What fl.compile refuses before a compiler sees it, with a reason a user can
 // act on, and the part of a compiler's log that is about the user's source.
 import { ArgumentError } from "./errors";
-import { Preprocessor } from "./preprocess";
+import { Directive, Preprocessor } from "./preprocess";
 
 /** The target a source is compiled for, as a backend's name says it. */
 export type Target = "cpu" | "cuda" | "hip";
@@ -62,4 +62,56 @@ export function userLogLines(log: string, file: string): string[] {
     while (i + 1 < lines.length && isExcerpt(lines[i + 1]) && !isUserLine(lines[i + 1])) kept.push(lines[++i]);
   }
   return kept.length > 0 ? kept : lines;
+}
+
+// How each compiler says a name is not declared: GCC ('x' was not declared), NVRTC
+// (identifier "x" is undefined), clang/hiprtc (use of undeclared identifier 'x').
+const UNDECLARED_RUNTIME_CALL =
+  /(?:[‘'`"]((?:cuda|hip)[A-Z]\w*)[’'"] was not declared|identifier "((?:cuda|hip)[A-Z]\w*)" is undefined|undeclared identifier [‘'"]((?:cuda|hip)[A-Z]\w*)[’'"])/;
+
+/**
+ * Why a compile failed on a runtime API call (cudaMalloc, hipMemcpyToSymbol ...),
+ * which host code makes and a kernel source here has no use for; "" for other failures.
+ */
+export function hostRuntimeCallHint(log: string): string {
+  const found = UNDECLARED_RUNTIME_CALL.exec(log);
+  if (!found) return "";
+  const call = found[1] ?? found[2] ?? found[3];
+  return `${call} is a call into the host runtime, which a source here does not make: launches, memory and ` +
+    "__constant__ data come from TypeScript (module.fn(name).launch, fl.tensor, module.constant(name).set). " +
+    `Remove the host function that calls ${call}.`;
+}
+
+/**
+ * Why `name` (a kernel a source spells) is not among those compiled for `target`:
+ * the conditional that leaves out all the text naming it ("#if __CUDA_ARCH__ >= 530
+ * (line 56), a branch ..."); undefined when kept text names it, or no text does.
+ */
+export function leftOutBy(source: string, target: Target, predefined: Record<string, string>, name: string): string | undefined {
+  const base = /^(?:\w+::)*(\w+)$/.exec(name)?.[1];
+  if (base === undefined) return undefined;
+  const directives: Directive[] = [];
+  new Preprocessor(predefined).run(source, directives);
+  const word = new RegExp(`\\b${base}\\b`);
+  const lines = source.split("\n");
+  const open: Directive[] = [];  // the conditionals around the current line, each by the branch it opened
+  let next = 0, leftOut: Directive | undefined;
+  for (let line = 1; line <= lines.length; line++) {
+    const directive = directives[next]?.line === line ? directives[next++] : undefined;
+    if (directive) {
+      if (["if", "ifdef", "ifndef"].includes(directive.name)) open.push(directive);
+      else if ((directive.name === "elif" || directive.name === "else") && open.length > 0) open[open.length - 1] = directive;
+      else if (directive.name === "endif") open.pop();
+      line += directive.lines - 1;
+      continue;
+    }
+    if (!word.test(lines[line - 1])) continue;
+    const outermost = open.find((d) => d.opensKept === false);
+    if (!outermost) return undefined;
+    leftOut ??= outermost;
+  }
+  if (!leftOut) return undefined;
+  const why = target === "cpu" && /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__/.test(leftOut.rest)
+    ? " (the CPU emulator defines neither __CUDA_ARCH__ nor __HIP_DEVICE_COMPILE__)" : "";
+  return `#${leftOut.name}${leftOut.rest.trimEnd()} (line ${leftOut.line}), a branch this device does not compile${why}`;
 }

@@ -6,7 +6,7 @@ import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam } from "./kernel";
 import { ModuleHandle, native, nativeCall } from "./native";
 import { f32ToBf16Bits, f32ToF16Bits } from "./dtype";
-import { ConstantDeclaration, canonicalName, paramsFromSignature, parseNameExpression } from "./signature";
+import { ConstantDeclaration, canonicalName, paramsFromSignature } from "./signature";
 
 /** A kernel of a module: its name and parameters, before it is loaded. */
 export interface KernelEntry {
@@ -57,8 +57,8 @@ export interface KernelTemplates {
 export interface CompiledParts {
   templates: KernelTemplates;
   constants: readonly ConstantDeclaration[];
-  /** Kernels the source defines only for a GPU (under `#if __CUDA_ARCH__`), absent on the CPU. */
-  gpuOnly: readonly string[];
+  /** For a name the source spells only in text its preprocessor left out: the conditional that did. */
+  leftOutBy?: (name: string) => string | undefined;
 }
 
 // Host arrays of each element type a __constant__ variable may have.
@@ -181,7 +181,10 @@ export class Module {
         ({ handle, entry } = instance);
       }
     }
-    if (!entry) throw new ArgumentError("module.fn", "name", this.expectedName(name), describe(name));
+    if (!entry) {
+      const leftOut = typeof name === "string" ? this.compiled?.leftOutBy?.(name) : undefined;
+      throw new ArgumentError("module.fn", "name", this.expectedName(name), `${describe(name)}${leftOut ? `, defined only under ${leftOut}` : ""}`);
+    }
     const kernelName = entry.name;
     const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this);
     this.functions.set(canonical, kernel);
@@ -239,11 +242,6 @@ export class Module {
 
   private expectedName(name: unknown): string {
     if (typeof name !== "string") return "a kernel name (a string)";
-    const base = parseNameExpression(name)?.name ?? name;
-    if (this.compiled?.gpuOnly.includes(base)) {
-      return `a kernel this source defines on the CPU (${base} is inside an #if on __CUDA_ARCH__, which only a GPU's compiler defines; ` +
-        `the CPU emulator takes the source's other branch, as a host compile does)`;
-    }
     const known = [...this.kernels, ...this.templates.map((t) => `${t}<...>`)];
     if (known.length <= 8) return `one of the module's kernels (${known.join(", ")})`;
     const close = closeNames(name, this.kernels);

@@ -42,7 +42,7 @@ export type NativeArg =
   | BufferHandle
   | { buffer: BufferHandle; byteOffset: number; bytes: number }
   | null
-  | { type: ScalarType; value: number | bigint }
+  | { type: ScalarType | "bool"; value: number | bigint }
   | { type: "struct"; bytes: Uint8Array };
 
 export interface NativeKernelStats {

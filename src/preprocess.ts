@@ -19,6 +19,8 @@ export interface Directive {
   active: boolean;
   /** #include, #if, #elif in a taken branch: the operand with macros expanded. */
   expanded?: string;
+  /** #if, #ifdef, #ifndef, #elif, #else: whether the text it opens is kept. */
+  opensKept?: boolean;
 }
 
 interface Macro {
@@ -155,6 +157,7 @@ export class Preprocessor {
             else value = this.macros.has(rest.trim().split(/\s+/)[0]) === (name === "ifdef");
           }
           stack.push({ active: outer && value, taken: value, outer });
+          record.opensKept = outer && value;
           break;
         }
         case "elif":
@@ -162,12 +165,14 @@ export class Preprocessor {
             const value = top.outer && !top.taken && this.evaluate(rest);
             top.active = value;
             top.taken = top.taken || value;
+            record.opensKept = value;
           }
           break;
         case "else":
           if (top) {
             top.active = top.outer && !top.taken;
             top.taken = true;
+            record.opensKept = top.active;
           }
           break;
         case "endif":

@@ -186,6 +186,8 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
     if (layout) return { name, type: "struct", pointer, isConst, declaration: spelled, layout };
   }
+  // bool by value: true or false from TS, one byte in the parameter buffer on every target.
+  if (!pointer && spelled === "bool") return { name, type: "bool", pointer, isConst, declaration: "bool" };
   let type = C_TYPES[spelled];
   if (type === undefined) {
     if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${spelled}" is none of these`);
@@ -270,7 +272,10 @@ function parseTemplateParams(tokens: Token[]): TemplateParam[] {
   return tokens.length === 0 ? [] : splitTopLevel(tokens, 0, tokens.length).map((part) => {
     const equals = part.findIndex((t) => t.text === "=");
     const head = equals >= 0 ? part.slice(0, equals) : part;
-    const names = head.filter((t) => /^[A-Za-z_]/.test(t.text));
+    // A function pointer or reference, R (*name)(A, B), is named inside its first parentheses.
+    const pointer = head.findIndex((t, i) => t.text === "(" && (head[i + 1]?.text === "*" || head[i + 1]?.text === "&"));
+    const declarator = pointer >= 0 ? head.slice(pointer, closing(head, pointer)) : head;
+    const names = declarator.filter((t) => /^[A-Za-z_]/.test(t.text));
     return { name: names[names.length - 1]?.text ?? "", fallback: equals >= 0 ? part.slice(equals + 1) : [] };
   });
 }

@@ -158,6 +158,26 @@ __global__ void running(float* out, const float* in, int n) {
     expect(results[1]).to.deep.equal(results[0]);
   });
 
+  it("ends a shift by the value's width or more in check mode, where the CPU and a GPU differ", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__global__ void lane_mask(unsigned int* out, int warps, unsigned long long wide) {
+  const unsigned int mask = (1 << warps) - 1;
+  out[threadIdx.x] = mask + static_cast<unsigned int>(wide >> warps);
+}`, { device: dev, name: "masks" });
+    const out = fl.full([2], 7, { dtype: "u32", device: dev });
+    module.fn("lane_mask").launch({ grid: 1, block: 2 }, out, 31, 1n << 40n);
+    expect(Array.from(out.toArray())).to.deep.equal([0x7fffffff + 512, 0x7fffffff + 512]);
+    module.fn("lane_mask").launch({ grid: 1, block: 2 }, out, 32, 0n);
+    await expectRejects(dev.synchronize(), fl.DeviceError, new RegExp(
+      "^cpu synchronize: kernel 'lane_mask': int value shifted by 32, outside 0 to 31: undefined in C\\+\\+, and the CPU and a GPU " +
+      "differ \\(the CPU shifts by the count modulo 32, a GPU's shift gives 0 or the sign bits\\) at masks\\.hip:3 " +
+      "\\(block \\(0,0,0\\), thread \\([01],0,0\\)\\)$"));
+    module.fn("lane_mask").launch({ grid: 1, block: 2 }, out, -1, 0n);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /int value shifted by -1, outside 0 to 31/);
+    await expectWorking(dev);
+  });
+
   it("ends a misaligned vector access in check mode as a GPU does, naming kernel, line, block and thread", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(`

@@ -49,6 +49,11 @@ describe("kernel language", () => {
 #include <type_traits>
 #include <cublas_v2.h>
 #include <cublasLt.h>
+#include <helper_cuda.h>
+#include <helper_functions.h>
+#include <cuda_profiler_api.h>
+#include <iostream>
+#include <omp.h>
 
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
 
@@ -155,6 +160,134 @@ __global__ void negate(float* x, int n) {
     expectThrows(() => module.fn("fill_iota<float"), fl.ArgumentError, /got "fill_iota<float"/);
   });
 
+  it("takes functions as template arguments, also ones with parameters of their own", () => {
+    const module = fl.compile(`
+template <typename T> __device__ T twice(const T& x) { return x + x; }
+template <typename T> __device__ T at_least(const T& x, const float floor) { return x > floor ? x : T(floor); }
+
+template <typename T, T (*OP)(const T&)>
+__global__ void apply(T* out, const T* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = OP(in[i]);
+}
+
+template <typename T, T (*OP)(const T&, const float), bool add_one>
+__global__ void apply_with(T* out, const T* in, int n, const float p) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = OP(in[i], p) + (add_one ? T(1) : T(0));
+}
+`, { device: dev() });
+    const n = 77;
+    const xs = range(n).map((i) => i - 30);
+    const input = fl.tensor(xs, { dtype: "i32", device: dev() });
+    const doubled = fl.full([n], -7, { dtype: "i32", device: dev() });
+    module.fn("apply<int, twice<int>>").launch({ grid: 2, block: 64 }, doubled, input, n);
+    expect(Array.from(doubled.toArray())).to.deep.equal(xs.map((x) => 2 * x));
+    const clamped = fl.full([n], -7, { dtype: "i32", device: dev() });
+    const withFloor = module.fn("apply_with<int, at_least<int>, true>");
+    expect(withFloor.signature()).to.equal("apply_with<int, at_least<int>, true>(int* out, const int* in, int n, float p)");
+    withFloor.launch({ grid: 2, block: 64 }, clamped, input, n, 4.5);
+    expect(Array.from(clamped.toArray())).to.deep.equal(xs.map((x) => (x > 4.5 ? x : 4) + 1));
+  });
+
+  it("compiles the host helpers sources keep beside their kernels: error checks, launcher declarations, device properties", () => {
+    const module = fl.compile(`
+#include <cuda_runtime.h>
+#include <cstdio>
+
+extern cudaDeviceProp deviceProp;
+#define CUDA_CHECK(call) gpuAssert((call), __FILE__, __LINE__)
+inline void gpuAssert(cudaError_t code, const char* file, int line) {
+  if (code != cudaSuccess) printf("GPUassert: %s (%s) %s %d\\n", cudaGetErrorString(code), cudaGetErrorName(code), file, line);
+}
+void scale_on(float* x, int n, cudaStream_t stream, cudaEvent_t done);
+
+__global__ void codes(int* out) {
+  const cudaError_t seen[] = {cudaSuccess, cudaErrorInvalidValue, cudaErrorMemoryAllocation, cudaErrorIllegalAddress, cudaErrorLaunchFailure};
+  out[threadIdx.x] = seen[threadIdx.x];
+  if (threadIdx.x == 0) out[5] = cudaMemcpyDeviceToHost;
+}
+`, { device: dev() });
+    const out = fl.full([6], -1, { dtype: "i32", device: dev() });
+    module.fn("codes").launch({ grid: 1, block: 5 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([0, 1, 2, 700, 719, 2]);
+  });
+
+  it("finds kernels under #if __CUDA_ARCH__ where the device compiles them, and names the #if where it does not", () => {
+    const module = fl.compile(`
+#define FILL_OP(NAME, VALUE) extern "C" __global__ void NAME(float* x) { x[threadIdx.x] = VALUE; }
+#if __CUDA_ARCH__ >= 530 || defined(__HIP_DEVICE_COMPILE__)
+FILL_OP(fill_gpu, 2.0f)
+#endif
+#ifdef __CUDA_ARCH__
+FILL_OP(fill_nvidia, 3.0f)
+#endif
+FILL_OP(fill_any, 1.0f)
+`, { device: dev(), name: "gated" });
+    const out = fl.full([4], -1, { device: dev() });
+    module.fn("fill_any").launch({ grid: 1, block: 4 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1, 1, 1, 1]);
+    const backend = dev().backend;
+    if (backend === "cpu") {
+      expectThrows(() => module.fn("fill_gpu"), fl.ArgumentError, "module.fn: name must be one of the module's kernels (fill_any), " +
+        "got \"fill_gpu\", defined only under #if __CUDA_ARCH__ >= 530 || defined(__HIP_DEVICE_COMPILE__) (line 3), " +
+        "a branch this device does not compile (the CPU emulator defines neither __CUDA_ARCH__ nor __HIP_DEVICE_COMPILE__)");
+    } else {
+      module.fn("fill_gpu").launch({ grid: 1, block: 4 }, out);
+      expect(Array.from(out.toArray())).to.deep.equal([2, 2, 2, 2]);
+    }
+    if (backend === "cuda") {
+      module.fn("fill_nvidia").launch({ grid: 1, block: 4 }, out);
+      expect(Array.from(out.toArray())).to.deep.equal([3, 3, 3, 3]);
+    } else {
+      expectThrows(() => module.fn("fill_nvidia"), fl.ArgumentError, /got "fill_nvidia", defined only under #ifdef __CUDA_ARCH__ \(line 6\), a branch this device does not compile/);
+    }
+    expectThrows(() => module.fn("fill_none"), fl.ArgumentError, /got "fill_none"$/);
+  });
+
+  it("gives CUDA_VERSION from <cuda.h> where the toolkit compiles, and no version on the emulator", () => {
+    const module = fl.compile(`
+#include <cuda.h>
+__global__ void version(int* out) {
+#ifdef CUDA_VERSION
+  out[0] = CUDA_VERSION;
+#else
+  out[0] = -1;
+#endif
+}
+`, { device: dev() });
+    const out = fl.full([1], 0, { dtype: "i32", device: dev() });
+    module.fn("version").launch({ grid: 1, block: 1 }, out);
+    const version = Number(out.toArray()[0]);
+    if (dev().backend === "cuda") expect(version >= 11000 && version % 10 === 0, `CUDA_VERSION ${version}`).to.equal(true);
+    else expect(version).to.equal(-1);
+  });
+
+  it("takes true or false for a bool parameter, beside a bool template parameter", () => {
+    const module = fl.compile(`
+template <bool NEGATE>
+__global__ void pick(float* out, const float* in, const bool twice, int n, const bool add_one) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = NEGATE ? -in[i] : in[i];
+  if (twice) v *= 2.0f;
+  out[i] = v + (add_one ? 1.0f : 0.0f);
+}
+`, { device: dev() });
+    const n = 45;
+    const xs = range(n).map((i) => i - 20);
+    const input = fl.tensor(xs, { device: dev() });
+    for (const [negate, twice, addOne] of [[false, true, false], [true, false, true], [true, true, true]]) {
+      const out = fl.full([n], NaN, { device: dev() });
+      const kernel = module.fn(`pick<${negate}>`);
+      kernel.launch({ grid: 2, block: 32 }, out, input, twice, n, addOne);
+      expect(Array.from(out.toArray()), `${negate} ${twice} ${addOne}`).to.deep.equal(xs.map((x) => (negate ? -x : x) * (twice ? 2 : 1) + (addOne ? 1 : 0)));
+    }
+    expect(module.fn("pick<true>").signature()).to.equal("pick<true>(float* out, const float* in, bool twice, int n, bool add_one)");
+    expectThrows(() => module.fn("pick<false>").launch({ grid: 1, block: 32 }, input, input, 1, n, false), fl.ArgumentError,
+      "kernel pick<false>: argument 2 (twice) must be true or false (bool), got 1");
+  });
+
   it("reads typedef'd scalar types in kernel parameters", () => {
     const module = fl.compile(`
 typedef unsigned int uint;
@@ -221,7 +354,7 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     module.fn("scale_f32").launch({ grid: 2, block: 64 }, out, fl.tensor(xs, { device: dev() }), 0.5, n);
     expect(Array.from(out.toArray())).to.deep.equal(xs.map((v) => v * 0.5));
     if (dev().backend === "cpu") {
-      expectThrows(() => module.fn("scale_bf16"), fl.ArgumentError, /scale_bf16 is inside an #if on __CUDA_ARCH__, which only a GPU's compiler defines/);
+      expectThrows(() => module.fn("scale_bf16"), fl.ArgumentError, /"scale_bf16", defined only under #if __CUDA_ARCH__ >= 800 \(line 7\), a branch this device does not compile \(the CPU emulator defines neither/);
     } else if (dev().backend === "cuda") {
       const halves = fl.full([n], NaN, { dtype: "bf16", device: dev() });
       module.fn("scale_bf16").launch({ grid: 2, block: 64 }, halves, fl.tensor(xs, { dtype: "bf16", device: dev() }), 0.5, n);
@@ -685,6 +818,21 @@ __global__ void mixed(float* out, const __half* in) {
     // float + __half is ambiguous in CUDA too; the message names the line, not every candidate in the headers.
     expect(error.message.split("\n").length).to.be.lessThan(12);
     if (dev().backend === "cpu") expect(error.message).to.not.match(/half\.h/);
+  });
+
+  it("says why a host function that calls the runtime cannot compile, naming the call", () => {
+    const error = expectThrows(() => fl.compile(`
+__constant__ float c_taps[5];
+void set_taps(const float* taps) {
+  cudaMemcpyToSymbol(c_taps, taps, sizeof(c_taps));
+}
+__global__ void smooth(float* out, const float* in) { out[threadIdx.x] = c_taps[0] * in[threadIdx.x]; }
+`, { device: dev(), name: "taps" }), fl.DeviceError, /taps\.hip[:(]4/);
+    expect(error.message).to.include("cudaMemcpyToSymbol is a call into the host runtime, which a source here does not make: " +
+      "launches, memory and __constant__ data come from TypeScript (module.fn(name).launch, fl.tensor, module.constant(name).set). " +
+      "Remove the host function that calls cudaMemcpyToSymbol.");
+    const other = expectThrows(() => fl.compile("__global__ void k(float* x) { x[0] = undeclared_thing; }", { device: dev() }), fl.DeviceError, /undeclared_thing/);
+    expect(other.message).to.not.include("host runtime");
   });
 
   it("rounds every __half and __nv_bfloat16 operation as the GPU does: bit for bit", () => {

@@ -15,6 +15,7 @@ namespace fl {
 // Element type names as the TypeScript side spells dtypes.
 template <typename T> struct type_name { static const char* get() { return nullptr; } };
 #define FL_TYPE_NAME(T, s) template <> struct type_name<T> { static const char* get() { return s; } };
+FL_TYPE_NAME(bool, "bool")
 FL_TYPE_NAME(float, "f32")
 FL_TYPE_NAME(double, "f64")
 FL_TYPE_NAME(__half, "f16")

@@ -62,7 +62,7 @@ const ValueType* find_value_type(const std::string& name) {
       {"u16", 2, true, false, true},   {"i32", 4, true, true, true},    {"u32", 4, true, false, true},
       {"i64", 8, true, true, true},    {"u64", 8, true, false, true},   {"f32", 4, false, true, true},
       {"f64", 8, false, true, true},   {"f16", 2, false, true, true},   {"bf16", 2, false, true, true},
-      {"void", 1, false, false, false},
+      {"bool", 1, true, false, true},  {"void", 1, false, false, false},
   };
   for (const ValueType& type : kTypes) {
     if (name == type.name) return &type;

@@ -24,6 +24,7 @@
 #include "../emulator/half.h"
 #include "../emulator/intrinsics.h"
 #include "../emulator/runtime.h"
+#include "../emulator/runtime_api.h"
 
 #define __global__
 #define __device__
@@ -110,6 +111,43 @@ inline void misaligned_access(void* data, void* pointer) {
   device_stop(what, d->where.file, d->where.line);
 }
 }  // namespace fl::emu
+// Check mode also checks each shift's count (-fsanitize=shift-exponent): a shift by
+// the value's width or more is undefined in C++, and the CPU and a GPU give
+// different results for it (x86 takes the count modulo the width, so
+// (1u << 32) is 1; PTX clamps it, so the GPU gives 0). A mask computed as
+// (1 << nwarps) - 1 for 32 warps is 0 on the CPU and all lanes on the GPU.
+namespace fl::emu {
+struct sanitizer_shift {
+  sanitizer_location where;
+  const sanitizer_type* value_type;
+  const sanitizer_type* count_type;
+};
+
+inline void shift_out_of_bounds(void* data, void* count) {
+  const auto* d = static_cast<const sanitizer_shift*>(data);
+  if (!tls().block) return;
+  // An integer type's info: log2 of its width in bits, then whether it is signed.
+  const unsigned value_bits = 1u << (d->value_type->info >> 1);
+  const unsigned count_bits = 1u << (d->count_type->info >> 1);
+  long long n = static_cast<long long>(reinterpret_cast<uintptr_t>(count));
+  if ((d->count_type->info & 1) && count_bits < 64) n = (n << (64 - count_bits)) >> (64 - count_bits);
+  const char* type = d->value_type->name;
+  if (*type == '\'') type++;
+  char what[FL_EMU_ERROR_BYTES / 2];
+  snprintf(what, sizeof what,
+           "%.*s value shifted by %lld, outside 0 to %u: undefined in C++, and the CPU and a GPU differ "
+           "(the CPU shifts by the count modulo %u, a GPU's shift gives 0 or the sign bits)",
+           static_cast<int>(strcspn(type, "'")), type, n, value_bits - 1, value_bits);
+  device_stop(what, d->where.file, d->where.line);
+}
+}  // namespace fl::emu
+extern "C" __attribute__((weak)) void __ubsan_handle_shift_out_of_bounds(void* data, void*, void* count) {
+  ::fl::emu::shift_out_of_bounds(data, count);
+}
+extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_shift_out_of_bounds_abort(void* data, void*, void* count) {
+  ::fl::emu::shift_out_of_bounds(data, count);
+  abort();
+}
 extern "C" __attribute__((weak)) void __ubsan_handle_type_mismatch_v1(void* data, void* pointer) {
   ::fl::emu::misaligned_access(data, pointer);
 }

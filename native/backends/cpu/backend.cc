@@ -102,7 +102,7 @@ struct argument {
 size_t type_bytes(const std::string& name) {
   static const std::map<std::string, size_t> sizes = {
       {"f32", 4}, {"f64", 8}, {"f16", 2}, {"bf16", 2}, {"i8", 1},  {"u8", 1},  {"i16", 2},
-      {"u16", 2}, {"i32", 4}, {"u32", 4}, {"i64", 8},  {"u64", 8}, {"void", 1}};
+      {"u16", 2}, {"i32", 4}, {"u32", 4}, {"i64", 8},  {"u64", 8}, {"bool", 1}, {"void", 1}};
   auto it = sizes.find(name);
   return it == sizes.end() ? 0 : it->second;
 }

@@ -1,0 +1,7 @@
+// <helper_cuda.h> in a kernel source: the CUDA samples' header of host helpers (error checks
+// around runtime calls, device selection, timers), which samples include for their host
+// code. A source here is device code (launches come from TypeScript), so the header
+// declares nothing; a host helper left in the source is reported as undeclared.
+#ifndef FUSELAB_RTC_HELPER_CUDA_H
+#define FUSELAB_RTC_HELPER_CUDA_H
+#endif
