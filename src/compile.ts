@@ -8,7 +8,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
-import { withoutHostGlobals } from "./host-globals";
+import { withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
@@ -118,7 +118,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(checked) : target === "cuda" ? withoutHostGlobals(checked) : checked;
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(checked) : target === "cuda" ? withoutHostCode(checked) : checked;
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");

@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
-import { withoutHostGlobals } from "../src/host-globals";
+import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
 import { expectThrows, range, testDevice } from "./helpers";
 import { roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
@@ -362,7 +362,7 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     }
   });
 
-  it("keeps from NVRTC only the host variables device code cannot use: non-const ones at namespace scope", () => {
+  it("keeps from NVRTC only the host code device code cannot use: host functions and non-const variables at namespace scope", () => {
     const source = [
       "#include <cstdio>",
       "const char* sSDKsample = \"sample; with a semicolon\";  // gone",
@@ -387,11 +387,17 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
       "}",
       "namespace ns { int in_ns = 1; const float pi = 3.14f; }",
       "int declared(int);",
+      "constexpr int twice(int x) { return 2 * x; }",
+      "__host__ __device__ inline float squared(float x) { return x * x; }",
+      "static void gpuAssert(int code, const char* file) {",
+      "  if (code != 0) { fprintf(stderr, \"%s\\n\", file); exit(code); }",
+      "}",
+      "template <typename T> T host_max(T a, T b) { return a > b ? a : b; }",
     ].join("\n");
-    const lines = withoutHostGlobals(source).split("\n");
+    const lines = withoutHostCode(source).split("\n");
     expect(lines.length).to.equal(source.split("\n").length);
     const gone = lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0);
-    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 19]);
+    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29]);
     expect(lines[3]).to.equal("#if 1");
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });

@@ -470,9 +470,9 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
 
   std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
 #if !defined(FL_GPU_HIP)
-  // Sources keep host helpers beside their kernels (a sample's iDivUp, its globals),
-  // which nvcc compiles for the host; NVRTC refuses host code, so unannotated
-  // functions and variables are taken as device ones. hiprtc skips host code itself.
+  // What a source leaves unannotated once its host code is taken out (src/host-code.ts:
+  // constexpr functions, members of structs) is taken as device code, as nvcc would
+  // let device code call it; NVRTC would refuse it as host code. hiprtc skips host code itself.
   argv.push_back("--device-as-default-execution-space");
 #endif
   // The caller's folders first: its stand-ins for the C and C++ headers, and for

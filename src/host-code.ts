@@ -1,10 +1,12 @@
-// A CUDA source may keep host variables beside its kernels (a sample's
-// `int MATRIX_SIZE_X = 1024;`, `static uint* d_Partial;`). nvcc compiles them for
-// the host; NVRTC compiles device code only and takes them as device variables,
-// where an initializer that is not a constant (`int MAX_TILES = MATRIX_SIZE_X /
-// 512;`) is an error. Device code cannot use a non-const host variable (nvcc
-// refuses it), so such definitions are blanked before NVRTC sees them: the
-// kernels compile as they do under nvcc, and the line numbers stay.
+// A CUDA source may keep host code beside its kernels: a sample's globals
+// (`int MATRIX_SIZE_X = 1024;`, `static uint* d_Partial;`) and helpers
+// (`iDivUp`, an error check calling fprintf and exit, a random fill calling
+// rand). nvcc compiles them for the host; NVRTC compiles device code only, and
+// refuses them or (taking them as device code) fails on what they call or on an
+// initializer that is not a constant. Device code cannot use a non-const host
+// variable or call a host function (nvcc refuses both), so their definitions are
+// blanked before NVRTC sees them: the kernels compile as they do under nvcc,
+// and the line numbers stay.
 
 import { stripNonCode } from "./signature";
 
@@ -47,15 +49,24 @@ function opensFunctionBody(head: string): boolean {
     /\)\s*(?:(?:const|noexcept|override|final)\s*)*(?:->[^{]*)?$/.test(text);
 }
 
-/** `source` with its namespace-scope non-const host variables blanked (see above); the rest unchanged. */
-export function withoutHostGlobals(source: string): string {
+/** Whether the head of a function's definition (up to its body) makes it a host function: no execution space, not constexpr. */
+function isHostFunction(head: string): boolean {
+  return !ANNOTATED.test(head) && !/\bconstexpr\b/.test(head);
+}
+
+/** `source` with its namespace-scope host functions and non-const host variables blanked (see above); the rest unchanged. */
+export function withoutHostCode(source: string): string {
   const code = stripNonCode(source);
   const directive = directives(source);
   const out = source.split("");
   // Per open brace: a namespace or extern "C" block (its contents still at namespace scope), a function's body, or other.
-  const braces: ("namespace" | "function" | "other")[] = [];
+  const braces: { kind: "namespace" | "function" | "other"; at: number }[] = [];
   let start = 0, parens = 0;
-  const atNamespaceScope = () => braces.every((kind) => kind === "namespace");
+  const atNamespaceScope = () => braces.every((brace) => brace.kind === "namespace");
+  // Directives between a definition's lines stay, as do the line breaks.
+  const blank = (from: number, to: number) => {
+    for (let k = from; k <= to; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
+  };
   for (let i = 0; i < code.length; i++) {
     const c = code[i];
     if (c === "(") parens++;
@@ -65,17 +76,17 @@ export function withoutHostGlobals(source: string): string {
       // extern "C" reads as `extern` here: the string is blanked.
       const kind = !atNamespaceScope() ? "other" : /(?:\bnamespace\b[^;{}=]*|\bextern\s*)$/.test(head) ? "namespace"
         : opensFunctionBody(head) ? "function" : "other";
-      braces.push(kind);
+      braces.push({ kind, at: i });
       if (kind === "namespace") start = i + 1;
     } else if (c === "}") {
-      const kind = braces.pop();
+      const brace = braces.pop();
       // A class body or an initializer ends at the ';' that follows.
-      if (kind !== "other" && atNamespaceScope()) start = i + 1;
-    } else if (c === ";" && parens === 0 && atNamespaceScope()) {
-      if (isHostVariable(code.slice(start, i))) {
-        // Directives between its lines stay, as do the line breaks.
-        for (let k = start; k <= i; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
+      if (brace && brace.kind !== "other" && atNamespaceScope()) {
+        if (brace.kind === "function" && isHostFunction(code.slice(start, brace.at))) blank(start, i);
+        start = i + 1;
       }
+    } else if (c === ";" && parens === 0 && atNamespaceScope()) {
+      if (isHostVariable(code.slice(start, i))) blank(start, i);
       start = i + 1;
     }
   }
