@@ -45,7 +45,10 @@ function isHostVariable(statement: string): boolean {
 /** Whether the code before a `{` (from the statement's start) makes it a function's body. */
 function opensFunctionBody(head: string): boolean {
   const text = head.trim();
-  return !text.includes("=") && !/\b(?:struct|class|union|enum)\b/.test(text.split("(", 1)[0]) &&
+  // What lies outside parentheses: a default argument's '=' is no initializer.
+  let outside = text;
+  while (/\([^()]*\)/.test(outside)) outside = outside.replace(/\([^()]*\)/g, "");
+  return !outside.includes("=") && !/\b(?:struct|class|union|enum)\b/.test(text.split("(", 1)[0]) &&
     /\)\s*(?:(?:const|noexcept|override|final)\s*)*(?:->[^{]*)?$/.test(text);
 }
 

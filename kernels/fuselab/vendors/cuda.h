@@ -23,6 +23,7 @@
 #ifndef HUGE_VAL
 #define HUGE_VAL (::cuda::std::numeric_limits<double>::infinity())
 #endif
+#include <fuselab_rtc_math_constants.h>
 // glibc's <sys/types.h> names these, and nvcc's host headers bring them to every .cu file.
 typedef unsigned int uint;
 typedef unsigned short ushort;
