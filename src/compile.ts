@@ -118,7 +118,10 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(checked) : target === "cuda" ? withoutHostCode(checked) : checked;
+  // On the CPU a source's host code is host code, but a host function calling the runtime
+  // (cudaMemcpyToSymbol ...) could not compile: it is left out, as under NVRTC all host code is.
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL }))
+    : target === "cuda" ? withoutHostCode(checked) : checked;
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
@@ -197,6 +200,9 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
       `#define ${name} ${reader}()\n#line ${line} "${file}"\n`;
   });
 }
+
+// A call into the CUDA or HIP runtime (cudaMalloc(, hipMemcpyToSymbol( ...).
+const RUNTIME_CALL = /\b(?:cuda|hip)[A-Z]\w*\s*\(/;
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU

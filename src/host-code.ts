@@ -52,13 +52,20 @@ function opensFunctionBody(head: string): boolean {
     /\)\s*(?:(?:const|noexcept|override|final)\s*)*(?:->[^{]*)?$/.test(text);
 }
 
-/** Whether the head of a function's definition (up to its body) makes it a host function: no execution space, not constexpr. */
+/** Whether the head of a function's definition (up to its body) makes it a host function: no execution space or __host__ alone, not constexpr. */
 function isHostFunction(head: string): boolean {
-  return !ANNOTATED.test(head) && !/\bconstexpr\b/.test(head);
+  const hostOnly = !ANNOTATED.test(head) || (/\b__host__\b/.test(head) && !/\b(?:__device__|__global__)\b/.test(head));
+  return hostOnly && !/\bconstexpr\b/.test(head);
+}
+
+/** What withoutHostCode leaves out: every host function and non-const host variable, or only the host functions whose text matches `functionsMatching`. */
+export interface HostCodeOptions {
+  functionsMatching?: RegExp;
 }
 
 /** `source` with its namespace-scope host functions and non-const host variables blanked (see above); the rest unchanged. */
-export function withoutHostCode(source: string): string {
+export function withoutHostCode(source: string, options: HostCodeOptions = {}): string {
+  const only = options.functionsMatching;
   const code = stripNonCode(source);
   const directive = directives(source);
   const out = source.split("");
@@ -85,11 +92,11 @@ export function withoutHostCode(source: string): string {
       const brace = braces.pop();
       // A class body or an initializer ends at the ';' that follows.
       if (brace && brace.kind !== "other" && atNamespaceScope()) {
-        if (brace.kind === "function" && isHostFunction(code.slice(start, brace.at))) blank(start, i);
+        if (brace.kind === "function" && isHostFunction(code.slice(start, brace.at)) && (!only || only.test(code.slice(start, i)))) blank(start, i);
         start = i + 1;
       }
     } else if (c === ";" && parens === 0 && atNamespaceScope()) {
-      if (isHostVariable(code.slice(start, i))) blank(start, i);
+      if (!only && isHostVariable(code.slice(start, i))) blank(start, i);
       start = i + 1;
     }
   }
