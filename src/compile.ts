@@ -8,7 +8,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
-import { withoutHostCode } from "./host-code";
+import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
@@ -166,31 +166,12 @@ const EXTERN_DECLARATION = /\bextern\b([^;{}"]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;/
 const BALANCED = String.raw`\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`;
 const ALIGNMENT = new RegExp(String.raw`\b(?:__align__|alignas)\s*${BALANCED}|\b__attribute__\s*\(${BALANCED}\)`, "g");
 
-/** Whether `offset` lies outside every function body: only namespace and extern "C" braces enclose it. */
-function atFileScope(source: string, offset: number): boolean {
-  const kinds: boolean[] = []; // per open brace: true where it opens a namespace or an extern "C" block
-  let statementStart = 0;
-  for (let i = 0; i < offset; i++) {
-    const c = source[i];
-    if (c === "{") {
-      kinds.push(/(?:\bnamespace\b[^;{}]*|\bextern\s*"C"\s*)$/.test(source.slice(statementStart, i)));
-      statementStart = i + 1;
-    } else if (c === "}") {
-      kinds.pop();
-      statementStart = i + 1;
-    } else if (c === ";") {
-      statementStart = i + 1;
-    }
-  }
-  return kinds.every((namespaceBrace) => namespaceBrace);
-}
-
 function withPortableDynamicShared(source: string, target: Target, file: string): string {
   return source.replace(EXTERN_DECLARATION, (all: string, specifiers: string, name: string, offset: number) => {
     if (!/\b__shared__\b/.test(specifiers)) return all;
     const type = specifiers.replace(ALIGNMENT, " ").replace(/\b__shared__\b/g, " ").replace(/\s+/g, " ").trim();
     if (type === "") return all;
-    if (!atFileScope(source, offset)) return `FL_DYNAMIC_SHARED(${type}, ${name});`;
+    if (!atNamespaceScope(source, offset)) return `FL_DYNAMIC_SHARED(${type}, ${name});`;
     if (target !== "cpu") return all;
     // A function where the array was declared (so that ns::name finds it) and a macro
     // calling it, each on a line of its own; #line gives the rest of the line its number again.

@@ -63,21 +63,24 @@ export interface HostCodeOptions {
   functionsMatching?: RegExp;
 }
 
-/** `source` with its namespace-scope host functions and non-const host variables blanked (see above); the rest unchanged. */
-export function withoutHostCode(source: string, options: HostCodeOptions = {}): string {
-  const only = options.functionsMatching;
-  const code = stripNonCode(source);
-  const directive = directives(source);
-  const out = source.split("");
-  // Per open brace: a namespace or extern "C" block (its contents still at namespace scope), a function's body, or other.
+/** A statement ended at namespace scope: code[start, end], and for a function's definition where its body opens. */
+interface NamespaceStatement {
+  start: number;
+  end: number;
+  bodyAt?: number;
+}
+
+/**
+ * Walks `code` (comments and strings blanked) up to `until`, calling `visit` for
+ * each statement that ends at namespace scope (namespace and extern "C" blocks
+ * keep their contents there); returns whether `until` lies at namespace scope.
+ */
+function walkNamespaceScope(code: string, until: number, visit?: (statement: NamespaceStatement) => void): boolean {
+  // Per open brace: a namespace or extern "C" block, a function's body, or other.
   const braces: { kind: "namespace" | "function" | "other"; at: number }[] = [];
   let start = 0, parens = 0;
   const atNamespaceScope = () => braces.every((brace) => brace.kind === "namespace");
-  // Directives between a definition's lines stay, as do the line breaks.
-  const blank = (from: number, to: number) => {
-    for (let k = from; k <= to; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
-  };
-  for (let i = 0; i < code.length; i++) {
+  for (let i = 0; i < until; i++) {
     const c = code[i];
     if (c === "(") parens++;
     else if (c === ")") parens--;
@@ -92,13 +95,37 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       const brace = braces.pop();
       // A class body or an initializer ends at the ';' that follows.
       if (brace && brace.kind !== "other" && atNamespaceScope()) {
-        if (brace.kind === "function" && isHostFunction(code.slice(start, brace.at)) && (!only || only.test(code.slice(start, i)))) blank(start, i);
+        if (brace.kind === "function") visit?.({ start, end: i, bodyAt: brace.at });
         start = i + 1;
       }
     } else if (c === ";" && parens === 0 && atNamespaceScope()) {
-      if (!only && isHostVariable(code.slice(start, i))) blank(start, i);
+      visit?.({ start, end: i });
       start = i + 1;
     }
   }
+  return atNamespaceScope();
+}
+
+/** Whether `offset` of `source` lies at namespace scope: in no function, class or initializer. */
+export function atNamespaceScope(source: string, offset: number): boolean {
+  return walkNamespaceScope(stripNonCode(source), offset);
+}
+
+/** `source` with its namespace-scope host functions and non-const host variables blanked (see above); the rest unchanged. */
+export function withoutHostCode(source: string, options: HostCodeOptions = {}): string {
+  const only = options.functionsMatching;
+  const code = stripNonCode(source);
+  const directive = directives(source);
+  const out = source.split("");
+  // Directives between a definition's lines stay, as do the line breaks.
+  const blank = (from: number, to: number) => {
+    for (let k = from; k <= to; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
+  };
+  walkNamespaceScope(code, code.length, ({ start, end, bodyAt }) => {
+    const text = code.slice(start, end);
+    const host = bodyAt === undefined ? !only && isHostVariable(text)
+      : isHostFunction(code.slice(start, bodyAt)) && (!only || only.test(text));
+    if (host) blank(start, end);
+  });
   return out.join("");
 }
