@@ -70,9 +70,12 @@ function predefinedMacros(dev: Device): Record<string, string> {
 // emulator provides them; under NVRTC and hiprtc, which see no C or C++ library,
 // device-side forms of the few C and C++ headers kernels include. The compiler
 // is given these with -I; on NVIDIA GPUs the backend adds the toolkit's own.
+// An NVIDIA GPU also gets HIP's headers, for HIP sources (hiprtc has its own on AMD).
 function ownIncludeFolders(dev: Device): string[] {
   const kernels = path.join(packageRoot(), "kernels");
-  return [kernels, dev.backend === "cpu" ? path.join(kernels, "fuselab", "emulator", "include") : path.join(kernels, "fuselab", "rtc")];
+  if (dev.backend === "cpu") return [kernels, path.join(kernels, "fuselab", "emulator", "include")];
+  const rtc = [kernels, path.join(kernels, "fuselab", "rtc")];
+  return dev.backend === "cuda" ? [...rtc, path.join(kernels, "fuselab", "rtc-nvidia")] : rtc;
 }
 
 // The folders a source's headers are looked up in, in the compiler's order: on

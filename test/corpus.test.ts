@@ -21,7 +21,7 @@ function source(file: string): string {
 }
 
 function compile(file: string, dev: fl.Device): fl.Module {
-  return fl.compile(source(file), { device: dev, name: file.replace(/\.cu$/, "") });
+  return fl.compile(source(file), { device: dev, name: file.replace(/\.\w+$/, "") });
 }
 
 /** The devices a corpus kernel runs on: the test device; on the CPU also check mode, and 64-lane warps when `anyWarpSize`. */
@@ -83,6 +83,21 @@ describe("kernel corpus", () => {
   }
 
   for (const { label, dev } of variants(true)) {
+    it(`hip_row_stats.cpp: a HIP source as written (hipCUB, bf16, HIP_DYNAMIC_SHARED, maskless __shfl_xor, a main() left out)${label}`, () => {
+      const rows = 19, cols = 1001, threads = 256;
+      const x = fl.randn([rows, cols], { device: dev(), seed: 41 });
+      const xb = fl.randn([rows, cols], { device: dev(), dtype: "bf16", seed: 42 });
+      const maxima = fl.full([rows], NaN, { device: dev() });
+      const sums = fl.full([rows], NaN, { device: dev() });
+      const module = compile("hip_row_stats.cpp", dev());
+      module.fn("row_max").launch({ grid: rows, block: threads, sharedBytes: (threads / 32) * 4 }, maxima, x, cols);
+      module.fn("row_sum_bf16<128>").launch({ grid: rows, block: 128 }, sums, xb, cols);
+      const xs = x.toArray(), xbs = xb.toArray();
+      const rowOf = (values: ArrayLike<number>, r: number) => Array.from(values).slice(r * cols, (r + 1) * cols);
+      expect(Array.from(maxima.toArray())).to.deep.equal(range(rows).map((r) => Math.max(...rowOf(xs, r))));
+      fl.assertClose(sums, range(rows).map((r) => rowOf(xbs, r).reduce((a, v) => a + v, 0)), { rtol: 1e-5, atol: 1e-4 });
+    });
+
     it(`rmsnorm_cub.cu: cub::BlockReduce RMS norm in a namespace, instantiated by a macro for float and __half${label}`, () => {
       const module = compile("rmsnorm_cub.cu", dev());
       expect(module.kernels).to.deep.equal(["serving::rms_norm_kernel<float, 256>", "serving::rms_norm_kernel<__half, 256>"]);

@@ -1,5 +1,5 @@
 // <hip/hip_bf16.h> on the CPU emulator: the kernel language of fuselab/fuselab.h.
 #ifndef FUSELAB_EMULATOR_INCLUDE_HIP_HIP_BF16_H
 #define FUSELAB_EMULATOR_INCLUDE_HIP_HIP_BF16_H
-#include <fuselab/fuselab.h>
+#include <hip/hip_runtime.h>
 #endif

@@ -1,0 +1,15 @@
+// <hip/hip_runtime.h> for a HIP source compiled by NVRTC: HIP on NVIDIA, as the
+// HIP SDK's NVIDIA platform gives it. The kernel language is fuselab/fuselab.h's
+// (HIP's warp operations on CUDA's) and HIP's own spellings; the host API is
+// host code, which NVRTC never sees.
+#ifndef FUSELAB_RTC_NVIDIA_HIP_HIP_RUNTIME_H
+#define FUSELAB_RTC_NVIDIA_HIP_HIP_RUNTIME_H
+#ifndef __HIP_PLATFORM_NVIDIA__
+#define __HIP_PLATFORM_NVIDIA__ 1
+#endif
+#ifndef __HIP_PLATFORM_NVCC__
+#define __HIP_PLATFORM_NVCC__ 1
+#endif
+#include <fuselab/fuselab.h>
+#include <fuselab/hip_spellings.h>
+#endif

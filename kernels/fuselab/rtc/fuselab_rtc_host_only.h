@@ -1,0 +1,8 @@
+// What the C++ library's host-only headers (<vector>, <string>, <chrono>,
+// <random> ...) stand for under NVRTC and hiprtc: sources include them for
+// their main() and host helpers, which fl.compile leaves out of what the
+// run-time compiler reads (src/host-code.ts). Device code cannot use them, so
+// they declare nothing; a use left in device code is reported as undeclared.
+#ifndef FUSELAB_RTC_HOST_ONLY_H
+#define FUSELAB_RTC_HOST_ONLY_H
+#endif
