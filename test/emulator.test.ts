@@ -178,6 +178,36 @@ __global__ void lane_mask(unsigned int* out, int warps, unsigned long long wide)
     await expectWorking(dev);
   });
 
+  it("ends a float-to-integer conversion the type cannot hold in check mode, where the CPU and a GPU differ", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const source = `
+__global__ void to_index(unsigned int* out, const double* x, const float* y) {
+  out[threadIdx.x] = static_cast<unsigned int>(x[threadIdx.x]);
+  out[threadIdx.x + 2] = static_cast<unsigned int>(static_cast<short>(y[threadIdx.x]));
+}`;
+    const module = fl.compile(source, { device: dev, name: "casts" });
+    const out = fl.full([4], 7, { dtype: "u32", device: dev });
+    const run = (x: number[], y: number[]) =>
+      module.fn("to_index").launch({ grid: 1, block: 2 }, out, fl.tensor(x, { dtype: "f64", device: dev }), fl.tensor(y, { device: dev }));
+    run([4294967295.5, 0.5], [-32768.5, 32767]);
+    expect(Array.from(out.toArray())).to.deep.equal([4294967295, 0, 4294934528, 32767]);
+    run([-1, 2], [0, 0]);
+    await expectRejects(dev.synchronize(), fl.DeviceError, new RegExp(
+      "^cpu synchronize: kernel 'to_index': -1 converted to unsigned int, outside its range: undefined in C\\+\\+, and the CPU and a GPU " +
+      "differ \\(a GPU saturates to the nearest value the type holds, and gives 0 for NaN\\) at casts\\.hip:3 " +
+      "\\(block \\(0,0,0\\), thread \\(0,0,0\\)\\)$"));
+    run([1, 2], [40000, 0]);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'to_index': 40000 converted to short( int)?, outside its range: .* at casts\.hip:4 /);
+    run([NaN, 2], [0, 0]);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'to_index': nan converted to unsigned int/);
+    // Outside check mode the launch runs, as it does on a GPU.
+    const plain = fl.device("cpu");
+    fl.compile(source, { device: plain, name: "casts" }).fn("to_index")
+      .launch({ grid: 1, block: 2 }, fl.full([4], 7, { dtype: "u32", device: plain }), fl.tensor([-1, 2], { dtype: "f64", device: plain }), fl.tensor([0, 0], { device: plain }));
+    await plain.synchronize();
+    await expectWorking(dev);
+  });
+
   it("ends a misaligned vector access in check mode as a GPU does, naming kernel, line, block and thread", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(`

@@ -756,6 +756,38 @@ __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0);
     expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
   });
 
+  it("saturates float-to-integer intrinsics and the 16-bit types' conversions as the GPU's cvt does, NaN giving 0", () => {
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void saturate(int* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = in[i];
+  int* o = out + 8 * i;
+  o[0] = __float2int_rz(x);
+  o[1] = static_cast<int>(__float2uint_rz(x));
+  o[2] = __half2int_rz(__float2half(x));
+  o[3] = static_cast<int>(__float2half(x));
+  o[4] = static_cast<int>(static_cast<unsigned char>(__float2half(x)));
+  o[5] = static_cast<int>(static_cast<short>(__float2bfloat16(x)));
+  o[6] = __bfloat162int_rz(__float2bfloat16(x));
+  o[7] = static_cast<int>(__double2int_rn(static_cast<double>(x) * 1e10));
+}
+`, { device: dev() });
+    const inputs = [0, 1.75, -1.75, 300, -300, 70000, -70000, 3e9, -3e9, Infinity, -Infinity, NaN];
+    const n = inputs.length;
+    const out = fl.full([8 * n], -7, { dtype: "i32", device: dev() });
+    module.fn("saturate").launch({ grid: 1, block: 32 }, out, fl.tensor(inputs, { device: dev() }), n);
+    const clamp = (v: number, lo: number, hi: number) => (Number.isNaN(v) ? 0 : Math.min(hi, Math.max(lo, Math.trunc(v))));
+    const INT = [-(2 ** 31), 2 ** 31 - 1] as const;
+    const expected = inputs.flatMap((x) => [
+      clamp(x, ...INT), clamp(x, 0, 2 ** 32 - 1) | 0, clamp(roundF16(x), ...INT), clamp(roundF16(x), ...INT), clamp(roundF16(x), 0, 255),
+      clamp(roundBf16(x), -32768, 32767), clamp(roundBf16(x), ...INT), Number.isNaN(x) ? 0 : clamp(Math.round(x * 1e10), ...INT),
+    ]);
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+  });
+
   it("in check mode, says when a shuffle reads a lane its mask leaves out (emulator)", async () => {
     const cpu = fl.device("cpu", { check: true });
     const module = fl.compile(`

@@ -15,7 +15,18 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <limits>
+
 #include "types.h"
+
+// Float to integer: out-of-range values clamp and NaN gives 0, as the GPU's cvt
+// does (the intrinsics __float2int_rz ... and the 16-bit types' conversions).
+template <typename I> inline I fl_float_to_int(double v) {
+  if (v != v) return 0;
+  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
 
 namespace fl {
 namespace emu {
@@ -135,17 +146,17 @@ struct __half2_raw {
   T(unsigned long long v) : T(static_cast<double>(v)) {}                                        \
   operator RAW() const { return {__x}; }                                                        \
   operator float() const { return TO_FLOAT(__x); }                                              \
-  operator signed char() const { return static_cast<signed char>(float(*this)); }               \
-  operator unsigned char() const { return static_cast<unsigned char>(float(*this)); }           \
-  operator char() const { return static_cast<char>(float(*this)); }                             \
-  operator short() const { return static_cast<short>(float(*this)); }                           \
-  operator unsigned short() const { return static_cast<unsigned short>(float(*this)); }         \
-  operator int() const { return static_cast<int>(float(*this)); }                               \
-  operator unsigned int() const { return static_cast<unsigned int>(float(*this)); }             \
-  operator long() const { return static_cast<long>(float(*this)); }                             \
-  operator unsigned long() const { return static_cast<unsigned long>(float(*this)); }           \
-  operator long long() const { return static_cast<long long>(float(*this)); }                   \
-  operator unsigned long long() const { return static_cast<unsigned long long>(float(*this)); } \
+  operator signed char() const { return fl_float_to_int<signed char>(float(*this)); }           \
+  operator unsigned char() const { return fl_float_to_int<unsigned char>(float(*this)); }       \
+  operator char() const { return fl_float_to_int<char>(float(*this)); }                         \
+  operator short() const { return fl_float_to_int<short>(float(*this)); }                       \
+  operator unsigned short() const { return fl_float_to_int<unsigned short>(float(*this)); }     \
+  operator int() const { return fl_float_to_int<int>(float(*this)); }                           \
+  operator unsigned int() const { return fl_float_to_int<unsigned int>(float(*this)); }         \
+  operator long() const { return fl_float_to_int<long>(float(*this)); }                         \
+  operator unsigned long() const { return fl_float_to_int<unsigned long>(float(*this)); }       \
+  operator long long() const { return fl_float_to_int<long long>(float(*this)); }               \
+  operator unsigned long long() const { return fl_float_to_int<unsigned long long>(float(*this)); } \
   constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
 
 // f16 as its 16 bits. Trivial to construct, so it can live in __shared__ arrays.
@@ -220,10 +231,10 @@ inline __half __uint2half_rn(unsigned int v) { return __half(v); }
 inline __half __short2half_rn(short v) { return __half(v); }
 inline __half __ushort2half_rn(unsigned short v) { return __half(v); }
 inline __half __ll2half_rn(long long v) { return __half(v); }
-inline int __half2int_rz(__half h) { return static_cast<int>(float(h)); }
-inline int __half2int_rn(__half h) { return static_cast<int>(rintf(float(h))); }
-inline unsigned int __half2uint_rz(__half h) { return static_cast<unsigned int>(float(h)); }
-inline short __half2short_rz(__half h) { return static_cast<short>(float(h)); }
+inline int __half2int_rz(__half h) { return fl_float_to_int<int>(float(h)); }
+inline int __half2int_rn(__half h) { return fl_float_to_int<int>(rintf(float(h))); }
+inline unsigned int __half2uint_rz(__half h) { return fl_float_to_int<unsigned int>(float(h)); }
+inline short __half2short_rz(__half h) { return fl_float_to_int<short>(float(h)); }
 inline short __half_as_short(__half h) { return static_cast<short>(h.__x); }
 inline unsigned short __half_as_ushort(__half h) { return h.__x; }
 inline __half __short_as_half(short v) { return __half_raw{static_cast<unsigned short>(v)}; }
@@ -241,7 +252,7 @@ inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { r
 inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 h) { return {h, h}; }
 inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return {x, y}; }
 inline __nv_bfloat16 __int2bfloat16_rn(int v) { return __nv_bfloat16(v); }
-inline int __bfloat162int_rz(__nv_bfloat16 h) { return static_cast<int>(float(h)); }
+inline int __bfloat162int_rz(__nv_bfloat16 h) { return fl_float_to_int<int>(float(h)); }
 inline short __bfloat16_as_short(__nv_bfloat16 h) { return static_cast<short>(h.__x); }
 inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
 inline __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{static_cast<unsigned short>(v)}; }

@@ -142,13 +142,6 @@ inline int __double2loint(double d) { return static_cast<int>(__double_as_longlo
 inline double __hiloint2double(int hi, int lo) {
   return __longlong_as_double(static_cast<long long>((uint64_t(static_cast<unsigned int>(hi)) << 32) | static_cast<unsigned int>(lo)));
 }
-// Float to integer: out-of-range values clamp and NaN gives 0, as the GPU's cvt does.
-template <typename I> inline I fl_float_to_int(double v) {
-  if (v != v) return 0;
-  if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-  if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-  return static_cast<I>(v);
-}
 inline int __float2int_rn(float f) { return fl_float_to_int<int>(rintf(f)); }
 inline int __float2int_rz(float f) { return fl_float_to_int<int>(truncf(f)); }
 inline int __float2int_rd(float f) { return fl_float_to_int<int>(floorf(f)); }

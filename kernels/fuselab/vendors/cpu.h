@@ -141,6 +141,60 @@ inline void shift_out_of_bounds(void* data, void* count) {
   device_stop(what, d->where.file, d->where.line);
 }
 }  // namespace fl::emu
+// And each conversion of a floating value to an integer type
+// (-fsanitize=float-cast-overflow): one outside the type's range, or of NaN or
+// infinity, is undefined in C++, and the CPU and a GPU give different results
+// for it (a GPU's cvt saturates and gives 0 for NaN; x86 gives the "integer
+// indefinite" 0x80000000, or the low bits of a wider conversion). A negative
+// double converted to unsigned is 0 on the GPU and wraps on the CPU.
+namespace fl::emu {
+struct sanitizer_float_cast {
+  sanitizer_location where;
+  const sanitizer_type* from_type;
+  const sanitizer_type* to_type;
+};
+
+inline void float_cast_overflow(void* data, void* from) {
+  if (!tls().block) return;
+  // Without a source location the compiler passes only the two types; as the
+  // sanitizer's own library does, tell the forms apart by the first bytes: a
+  // type's kind (0 integer, 1 float, 0xffff unknown) or a file name's characters.
+  const auto* bytes = *static_cast<const unsigned char* const*>(data);
+  const bool located = bytes[0] + bytes[1] >= 2 && bytes[0] != 0xff && bytes[1] != 0xff;
+  const auto* d = static_cast<const sanitizer_float_cast*>(data);
+  const sanitizer_type* const* types = located ? &d->from_type : static_cast<const sanitizer_type* const*>(data);
+  const sanitizer_type* from_type = types[0];
+  const sanitizer_type* to_type = types[1];
+  // A float or double comes in the pointer's bits, a wider one through the pointer.
+  double value;
+  const uintptr_t raw = reinterpret_cast<uintptr_t>(from);
+  if (from_type->info == 32) {
+    const uint32_t bits = static_cast<uint32_t>(raw);
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    value = f;
+  } else if (from_type->info == 64) {
+    memcpy(&value, &raw, sizeof value);
+  } else {
+    value = static_cast<double>(*static_cast<const long double*>(from));
+  }
+  const char* to = to_type->name;
+  if (*to == '\'') to++;
+  char what[FL_EMU_ERROR_BYTES / 2];
+  snprintf(what, sizeof what,
+           "%.9g converted to %.*s, outside its range: undefined in C++, and the CPU and a GPU differ "
+           "(a GPU saturates to the nearest value the type holds, and gives 0 for NaN)",
+           value, static_cast<int>(strcspn(to, "'")), to);
+  device_stop(what, located ? d->where.file : "<unknown>", located ? d->where.line : 0);
+}
+}  // namespace fl::emu
+extern "C" __attribute__((weak)) void __ubsan_handle_float_cast_overflow(void* data, void* from) {
+  ::fl::emu::float_cast_overflow(data, from);
+}
+extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_float_cast_overflow_abort(void* data, void* from) {
+  ::fl::emu::float_cast_overflow(data, from);
+  abort();
+}
 extern "C" __attribute__((weak)) void __ubsan_handle_shift_out_of_bounds(void* data, void*, void* count) {
   ::fl::emu::shift_out_of_bounds(data, count);
 }

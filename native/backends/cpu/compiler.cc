@@ -409,13 +409,15 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // no object, unless its points-to analysis is off; clang has no such flag.
   if (!compiler_is_clang()) flags.push_back("-fno-tree-pta");
   if (check) {
-    // The alignment of every typed load and store is checked, and the count of
-    // every shift; the module's own handlers (vendors/cpu.h) end the launch at a
-    // misaligned access or a shift by the value's width or more. g++ would
+    // The alignment of every typed load and store is checked, the count of
+    // every shift and the range of every float-to-integer conversion; the
+    // module's own handlers (vendors/cpu.h) end the launch at a misaligned
+    // access, a shift by the value's width or more, or a conversion the integer
+    // type cannot hold, where the CPU and a GPU differ. g++ would
     // link its sanitizer library, which a module must not load into the
     // process: linked statically, nothing of it is used, as the module defines
     // the handlers it calls. clang links none into a shared object.
-    flags.push_back("-fsanitize=alignment,shift-exponent");
+    flags.push_back("-fsanitize=alignment,shift-exponent,float-cast-overflow");
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
   std::vector<std::string> command = kSettings.compiler;
