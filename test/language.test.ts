@@ -756,7 +756,7 @@ __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0);
     expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
   });
 
-  it("saturates float-to-integer intrinsics and the 16-bit types' conversions as the GPU's cvt does, NaN giving 0", () => {
+  it("saturates float-to-integer intrinsics and the 16-bit types' conversions as the GPU's cvt does, NaN giving 0 (INT_MIN from double)", () => {
     const module = fl.compile(`
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -783,7 +783,7 @@ __global__ void saturate(int* out, const float* in, int n) {
     const INT = [-(2 ** 31), 2 ** 31 - 1] as const;
     const expected = inputs.flatMap((x) => [
       clamp(x, ...INT), clamp(x, 0, 2 ** 32 - 1) | 0, clamp(roundF16(x), ...INT), clamp(roundF16(x), ...INT), clamp(roundF16(x), 0, 255),
-      clamp(roundBf16(x), -32768, 32767), clamp(roundBf16(x), ...INT), Number.isNaN(x) ? 0 : clamp(Math.round(x * 1e10), ...INT),
+      clamp(roundBf16(x), -32768, 32767), clamp(roundBf16(x), ...INT), Number.isNaN(x) ? INT[0] : clamp(Math.round(x * 1e10), ...INT),
     ]);
     expect(Array.from(out.toArray())).to.deep.equal(expected);
   });

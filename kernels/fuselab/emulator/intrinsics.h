@@ -150,8 +150,9 @@ inline unsigned int __float2uint_rn(float f) { return fl_float_to_int<unsigned i
 inline unsigned int __float2uint_rz(float f) { return fl_float_to_int<unsigned int>(truncf(f)); }
 inline long long __float2ll_rn(float f) { return fl_float_to_int<long long>(rintf(f)); }
 inline long long __float2ll_rz(float f) { return fl_float_to_int<long long>(truncf(f)); }
-inline int __double2int_rn(double d) { return fl_float_to_int<int>(rint(d)); }
-inline int __double2int_rz(double d) { return fl_float_to_int<int>(trunc(d)); }
+// From double, NaN gives INT_MIN (the H100's cvt.s32.f64; from float it gives 0).
+inline int __double2int_rn(double d) { return d != d ? std::numeric_limits<int>::min() : fl_float_to_int<int>(rint(d)); }
+inline int __double2int_rz(double d) { return d != d ? std::numeric_limits<int>::min() : fl_float_to_int<int>(trunc(d)); }
 inline float __int2float_rn(int i) { return static_cast<float>(i); }
 inline float __uint2float_rn(unsigned int i) { return static_cast<float>(i); }
 inline float __ll2float_rn(long long i) { return static_cast<float>(i); }
