@@ -754,6 +754,18 @@ __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0);
       message = (e as Error).message;
     }
     expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
+    // A mask of 0, as (1 << warps) - 1 gives on x86 for 32 warps: the message says where to look.
+    const shifted = fl.compile(`
+__global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync((1 << warps) - 1, 7, 0); }
+`, { device: cpu });
+    shifted.fn("all_warps").launch({ grid: 1, block: 32 }, out, 32);
+    message = "";
+    try {
+      await cpu.synchronize();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(a mask computed as \(1 << n\) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: check mode reports such a shift, with its line\)/);
   });
 
   it("saturates float-to-integer intrinsics and the 16-bit types' conversions as the GPU's cvt does, NaN giving 0 (INT_MIN from double)", () => {

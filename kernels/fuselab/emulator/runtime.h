@@ -744,8 +744,12 @@ inline void syncthreads(int line) {
 }
 
 [[noreturn]] __attribute__((noinline, cold)) inline void refuse_lane(block_state& b, warp_op op, int line, uint32_t lane, lane_mask mask) {
-  char why[96];
-  snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx", lane, static_cast<unsigned long long>(mask));
+  char why[320];
+  // A mask of 0 most often comes from (1 << n) - 1 with n = 32: x86 shifts by the
+  // count modulo 32, where a GPU's shift gives 0 and so a mask of every lane.
+  snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx%s", lane, static_cast<unsigned long long>(mask),
+           mask == 0 ? " (a mask computed as (1 << n) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: "
+                       "check mode reports such a shift, with its line)" : "");
   refuse_warp_op(b, op, true, line, why);
 }
 
