@@ -114,7 +114,8 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const predefined = predefinedMacros(dev);
   const target = dev.backend as Target;
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(dev));
-  checkKernelSource(where, source, target, predefined);
+  // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
+  checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH }), target, predefined);
   const { kernels: declarations, templates, constants } = findKernels(source, predefined);
   if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0].name;
@@ -122,9 +123,10 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
   // On the CPU a source's host code is host code, but a host function calling the runtime
-  // (cudaMemcpyToSymbol ...) could not compile: it is left out, as under NVRTC all host code is.
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL }))
-    : target === "cuda" ? withoutHostCode(checked) : checked;
+  // (cudaMemcpyToSymbol ...) or launching could not compile: it is left out, as under NVRTC
+  // all host code is. hiprtc skips host code itself, but not a launch's syntax.
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL_OR_LAUNCH }))
+    : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
@@ -185,8 +187,10 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
   });
 }
 
-// A call into the CUDA or HIP runtime (cudaMalloc(, hipMemcpyToSymbol( ...).
-const RUNTIME_CALL = /\b(?:cuda|hip)[A-Z]\w*\s*\(/;
+// A call into the CUDA or HIP runtime (cudaMalloc(, hipMemcpyToSymbol( ...), and a launch
+// (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call).
+const HOST_LAUNCH = /<<</;
+const RUNTIME_CALL_OR_LAUNCH = /\b(?:cuda|hip)[A-Z]\w*\s*\(|<<</;
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU

@@ -6,7 +6,8 @@
 // initializer that is not a constant. Device code cannot use a non-const host
 // variable or call a host function (nvcc refuses both), so their definitions are
 // blanked before NVRTC sees them: the kernels compile as they do under nvcc,
-// and the line numbers stay.
+// and the line numbers stay. So are classes built on the host-only library (a
+// sample's timer holding a std::chrono time point), which no kernel can take.
 
 import { stripNonCode } from "./signature";
 
@@ -42,9 +43,37 @@ function isHostVariable(statement: string): boolean {
   return /[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*$/.test(declarator.trim());
 }
 
+/** `text` without its leading template heads (`template <class T, int N>`), whose `class` declares no class. */
+function withoutTemplateHeads(text: string): string {
+  let rest = text;
+  for (let head = /^template\s*</.exec(rest); head; head = /^template\s*</.exec(rest)) {
+    // A '<' or '>' inside parentheses (`(sizeof(T) > 1)`) is a comparison.
+    let depth = 0, parens = 0, k = head[0].length - 1;
+    for (; k < rest.length; k++) {
+      if (rest[k] === "(") parens++;
+      else if (rest[k] === ")") parens--;
+      else if (parens > 0) continue;
+      else if (rest[k] === "<") depth++;
+      else if (rest[k] === ">" && --depth === 0) break;
+    }
+    rest = rest.slice(k + 1).trimStart();
+  }
+  return rest;
+}
+
+// Names of the C++ library's host-only parts (clocks, strings, containers, streams,
+// random engines, threads), which no device code can use.
+const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b/;
+
+/** Whether a namespace-scope class definition is host code: one of its members or functions uses the host-only library (a sample's timer class). */
+function isHostClass(statement: string): boolean {
+  const text = withoutTemplateHeads(statement.trim());
+  return /^(?:class|struct)\b/.test(text) && text.includes("{") && !ANNOTATED.test(text) && HOST_LIBRARY.test(text);
+}
+
 /** Whether the code before a `{` (from the statement's start) makes it a function's body. */
 function opensFunctionBody(head: string): boolean {
-  const text = head.trim();
+  const text = withoutTemplateHeads(head.trim());
   // What lies outside parentheses: a default argument's '=' is no initializer.
   let outside = text;
   while (/\([^()]*\)/.test(outside)) outside = outside.replace(/\([^()]*\)/g, "");
@@ -123,7 +152,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   };
   walkNamespaceScope(code, code.length, ({ start, end, bodyAt }) => {
     const text = code.slice(start, end);
-    const host = bodyAt === undefined ? !only && isHostVariable(text)
+    const host = bodyAt === undefined ? !only && (isHostVariable(text) || isHostClass(text))
       : isHostFunction(code.slice(start, bodyAt)) && (!only || only.test(text));
     if (host) blank(start, end);
   });

@@ -17,15 +17,17 @@ function lineOf(text: string, at: number): number {
 
 /**
  * Throws for what `target` cannot compile and its compiler would report
- * obscurely: inline assembly for another machine, and host launches
- * (`k<<<grid, block>>>(...)`), which are not part of a kernel source here.
+ * obscurely: inline assembly for another machine, and launches
+ * (`k<<<grid, block>>>(...)`) left in device code (a GPU launching kernels of
+ * its own). `source` is given without the host functions that launch, which
+ * are left out as host code.
  */
 export function checkKernelSource(where: string, source: string, target: Target, predefined: Record<string, string>): void {
   const code = new Preprocessor(predefined).run(source);
   const launch = /<<<[^;]*>>>/.exec(code);
   if (launch) {
-    throw new ArgumentError(where, "source", "device code only (launch a kernel with module.fn(name).launch(config, ...args))",
-      `a host launch with <<<...>>> on line ${lineOf(code, launch.index)}`);
+    throw new ArgumentError(where, "source", "launches from host functions only (and from TypeScript: module.fn(name).launch(config, ...args))",
+      `a launch with <<<...>>> in device code on line ${lineOf(code, launch.index)}`);
   }
   const asm = /\b(?:asm|__asm__|__asm)\b\s*(?:volatile\b|__volatile__\b)?\s*\(\s*("(?:\\.|[^"\\])*")?/.exec(code);
   if (!asm) return;

@@ -397,11 +397,16 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
       "inline void check(int code, const char* file, bool abort = true) { if (code && abort) exit(code); }",
       "__global__ void with_default(int* o, int n = 3) { o[0] = n; }",
       "int after_default = 1;",
+      "template <class It, typename std::enable_if<(sizeof(It) > 1), int>::type = 0> void format_range(It a, It b) { print(a, b); }",
+      "struct HostClock { void start() { begin = now(); } double begin; };",
+      "class Timer { std::chrono::steady_clock::time_point begin_; public: void start() { begin_ = std::chrono::steady_clock::now(); } };",
+      "template <class T> struct Box { T value; };",
+      "int after_class_templates = 2;",
     ].join("\n");
     const lines = withoutHostCode(source).split("\n");
     expect(lines.length).to.equal(source.split("\n").length);
     const gone = lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0);
-    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32]);
+    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32, 33, 35, 37]);
     expect(lines[3]).to.equal("#if 1");
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });
@@ -857,12 +862,35 @@ __global__ void lane_ids_portable(int* out) {
     expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => i % dev().props.warpSize));
   });
 
-  it("refuses host launches in a kernel source, and shows a compile error without the headers' notes", () => {
+  it("leaves out host functions that launch with <<<...>>>, refuses a launch in device code, and shows a compile error without the headers' notes", () => {
+    // A sample's main() as written: its launch, its runtime calls and its checks are host code.
+    const sample = fl.compile(`
+#include <cstdio>
+#include <vector>
+__global__ void fill(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 2.0f * i; }
+static void report(const float* x) { printf("%f\\n", x[0]); }
+int main() {
+  const int n = 1000;
+  std::vector<float> host(n);
+  float* x;
+  cudaMalloc(&x, n * sizeof(float));
+  fill<<<(n + 255) / 256, 256>>>(x, n);
+  cudaMemcpy(host.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost);
+  report(host.data());
+  return 0;
+}
+template <class T> void launch_fill(T* x, int n) { fill<<<1, n>>>(x, n); }
+`, { device: dev(), name: "sample" });
+    const x = fl.full([300], NaN, { device: dev() });
+    sample.fn("fill").launch({ grid: 2, block: 256 }, x, 300);
+    expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => 2 * i));
     expectThrows(() => fl.compile(`
-__global__ void k(float* x) { x[0] = 1.0f; }
-void run(float* x) { k<<<1, 1>>>(x); }
+__global__ void child(float* x) { x[0] = 1.0f; }
+__global__ void parent(float* x) {
+  if (threadIdx.x == 0) child<<<1, 1>>>(x);
+}
 `, { device: dev() }), fl.ArgumentError,
-      "fl.compile: source must be device code only (launch a kernel with module.fn(name).launch(config, ...args)), got a host launch with <<<...>>> on line 3");
+      "fl.compile: source must be launches from host functions only (and from TypeScript: module.fn(name).launch(config, ...args)), got a launch with <<<...>>> in device code on line 4");
     const error = expectThrows(() => fl.compile(`
 #include <cuda_fp16.h>
 __global__ void mixed(float* out, const __half* in) {

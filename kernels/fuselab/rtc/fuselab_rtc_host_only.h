@@ -3,6 +3,8 @@
 // their main() and host helpers, which fl.compile leaves out of what the
 // run-time compiler reads (src/host-code.ts). Device code cannot use them, so
 // they declare nothing; a use left in device code is reported as undeclared.
+// Only the namespace, for the `using namespace std;` of such sources.
 #ifndef FUSELAB_RTC_HOST_ONLY_H
 #define FUSELAB_RTC_HOST_ONLY_H
+namespace std {}
 #endif
