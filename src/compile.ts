@@ -78,6 +78,16 @@ function ownIncludeFolders(dev: Device): string[] {
   return dev.backend === "cuda" ? [...rtc, path.join(kernels, "fuselab", "rtc-nvidia")] : rtc;
 }
 
+// HIP's headers say which platform they compile for (__HIP_PLATFORM_AMD__ or
+// __HIP_PLATFORM_NVIDIA__), and HIP sources choose their warp width by it. On the
+// CPU the emulator's headers take the device's: AMD with 64-lane warps, NVIDIA
+// with 32. Given only to sources that include them, so that other sources keep
+// one compiled module for both widths.
+function hipPlatformFlags(dev: Device, source: string): string[] {
+  const includesHip = /^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]*\b(?:hip\/hip_\w+\.h|hipcub\/)/m.test(source);
+  return dev.backend === "cpu" && includesHip ? [`-DFL_EMU_WARP_SIZE=${dev.props.warpSize}`] : [];
+}
+
 // The folders a source's headers are looked up in, in the compiler's order: on
 // an NVIDIA GPU also the toolkit's (the cuda backend's folders: $CUDA_HOME/include,
 // else /usr/local/cuda/include, and its C++ library in include/cccl).
@@ -128,7 +138,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL_OR_LAUNCH }))
     : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
-  const flags = ownIncludeFolders(dev).map((folder) => `-I${folder}`);
+  const flags = [...ownIncludeFolders(dev).map((folder) => `-I${folder}`), ...hipPlatformFlags(dev, checked)];
   const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
   return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key),

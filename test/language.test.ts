@@ -773,6 +773,25 @@ __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync(
     expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(a mask computed as \(1 << n\) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: check mode reports such a shift, with its line\)/);
   });
 
+  it("defines HIP's platform for HIP sources as HIP's headers do: AMD on 64-lane warps, NVIDIA on 32 (emulator) and NVIDIA GPUs", () => {
+    const source = `
+#include <hip/hip_runtime.h>
+__global__ void platform(int* out) {
+#if defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)
+  out[0] = 1;
+#elif defined(__HIP_PLATFORM_NVIDIA__) && !defined(__HIP_PLATFORM_AMD__)
+  out[0] = 2;
+#endif
+}`;
+    const devices = dev().backend === "cpu" ? [dev(), fl.device("cpu", { warpSize: 64 })] : [dev()];
+    for (const d of devices) {
+      const out = fl.full([1], -1, { dtype: "i32", device: d });
+      fl.compile(source, { device: d, name: "platform" }).fn("platform").launch({ grid: 1, block: 1 }, out);
+      const amd = d.backend === "hip" || (d.backend === "cpu" && d.props.warpSize === 64);
+      expect(Array.from(out.toArray()), d.describe()).to.deep.equal([amd ? 1 : 2]);
+    }
+  });
+
   it("saturates float-to-integer intrinsics and the 16-bit types' conversions as the GPU's cvt does, NaN giving 0 (INT_MIN from double)", () => {
     const module = fl.compile(`
 #include <cuda_fp16.h>
@@ -867,6 +886,8 @@ __global__ void lane_ids_portable(int* out) {
     const sample = fl.compile(`
 #include <cstdio>
 #include <vector>
+#include <thrust/device_vector.h>
+#include <thrust/scan.h>
 __global__ void fill(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 2.0f * i; }
 static void report(const float* x) { printf("%f\\n", x[0]); }
 int main() {
@@ -877,6 +898,8 @@ int main() {
   fill<<<(n + 255) / 256, 256>>>(x, n);
   cudaMemcpy(host.data(), x, n * sizeof(float), cudaMemcpyDeviceToHost);
   report(host.data());
+  thrust::device_vector<float> sums(n);
+  thrust::exclusive_scan(thrust::device_pointer_cast(x), thrust::device_pointer_cast(x) + n, sums.begin());
   return 0;
 }
 template <class T> void launch_fill(T* x, int n) { fill<<<1, n>>>(x, n); }
@@ -891,6 +914,10 @@ __global__ void parent(float* x) {
 }
 `, { device: dev() }), fl.ArgumentError,
       "fl.compile: source must be launches from host functions only (and from TypeScript: module.fn(name).launch(config, ...args)), got a launch with <<<...>>> in device code on line 4");
+    if (dev().backend === "cpu") {
+      expectThrows(() => fl.compile("#include <cub/block/block_load.cuh>\n__global__ void k(float* x) { x[0] = 1.0f; }", { device: dev() }),
+        fl.DeviceError, /cub::BlockLoad is not emulated on the CPU: move a thread's items with a loop/);
+    }
     const error = expectThrows(() => fl.compile(`
 #include <cuda_fp16.h>
 __global__ void mixed(float* out, const __half* in) {

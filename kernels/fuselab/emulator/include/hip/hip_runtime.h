@@ -2,6 +2,17 @@
 // and HIP's own spellings.
 #ifndef FUSELAB_EMULATOR_INCLUDE_HIP_HIP_RUNTIME_H
 #define FUSELAB_EMULATOR_INCLUDE_HIP_HIP_RUNTIME_H
+// The platform, as HIP's headers define it: the emulator is an AMD GPU with
+// 64-lane warps and an NVIDIA GPU with 32 (src/compile.ts gives the width).
+#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)
+#if defined(FL_EMU_WARP_SIZE) && FL_EMU_WARP_SIZE == 64
+#define __HIP_PLATFORM_AMD__ 1
+#define __AMDGCN_WAVEFRONT_SIZE 64
+#else
+#define __HIP_PLATFORM_NVIDIA__ 1
+#define __HIP_PLATFORM_NVCC__ 1
+#endif
+#endif
 #include <fuselab/fuselab.h>
 #include <fuselab/hip_spellings.h>
 #endif
