@@ -83,6 +83,40 @@ describe("kernel corpus", () => {
   }
 
   for (const { label, dev } of variants(true)) {
+    it(`cub_tiled_scan.cu: cub::BlockScan over each thread's items with a running prefix functor, and cuda::maximum${label}`, () => {
+      const threads = 64;
+      const module = compile("cub_tiled_scan.cu", dev());
+      for (const n of [1000, 37]) {
+        const values = range(n).map((i) => ((i * 7919) % 61) - 30);
+        const sums = fl.full([n], -1, { dtype: "i32", device: dev() });
+        const maxima = fl.full([threads + 1], -1, { dtype: "i32", device: dev() });
+        module.fn("scan_tiles<64, 4>").launch({ grid: 1, block: threads }, sums, maxima, fl.tensor(values, { dtype: "i32", device: dev() }), n);
+        let total = 0;
+        expect(Array.from(sums.toArray()), `n = ${n}`).to.deep.equal(values.map((v) => { const before = total; total += v; return before; }));
+        const firsts = range(threads).map((t) => (t < n ? values[t] : -(2 ** 31)));
+        let best = -(2 ** 31);
+        expect(Array.from(maxima.toArray()), `n = ${n}`).to.deep.equal([...firsts.map((v) => (best = Math.max(best, v))), best]);
+      }
+    });
+
+    it(`cg_thread_group.cu: one reduction over cg::thread_group for a block, a thread_block_tile<32> and a tile sized at run time${label}`, () => {
+      const n = 300, threads = 128, blocks = Math.ceil(n / threads);
+      const values = range(n).map((i) => ((i * 7919) % 201) - 100);
+      const padded = range(blocks * threads).map((i) => (i < n ? values[i] : 0));
+      const sumsOf = (size: number) => range((blocks * threads) / size).map((g) => padded.slice(g * size, (g + 1) * size).reduce((a, v) => a + v, 0));
+      const module = compile("cg_thread_group.cu", dev());
+      for (const tile of [1, 8, 16]) {
+        const blockSums = fl.full([blocks], -1, { dtype: "i32", device: dev() });
+        const warpSums = fl.full([(blocks * threads) / 32], -1, { dtype: "i32", device: dev() });
+        const tileSums = fl.full([(blocks * threads) / tile], -1, { dtype: "i32", device: dev() });
+        module.fn("sums_by_group").launch({ grid: blocks, block: threads, sharedBytes: threads * 4 }, blockSums, warpSums, tileSums,
+          fl.tensor(values, { dtype: "i32", device: dev() }), n, tile);
+        expect(Array.from(blockSums.toArray())).to.deep.equal(sumsOf(threads));
+        expect(Array.from(warpSums.toArray())).to.deep.equal(sumsOf(32));
+        expect(Array.from(tileSums.toArray()), `tiles of ${tile}`).to.deep.equal(sumsOf(tile));
+      }
+    });
+
     it(`hip_row_stats.cpp: a HIP source as written (hipCUB, bf16, HIP_DYNAMIC_SHARED, maskless __shfl_xor, a main() left out)${label}`, () => {
       const rows = 19, cols = 1001, threads = 256;
       const x = fl.randn([rows, cols], { device: dev(), seed: 41 });

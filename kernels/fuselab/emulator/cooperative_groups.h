@@ -1,6 +1,6 @@
 // CUDA's cooperative groups on the CPU emulator: the thread block, tiles of a
 // warp (thread_block_tile<N>, N a power of two up to warpSize) with their
-// shuffles and votes, cg::reduce and the scans. A grid-wide sync needs a
+// shuffles and votes, thread_group for either, cg::reduce and the scans. A grid-wide sync needs a
 // cooperative launch, which fuselab does not make: it stops the kernel with
 // that reason.
 #ifndef FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
@@ -103,6 +103,46 @@ template <unsigned Size, typename Parent>
 inline thread_block_tile<Size, Parent> tiled_partition(const Parent&) {
   return {};
 }
+
+// Any group, its kind known at run time: the thread block, or a tile of a warp
+// (a thread_block_tile, or tiled_partition(parent, n) with n chosen at run time).
+class thread_group {
+ public:
+  thread_group(const thread_block&) : tile_size_(0) {}
+  template <unsigned Size, typename Parent> thread_group(const thread_block_tile<Size, Parent>&) : tile_size_(Size) {}
+  // A tile of `size` threads, a power of two from 1 to warpSize; 0 for the block.
+  explicit thread_group(unsigned size) : tile_size_(size) {
+    const unsigned warp = ::fl::emu::tls().warp_size;
+    if (size == 0 || size > warp || (size & (size - 1)) != 0) {
+      ::fl::emu::block_state& b = ::fl::emu::current_block();
+      ::fl::emu::fail(b, "kernel '%s': tiled_partition(parent, %u): a tile is a power of two from 1 to warpSize (%u) threads",
+                      b.launch->desc->kernel, size, warp);
+      ::fl::emu::abandon_block(b);
+    }
+  }
+
+  void sync() const {
+    if (tile_size_ == 0) ::fl::emu::syncthreads(__LINE__);
+    else ::fl::emu::syncwarp(__LINE__, lanes());
+  }
+  unsigned long long size() const { return tile_size_ ? tile_size_ : details::block_threads(); }
+  unsigned long long num_threads() const { return size(); }
+  unsigned int thread_rank() const { return tile_size_ ? lane() & (tile_size_ - 1) : details::linear_thread(); }
+  unsigned int meta_group_rank() const { return tile_size_ ? details::linear_thread() / tile_size_ : 0; }
+  unsigned int meta_group_size() const { return tile_size_ ? (details::block_threads() + tile_size_ - 1) / tile_size_ : 1; }
+
+ private:
+  static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
+  unsigned long long lanes() const {
+    const unsigned long long ones = tile_size_ == 64 ? ~0ull : (1ull << tile_size_) - 1;
+    return ones << (lane() & ~(tile_size_ - 1));
+  }
+  unsigned tile_size_;
+};
+
+// Tiles whose size is known only at run time (the parent's tiles of a block or of a larger tile).
+inline thread_group tiled_partition(const thread_group&, unsigned size) { return thread_group(size); }
+inline thread_group tiled_partition(const thread_block&, unsigned size) { return thread_group(size); }
 
 template <typename Group> inline void sync(const Group& g) { g.sync(); }
 

@@ -8,6 +8,7 @@
 #ifndef FUSELAB_EMULATOR_CUB_H
 #define FUSELAB_EMULATOR_CUB_H
 
+#include "include/cuda/functional"
 #include "intrinsics.h"
 
 namespace cub {
@@ -177,6 +178,7 @@ class BlockScan {
  public:
   struct TempStorage {
     T warp_totals[BLOCK_THREADS];
+    T block_prefix;
   };
 
   explicit BlockScan(TempStorage& storage) : storage_(storage) {}
@@ -210,7 +212,112 @@ class BlockScan {
     ExclusiveScan(input, output, T(), cub::Sum(), block_aggregate);
   }
 
+  // With a prefix callback: the first warp calls prefix_op(block aggregate), and
+  // what it returns to lane 0 is the prefix of the whole block (a scan over
+  // tiles, one block's pass a tile).
+  template <typename Op, typename PrefixOp> void InclusiveScan(T input, T& output, Op op, PrefixOp& prefix_op) {
+    T before, aggregate;
+    bool has_before;
+    scan(input, op, output, before, has_before, aggregate);
+    output = op(block_prefix(aggregate, prefix_op), output);
+  }
+  template <typename Op, typename PrefixOp> void ExclusiveScan(T input, T& output, Op op, PrefixOp& prefix_op) {
+    T inclusive, before, aggregate;
+    bool has_before;
+    scan(input, op, inclusive, before, has_before, aggregate);
+    const T prefix = block_prefix(aggregate, prefix_op);
+    output = has_before ? op(prefix, before) : prefix;
+  }
+  template <typename PrefixOp> void InclusiveSum(T input, T& output, PrefixOp& prefix_op) {
+    InclusiveScan(input, output, cub::Sum(), prefix_op);
+  }
+  template <typename PrefixOp> void ExclusiveSum(T input, T& output, PrefixOp& prefix_op) {
+    ExclusiveScan(input, output, cub::Sum(), prefix_op);
+  }
+
+  // A thread's N consecutive items (a blocked arrangement): each thread scans
+  // its own, the block scans the threads' totals, and each adds what came before.
+  template <int N, typename Op> void InclusiveScan(T (&input)[N], T (&output)[N], Op op) {
+    T aggregate;
+    InclusiveScan(input, output, op, aggregate);
+  }
+  template <int N, typename Op> void InclusiveScan(T (&input)[N], T (&output)[N], Op op, T& block_aggregate) {
+    T before;
+    const bool has_before = threads_before(input, op, before, block_aggregate);
+    scan_items(input, output, op, has_before, before);
+  }
+  template <int N, typename Op> void ExclusiveScan(T (&input)[N], T (&output)[N], T initial, Op op) {
+    T aggregate;
+    ExclusiveScan(input, output, initial, op, aggregate);
+  }
+  template <int N, typename Op> void ExclusiveScan(T (&input)[N], T (&output)[N], T initial, Op op, T& block_aggregate) {
+    T before;
+    const bool has_before = threads_before(input, op, before, block_aggregate);
+    exclusive_items(input, output, op, has_before ? op(initial, before) : initial);
+  }
+  template <int N> void InclusiveSum(T (&input)[N], T (&output)[N]) { InclusiveScan(input, output, cub::Sum()); }
+  template <int N> void InclusiveSum(T (&input)[N], T (&output)[N], T& block_aggregate) {
+    InclusiveScan(input, output, cub::Sum(), block_aggregate);
+  }
+  template <int N> void ExclusiveSum(T (&input)[N], T (&output)[N]) { ExclusiveScan(input, output, T(), cub::Sum()); }
+  template <int N> void ExclusiveSum(T (&input)[N], T (&output)[N], T& block_aggregate) {
+    ExclusiveScan(input, output, T(), cub::Sum(), block_aggregate);
+  }
+  template <int N, typename Op, typename PrefixOp> void ExclusiveScan(T (&input)[N], T (&output)[N], Op op, PrefixOp& prefix_op) {
+    T before, aggregate;
+    const bool has_before = threads_before(input, op, before, aggregate);
+    const T prefix = block_prefix(aggregate, prefix_op);
+    exclusive_items(input, output, op, has_before ? op(prefix, before) : prefix);
+  }
+  template <int N, typename Op, typename PrefixOp> void InclusiveScan(T (&input)[N], T (&output)[N], Op op, PrefixOp& prefix_op) {
+    T before, aggregate;
+    const bool has_before = threads_before(input, op, before, aggregate);
+    const T prefix = block_prefix(aggregate, prefix_op);
+    scan_items(input, output, op, true, has_before ? op(prefix, before) : prefix);
+  }
+  template <int N, typename PrefixOp> void ExclusiveSum(T (&input)[N], T (&output)[N], PrefixOp& prefix_op) {
+    ExclusiveScan(input, output, cub::Sum(), prefix_op);
+  }
+  template <int N, typename PrefixOp> void InclusiveSum(T (&input)[N], T (&output)[N], PrefixOp& prefix_op) {
+    InclusiveScan(input, output, cub::Sum(), prefix_op);
+  }
+
  private:
+  // The block's prefix from the caller's functor, called by the first warp; lane 0's answer counts.
+  template <typename PrefixOp> T block_prefix(T aggregate, PrefixOp& prefix_op) {
+    const unsigned thread = detail::linear_thread();
+    if (thread < ::fl::emu::tls().warp_size) {
+      const T prefix = prefix_op(aggregate);
+      if (thread == 0) storage_.block_prefix = prefix;
+    }
+    ::fl::emu::syncthreads(__LINE__);
+    const T prefix = storage_.block_prefix;
+    ::fl::emu::syncthreads(__LINE__);
+    return prefix;
+  }
+  // The scan of the items of the threads before this one (false for thread 0), and the block's total.
+  template <int N, typename Op> bool threads_before(T (&input)[N], Op op, T& before, T& aggregate) {
+    T total = input[0];
+    for (int i = 1; i < N; i++) total = op(total, input[i]);
+    T inclusive;
+    bool has_before;
+    scan(total, op, inclusive, before, has_before, aggregate);
+    return has_before;
+  }
+  template <int N, typename Op> static void scan_items(T (&input)[N], T (&output)[N], Op op, bool has_before, T before) {
+    T running = has_before ? op(before, input[0]) : input[0];
+    output[0] = running;
+    for (int i = 1; i < N; i++) output[i] = running = op(running, input[i]);
+  }
+  template <int N, typename Op> static void exclusive_items(T (&input)[N], T (&output)[N], Op op, T first) {
+    T running = first;
+    for (int i = 0; i < N; i++) {
+      const T item = input[i];  // input and output may be the same array
+      output[i] = running;
+      running = op(running, item);
+    }
+  }
+
   // Scans each warp with shuffles, then adds the totals of the warps before.
   // before: the scan of the threads before this one (has_before: there are some).
   template <typename Op> void scan(T input, Op op, T& inclusive, T& before, bool& has_before, T& aggregate) {
