@@ -197,10 +197,11 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
   });
 }
 
-// A call into the CUDA or HIP runtime (cudaMalloc(, hipMemcpyToSymbol( ...), and a launch
-// (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call).
+// A call into the CUDA or HIP runtime (cudaMalloc(, hipMemcpyToSymbol( ...), a launch
+// (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call), and thrust's
+// containers and algorithms, which the CPU has no library for.
 const HOST_LAUNCH = /<<</;
-const RUNTIME_CALL_OR_LAUNCH = /\b(?:cuda|hip)[A-Z]\w*\s*\(|<<</;
+const RUNTIME_CALL_OR_LAUNCH = /\b(?:cuda|hip)[A-Z]\w*\s*\(|<<<|\bthrust::/;
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU

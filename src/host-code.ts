@@ -150,11 +150,37 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const blank = (from: number, to: number) => {
     for (let k = from; k <= to; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
   };
-  walkNamespaceScope(code, code.length, ({ start, end, bodyAt }) => {
-    const text = code.slice(start, end);
-    const host = bodyAt === undefined ? !only && (isHostVariable(text) || isHostClass(text))
-      : isHostFunction(code.slice(start, bodyAt)) && (!only || only.test(text));
-    if (host) blank(start, end);
-  });
+  const statements: NamespaceStatement[] = [];
+  walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
+  // With `functionsMatching`, a host function calling one left out is left out too (a
+  // main() calling the helper that launches), until no more are.
+  const leftOut = new Set<string>();
+  const blanked = new Set<NamespaceStatement>();
+  let calls: RegExp | undefined;
+  for (let more = true; more;) {
+    more = false;
+    for (const statement of statements) {
+      if (blanked.has(statement)) continue;
+      const { start, end, bodyAt } = statement;
+      const text = code.slice(start, end);
+      const host = bodyAt === undefined ? !only && (isHostVariable(text) || isHostClass(text))
+        : isHostFunction(code.slice(start, bodyAt)) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
+      if (!host) continue;
+      blank(start, end);
+      blanked.add(statement);
+      const name = bodyAt === undefined ? undefined : functionName(code.slice(start, bodyAt));
+      if (only && name && !leftOut.has(name)) {
+        leftOut.add(name);
+        calls = new RegExp(`\\b(?:${[...leftOut].join("|")})\\s*(?:<[^;{}]*>\\s*)?\\(`);
+        more = true;
+      }
+    }
+  }
   return out.join("");
+}
+
+/** The name a function's head (up to its body) defines: the identifier before its parameters. */
+function functionName(head: string): string | undefined {
+  const beforeParameters = withoutTemplateHeads(head.trim()).split("(", 1)[0];
+  return /([A-Za-z_]\w*)\s*$/.exec(beforeParameters)?.[1];
 }

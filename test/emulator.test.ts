@@ -178,6 +178,35 @@ __global__ void lane_mask(unsigned int* out, int warps, unsigned long long wide)
     await expectWorking(dev);
   });
 
+  it("ends an index past a __shared__, local or __constant__ array in check mode, naming the array's type, index and line", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__constant__ float taps[4] = {1, 2, 3, 4};
+__global__ void tile_sum(float* out, const float* x, int pick) {
+  __shared__ float tile[16];
+  __shared__ float other[16];
+  float local[4] = {0, 0, 0, 0};
+  tile[threadIdx.x] = x[threadIdx.x];
+  other[threadIdx.x % 16] = 1.0f;
+  local[threadIdx.x % 4] = taps[pick];
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x % 16] + local[0] + other[0];
+}`, { device: dev, name: "tiles" });
+    const out = fl.full([32], NaN, { device: dev });
+    const x = fl.full([32], 1, { device: dev });
+    module.fn("tile_sum").launch({ grid: 1, block: 16 }, out, x, 2);
+    expect(Array.from(out.toArray()).slice(0, 16)).to.deep.equal(range(16).map((t) => (t % 4 === 0 ? 5 : 2)));
+    // 32 threads for a tile of 16: the second half would write into the next array.
+    module.fn("tile_sum").launch({ grid: 1, block: 32 }, out, x, 0);
+    await expectRejects(dev.synchronize(), fl.DeviceError,
+      /^cpu synchronize: kernel 'tile_sum': index (1[6-9]|2\d|3[01]) out of bounds of float \[16\] at tiles\.hip:7 \(block \(0,0,0\), thread \((1[6-9]|2\d|3[01]),0,0\)\)$/);
+    module.fn("tile_sum").launch({ grid: 1, block: 16 }, out, x, 4);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'tile_sum': index 4 out of bounds of (const )?float \[4\] at tiles\.hip:9 /);
+    module.fn("tile_sum").launch({ grid: 1, block: 16 }, out, x, -1);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'tile_sum': index -1 out of bounds of (const )?float \[4\] at tiles\.hip:9 /);
+    await expectWorking(dev);
+  });
+
   it("ends a float-to-integer conversion the type cannot hold in check mode, where the CPU and a GPU differ", async () => {
     const dev = fl.device("cpu", { check: true });
     const source = `

@@ -903,9 +903,15 @@ int main() {
   return 0;
 }
 template <class T> void launch_fill(T* x, int n) { fill<<<1, n>>>(x, n); }
+static void check_fill(int n) { std::vector<float> host(n); launch_fill<float>(host.data(), n); report(host.data()); }
+template <class T> T through_thrust(T v) { thrust::device_vector<T> d(1, v); return v; }
 `, { device: dev(), name: "sample" });
     const x = fl.full([300], NaN, { device: dev() });
     sample.fn("fill").launch({ grid: 2, block: 256 }, x, 300);
+    // What the CPU leaves out: the launching functions, those calling them, and thrust's users; the rest stays.
+    const kept = withoutHostCode("void a() { k<<<1, 1>>>(); }\nint b() { a(); return 1; }\nint c() { return b(); }\nint d() { return 4; }\n" +
+      "void e() { thrust::sort(p, p + 4); }\n", { functionsMatching: /<<<|\bthrust::/ });
+    expect(kept.split("\n").map((line) => line.trim())).to.deep.equal(["", "", "", "int d() { return 4; }", "", ""]);
     expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => 2 * i));
     expectThrows(() => fl.compile(`
 __global__ void child(float* x) { x[0] = 1.0f; }

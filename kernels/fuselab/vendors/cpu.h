@@ -13,6 +13,8 @@
 #define FUSELAB_VENDORS_CPU_H
 
 #include <assert.h>
+// INT_MIN, INT_MAX ... as nvcc's cuda_runtime.h gives every .cu file.
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -193,6 +195,39 @@ extern "C" __attribute__((weak)) void __ubsan_handle_float_cast_overflow(void* d
 }
 extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_float_cast_overflow_abort(void* data, void* from) {
   ::fl::emu::float_cast_overflow(data, from);
+  abort();
+}
+// And each index into an array whose size the compiler knows (-fsanitize=bounds):
+// a static __shared__ array, a local array, a __constant__ table, an array in a
+// struct. The emulator keeps a block's __shared__ arrays side by side, so an
+// index past one reads or writes its neighbour, where a GPU would report the
+// access (compute-sanitizer) or give what lies beyond.
+namespace fl::emu {
+struct sanitizer_out_of_bounds {
+  sanitizer_location where;
+  const sanitizer_type* array_type;
+  const sanitizer_type* index_type;
+};
+
+inline void index_out_of_bounds(void* data, void* index) {
+  const auto* d = static_cast<const sanitizer_out_of_bounds*>(data);
+  if (!tls().block) return;
+  // An integer index comes in the pointer's bits; its type says its width and sign.
+  const unsigned bits = 1u << (d->index_type->info >> 1);
+  long long i = static_cast<long long>(reinterpret_cast<uintptr_t>(index));
+  if ((d->index_type->info & 1) && bits < 64) i = (i << (64 - bits)) >> (64 - bits);
+  const char* type = d->array_type->name;
+  if (*type == '\'') type++;
+  char what[FL_EMU_ERROR_BYTES / 2];
+  snprintf(what, sizeof what, "index %lld out of bounds of %.*s", i, static_cast<int>(strcspn(type, "'")), type);
+  device_stop(what, d->where.file, d->where.line);
+}
+}  // namespace fl::emu
+extern "C" __attribute__((weak)) void __ubsan_handle_out_of_bounds(void* data, void* index) {
+  ::fl::emu::index_out_of_bounds(data, index);
+}
+extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_out_of_bounds_abort(void* data, void* index) {
+  ::fl::emu::index_out_of_bounds(data, index);
   abort();
 }
 extern "C" __attribute__((weak)) void __ubsan_handle_shift_out_of_bounds(void* data, void*, void* count) {

@@ -11,6 +11,8 @@
 // float constants of <math.h> (NVRTC has no __builtin_huge_valf).
 #include <cuda/std/cstdint>
 #include <cuda/std/limits>
+// INT_MIN, INT_MAX ...: nvcc's cuda_runtime.h brings <limits.h> to every .cu file.
+#include <cuda/std/climits>
 #ifndef INFINITY
 #define INFINITY (::cuda::std::numeric_limits<float>::infinity())
 #endif
