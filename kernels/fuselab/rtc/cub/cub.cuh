@@ -29,4 +29,28 @@
 #include <cub/warp/warp_store.cuh>
 #include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
+
+// cub 3 (CUDA 13) removed the function objects cub::Sum, cub::Max and cub::Min
+// (use cuda::std::plus, cuda::maximum, cuda::minimum), which sources written
+// for CUDA 12 and before pass to BlockReduce and WarpReduce. They are kept here.
+#if CUB_VERSION >= 300000
+namespace cub {
+struct Sum {
+  template <typename T, typename U>
+  __host__ __device__ __forceinline__ auto operator()(const T& a, const U& b) const -> decltype(a + b) { return a + b; }
+};
+struct Max {
+  template <typename T, typename U>
+  __host__ __device__ __forceinline__ typename ::cuda::std::common_type<T, U>::type operator()(const T& a, const U& b) const {
+    return a < b ? b : a;
+  }
+};
+struct Min {
+  template <typename T, typename U>
+  __host__ __device__ __forceinline__ typename ::cuda::std::common_type<T, U>::type operator()(const T& a, const U& b) const {
+    return b < a ? b : a;
+  }
+};
+}  // namespace cub
+#endif
 #endif
