@@ -83,7 +83,7 @@ describe("kernel corpus", () => {
   }
 
   for (const { label, dev } of variants(true)) {
-    it(`cub_tiled_scan.cu: cub::BlockScan over each thread's items with a running prefix functor, and cuda::maximum${label}`, () => {
+    it(`cub_tiled_scan.cu: cub::BlockLoad, BlockScan over each thread's items with a running prefix functor, BlockStore, and cuda::maximum${label}`, () => {
       const threads = 64;
       const module = compile("cub_tiled_scan.cu", dev());
       for (const n of [1000, 37]) {

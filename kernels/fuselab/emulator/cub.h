@@ -1,8 +1,9 @@
 // cub's block and warp primitives on the CPU emulator: WarpReduce, WarpScan,
-// BlockReduce and BlockScan, with cub's interfaces (TempStorage in __shared__,
-// results valid where cub says they are) and cub's order of operations for
-// reductions (shuffles down by 1, 2, 4 ... inside a warp, then the warps'
-// totals in order), so float sums round as cub's default algorithms do.
+// BlockReduce, BlockScan, BlockLoad and BlockStore, with cub's interfaces
+// (TempStorage in __shared__, results valid where cub says they are) and
+// cub's order of operations for reductions (shuffles down by 1, 2, 4 ... inside
+// a warp, then the warps' totals in order), so float sums round as cub's
+// default algorithms do.
 // Partial warps and num_valid arguments take part as in cub: absent lanes add
 // nothing.
 #ifndef FUSELAB_EMULATOR_CUB_H
@@ -343,6 +344,86 @@ class BlockScan {
   }
 
   TempStorage& storage_;
+};
+
+enum BlockLoadAlgorithm {
+  BLOCK_LOAD_DIRECT, BLOCK_LOAD_STRIPED, BLOCK_LOAD_VECTORIZE, BLOCK_LOAD_TRANSPOSE, BLOCK_LOAD_WARP_TRANSPOSE,
+  BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED
+};
+enum BlockStoreAlgorithm {
+  BLOCK_STORE_DIRECT, BLOCK_STORE_STRIPED, BLOCK_STORE_VECTORIZE, BLOCK_STORE_TRANSPOSE, BLOCK_STORE_WARP_TRANSPOSE,
+  BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED
+};
+
+// A thread's items: blocked (thread t holds t * N ... t * N + N - 1) or striped
+// (thread t holds t, t + threads ...), `valid` of the block's items present.
+template <typename T, int N, typename It>
+inline void LoadDirectBlocked(int thread, It block, T (&items)[N], int valid = 1 << 30) {
+  for (int k = 0; k < N; k++) if (thread * N + k < valid) items[k] = block[thread * N + k];
+}
+template <typename T, int N, typename It, typename Default>
+inline void LoadDirectBlocked(int thread, It block, T (&items)[N], int valid, Default fill) {
+  for (int k = 0; k < N; k++) items[k] = thread * N + k < valid ? T(block[thread * N + k]) : T(fill);
+}
+template <int THREADS, typename T, int N, typename It>
+inline void LoadDirectStriped(int thread, It block, T (&items)[N], int valid = 1 << 30) {
+  for (int k = 0; k < N; k++) if (k * THREADS + thread < valid) items[k] = block[k * THREADS + thread];
+}
+template <int THREADS, typename T, int N, typename It, typename Default>
+inline void LoadDirectStriped(int thread, It block, T (&items)[N], int valid, Default fill) {
+  for (int k = 0; k < N; k++) items[k] = k * THREADS + thread < valid ? T(block[k * THREADS + thread]) : T(fill);
+}
+template <typename T, int N, typename It>
+inline void StoreDirectBlocked(int thread, It block, T (&items)[N], int valid = 1 << 30) {
+  for (int k = 0; k < N; k++) if (thread * N + k < valid) block[thread * N + k] = items[k];
+}
+template <int THREADS, typename T, int N, typename It>
+inline void StoreDirectStriped(int thread, It block, T (&items)[N], int valid = 1 << 30) {
+  for (int k = 0; k < N; k++) if (k * THREADS + thread < valid) block[k * THREADS + thread] = items[k];
+}
+
+// Every algorithm but the striped one gives each thread its items blocked; cub
+// goes through shared memory to coalesce, which the CPU has no use for. Items past
+// `valid` are left as they were, or set to the default given.
+template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT,
+          int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
+class BlockLoad {
+  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+
+ public:
+  struct TempStorage {};
+  BlockLoad() = default;
+  explicit BlockLoad(TempStorage&) {}
+
+  template <typename It> void Load(It block, T (&items)[ITEMS_PER_THREAD]) { Load(block, items, THREADS * ITEMS_PER_THREAD); }
+  template <typename It> void Load(It block, T (&items)[ITEMS_PER_THREAD], int valid) {
+    const int thread = static_cast<int>(detail::linear_thread());
+    if (ALGORITHM == BLOCK_LOAD_STRIPED) LoadDirectStriped<THREADS>(thread, block, items, valid);
+    else LoadDirectBlocked(thread, block, items, valid);
+  }
+  template <typename It, typename Default> void Load(It block, T (&items)[ITEMS_PER_THREAD], int valid, Default fill) {
+    const int thread = static_cast<int>(detail::linear_thread());
+    if (ALGORITHM == BLOCK_LOAD_STRIPED) LoadDirectStriped<THREADS>(thread, block, items, valid, fill);
+    else LoadDirectBlocked(thread, block, items, valid, fill);
+  }
+};
+
+template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT,
+          int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
+class BlockStore {
+  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+
+ public:
+  struct TempStorage {};
+  BlockStore() = default;
+  explicit BlockStore(TempStorage&) {}
+
+  template <typename It> void Store(It block, T (&items)[ITEMS_PER_THREAD]) { Store(block, items, THREADS * ITEMS_PER_THREAD); }
+  template <typename It> void Store(It block, T (&items)[ITEMS_PER_THREAD], int valid) {
+    const int thread = static_cast<int>(detail::linear_thread());
+    if (ALGORITHM == BLOCK_STORE_STRIPED) StoreDirectStriped<THREADS>(thread, block, items, valid);
+    else StoreDirectBlocked(thread, block, items, valid);
+  }
 };
 
 }  // namespace cub

@@ -1,2 +1,6 @@
-// <cub/block/block_store.cuh> on the CPU emulator, which does not emulate cub::BlockStore.
-#error "cub::BlockStore is not emulated on the CPU: move a thread's items with a loop (BlockReduce, BlockScan, WarpReduce and WarpScan are emulated; on an NVIDIA GPU, NVRTC compiles cub's own)"
+// <cub/block/block_store.cuh> on the CPU emulator: cub's block and warp primitives.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_STORE_CUH
+#define FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_STORE_CUH
+#include <fuselab/fuselab.h>
+#include <fuselab/emulator/cub.h>
+#endif
