@@ -972,7 +972,8 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
 
   {
     hold_stops hold(worker);
-    if (desc.shared_bytes) b.dynamic_shared = static_cast<unsigned char*>(worker->scratch(worker, 1, desc.shared_bytes));
+    // Also with no bytes: what a kernel reads there then faults past the end, naming it.
+    b.dynamic_shared = static_cast<unsigned char*>(worker->scratch(worker, 1, desc.shared_bytes));
     if (b.check) {
       uint32_t* order = static_cast<uint32_t*>(worker->scratch(worker, 2, sizeof(uint32_t) * b.size));
       if (order) rank_threads(order, b.size, b.warp_size, b.rng);

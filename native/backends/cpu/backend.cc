@@ -449,6 +449,10 @@ std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, i
   if (f.stack_overflow)
     return format("kernel '%s' overflowed its %zu KiB fiber stack%s", k.name.c_str(),
                   worker_pool::fiber_stack_bytes() / 1024, where.c_str());
+  if (f.past_shared)
+    return format("kernel '%s' %s past the end of its dynamic shared memory (%zu bytes, the launch's sharedBytes): at byte %zu%s",
+                  k.name.c_str(), f.access == fault_access::write ? "wrote" : f.access == fault_access::read ? "read" : "reached",
+                  f.shared_bytes, f.shared_offset, where.c_str());
   if (f.signal == SIGFPE)
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());

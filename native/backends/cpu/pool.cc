@@ -23,6 +23,8 @@ namespace {
 constexpr size_t kFiberStackBytes = 64 * 1024;
 constexpr size_t kSignalStackBytes = 64 * 1024;
 constexpr int kScratchSlots = 3;
+// The slot the emulator's run time keeps a block's dynamic shared memory in (runtime.h).
+constexpr int kDynamicSharedSlot = 1;
 // How long a stop waits for a kernel to come back from library code (a system
 // call that never returns, say) before it lands there anyway.
 constexpr std::chrono::seconds kForceStopAfter{2};
@@ -70,9 +72,19 @@ struct worker {
   const std::atomic<bool>* forced = nullptr;
   fault_report fault;  // written by the signal handler before it jumps
 
+  // A scratch buffer is pages followed by an inaccessible one; each use is placed
+  // to end (to 16 bytes) where that page begins, so an access past the end of a
+  // block's dynamic shared memory faults, as a GPU reports it, instead of
+  // reaching whatever lies beyond.
   struct scratch_buffer {
-    void* data = nullptr;
+    unsigned char* mapping = nullptr;  // `usable` bytes, then the guard page
+    size_t usable = 0;
+    unsigned char* start = nullptr;  // of the last use, `bytes` long
     size_t bytes = 0;
+    bool in_guard(uintptr_t address) const {
+      const uintptr_t guard = reinterpret_cast<uintptr_t>(mapping) + usable;
+      return mapping && address >= guard && address < guard + page_bytes();
+    }
   } scratch[kScratchSlots];
 
   struct fiber_stack {
@@ -83,7 +95,8 @@ struct worker {
   void* signal_stack = nullptr;
 
   ~worker() {
-    for (auto& s : scratch) free(s.data);
+    for (auto& s : scratch)
+      if (s.mapping) munmap(s.mapping, s.usable + page_bytes());
     for (auto& s : stacks) munmap(s.mapping, s.bytes);
     free(signal_stack);
   }
@@ -100,15 +113,24 @@ struct worker {
     worker& w = *reinterpret_cast<worker*>(self);
     if (slot < 0 || slot >= kScratchSlots) return nullptr;
     scratch_buffer& s = w.scratch[slot];
-    if (s.bytes < bytes) {
-      size_t rounded = (bytes + 4095) & ~size_t(4095);
-      void* data = aligned_alloc(64, rounded);
-      if (!data) return nullptr;
-      free(s.data);
-      s.data = data;
-      s.bytes = rounded;
+    const size_t rounded = (bytes + 15) & ~size_t(15);
+    if (!s.mapping || s.usable < rounded) {
+      const size_t usable = std::max(page_bytes(), (rounded + page_bytes() - 1) & ~(page_bytes() - 1));
+      void* mapping = mmap(nullptr, usable + page_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (mapping == MAP_FAILED) return nullptr;
+      mprotect(static_cast<unsigned char*>(mapping) + usable, page_bytes(), PROT_NONE);
+      if (s.mapping) munmap(s.mapping, s.usable + page_bytes());
+      s.mapping = static_cast<unsigned char*>(mapping);
+      s.usable = usable;
     }
-    return s.data;
+    s.start = s.mapping + s.usable - rounded;
+    s.bytes = bytes;
+    return s.start;
+  }
+
+  // The dynamic shared memory (scratch slot 1) whose end `address` lies past, if any.
+  const scratch_buffer* shared_guard_holding(uintptr_t address) const {
+    return scratch[kDynamicSharedSlot].in_guard(address) ? &scratch[kDynamicSharedSlot] : nullptr;
   }
 
   static void* fiber_stack_entry(fl_emu_worker* self, uint32_t index, size_t* bytes) {
@@ -188,6 +210,12 @@ void on_signal(int signal, siginfo_t* info, void* context) {
                                                                                          : fault_access::read;
 #endif
   f.stack_overflow = (signal == SIGSEGV || signal == SIGBUS) && w->in_stack_guard(f.address);
+  if (signal == SIGSEGV)
+    if (const auto* shared = w->shared_guard_holding(f.address)) {
+      f.past_shared = true;
+      f.shared_bytes = shared->bytes;
+      f.shared_offset = f.address - reinterpret_cast<uintptr_t>(shared->start);
+    }
   const fl_emu_where* where = w->api.where;
   f.located = where != nullptr;
   if (where) f.where = *where;
