@@ -178,9 +178,8 @@ __global__ void lane_mask(unsigned int* out, int warps, unsigned long long wide)
     await expectWorking(dev);
   });
 
-  it("ends an access past the end of dynamic shared memory, as a GPU reports it, naming the launch's sharedBytes", async () => {
-    const dev = fl.device("cpu");
-    const module = fl.compile(`
+  it("ends an access past the end of dynamic shared memory as a GPU does, and in check mode any, naming the launch's sharedBytes", async () => {
+    const source = `
 __global__ void stage(float* out, int n) {
   extern __shared__ float s[];
   for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = i;
@@ -190,20 +189,29 @@ __global__ void stage(float* out, int n) {
 __global__ void peek(float* out, int at) {
   extern __shared__ float s[];
   out[threadIdx.x] = s[at];
-}`, { device: dev, name: "shared" });
-    const out = fl.full([128], NaN, { device: dev });
+}`;
+    const plain = fl.device("cpu");
+    const module = fl.compile(source, { device: plain, name: "shared" });
+    const out = fl.full([128], NaN, { device: plain });
     module.fn("stage").launch({ grid: 2, block: 64, sharedBytes: 1024 }, out, 256);
     expect(Array.from(out.toArray())).to.deep.equal([...range(64), ...range(64)]);
-    // 1000 values staged in 256 floats of shared memory.
+    // 1000 values staged in 256 floats: past the block's window on a GPU (an illegal address there).
     module.fn("stage").launch({ grid: 2, block: 64, sharedBytes: 1024 }, out, 1000);
-    await expectRejects(dev.synchronize(), fl.DeviceError,
-      /^cpu synchronize: kernel 'stage' wrote past the end of its dynamic shared memory \(1024 bytes, the launch's sharedBytes\): at byte 1024 \(block \(\d,0,0\), thread \(0,0,0\)\)$/);
+    await expectRejects(plain.synchronize(), fl.DeviceError,
+      /^cpu synchronize: kernel 'stage' wrote past the end of its dynamic shared memory \(1024 bytes, the launch's sharedBytes\): at byte 2048 \(block \(\d,0,0\), thread \(0,0,0\)\)$/);
+    // A read just past the end goes unnoticed on a GPU (its window holds more), and in plain mode.
     module.fn("peek").launch({ grid: 1, block: 1, sharedBytes: 256 }, out, 64);
-    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(256 bytes, the launch's sharedBytes\): at byte 256 /);
-    // None given: the kernel's first read is past the end.
-    module.fn("peek").launch({ grid: 1, block: 1 }, out, 0);
-    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(0 bytes, the launch's sharedBytes\): at byte 0 /);
-    await expectWorking(dev);
+    await plain.synchronize();
+    await expectWorking(plain);
+    // Check mode reports it, as compute-sanitizer does; with no sharedBytes, the first read.
+    const check = fl.device("cpu", { check: true });
+    const checked = fl.compile(source, { device: check, name: "shared" });
+    const out2 = fl.full([128], NaN, { device: check });
+    checked.fn("peek").launch({ grid: 1, block: 1, sharedBytes: 256 }, out2, 64);
+    await expectRejects(check.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(256 bytes, the launch's sharedBytes\): at byte 256 /);
+    checked.fn("peek").launch({ grid: 1, block: 1 }, out2, 0);
+    await expectRejects(check.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(0 bytes, the launch's sharedBytes\): at byte 0 /);
+    await expectWorking(check);
   });
 
   it("ends an index past a __shared__, local or __constant__ array in check mode, naming the array's type, index and line", async () => {

@@ -434,7 +434,7 @@ void restore_views(device& d, const std::vector<view_copy>& copies) {
 
 // ---------------------------------------------------------------- launches
 
-std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, int timeout_ms,
+std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, int timeout_ms, size_t shared_bytes,
                           const std::vector<uintptr_t>& pointers) {
   switch (pool.stopped()) {
     case stop_reason::none: return "";
@@ -452,7 +452,7 @@ std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, i
   if (f.past_shared)
     return format("kernel '%s' %s past the end of its dynamic shared memory (%zu bytes, the launch's sharedBytes): at byte %zu%s",
                   k.name.c_str(), f.access == fault_access::write ? "wrote" : f.access == fault_access::read ? "read" : "reached",
-                  f.shared_bytes, f.shared_offset, where.c_str());
+                  shared_bytes, f.shared_offset, where.c_str());
   if (f.signal == SIGFPE)
     return format("kernel '%s' %s%s", k.name.c_str(),
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
@@ -507,7 +507,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.error[0] = 0;
   d.pool->arm(d.options.timeout_ms, k.code);
   int failed = k.launch(&desc);
-  std::string error = describe_stop(d, *d.pool, k, d.options.timeout_ms, pointers);
+  std::string error = describe_stop(d, *d.pool, k, d.options.timeout_ms, shared_bytes, pointers);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
   if (d.options.check) {
     std::string overrun = check_guards(d, k, pointers);

@@ -79,8 +79,7 @@ struct worker {
   struct scratch_buffer {
     unsigned char* mapping = nullptr;  // `usable` bytes, then the guard page
     size_t usable = 0;
-    unsigned char* start = nullptr;  // of the last use, `bytes` long
-    size_t bytes = 0;
+    unsigned char* start = nullptr;  // of the last use
     bool in_guard(uintptr_t address) const {
       const uintptr_t guard = reinterpret_cast<uintptr_t>(mapping) + usable;
       return mapping && address >= guard && address < guard + page_bytes();
@@ -124,7 +123,6 @@ struct worker {
       s.usable = usable;
     }
     s.start = s.mapping + s.usable - rounded;
-    s.bytes = bytes;
     return s.start;
   }
 
@@ -213,7 +211,6 @@ void on_signal(int signal, siginfo_t* info, void* context) {
   if (signal == SIGSEGV)
     if (const auto* shared = w->shared_guard_holding(f.address)) {
       f.past_shared = true;
-      f.shared_bytes = shared->bytes;
       f.shared_offset = f.address - reinterpret_cast<uintptr_t>(shared->start);
     }
   const fl_emu_where* where = w->api.where;

@@ -29,9 +29,8 @@ struct fault_report {
   uintptr_t address = 0;
   fault_access access = fault_access::unknown;  // a memory fault's, where the machine says
   bool stack_overflow = false;
-  bool past_shared = false;  // past the end of the block's dynamic shared memory:
-  size_t shared_bytes = 0;   // its size, and the faulting address's byte offset in it
-  size_t shared_offset = 0;
+  bool past_shared = false;  // past the end of the block's dynamic shared memory,
+  size_t shared_offset = 0;  // at this byte from its start
   bool located = false;  // `where` is known
   fl_emu_where where{};
 };
