@@ -773,7 +773,7 @@ __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync(
     expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(a mask computed as \(1 << n\) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: check mode reports such a shift, with its line\)/);
   });
 
-  it("defines HIP's platform for HIP sources as HIP's headers do: AMD on 64-lane warps, NVIDIA on 32 (emulator) and NVIDIA GPUs", () => {
+  it("defines HIP's platform for HIP sources as HIP's headers do (AMD on 64-lane warps, NVIDIA on 32 and on NVIDIA GPUs), and __lane_id()", () => {
     const source = `
 #include <hip/hip_runtime.h>
 __global__ void platform(int* out) {
@@ -782,13 +782,16 @@ __global__ void platform(int* out) {
 #elif defined(__HIP_PLATFORM_NVIDIA__) && !defined(__HIP_PLATFORM_AMD__)
   out[0] = 2;
 #endif
+  out[1 + hipThreadIdx_x + hipBlockDim_x * hipThreadIdx_y] = __lane_id();
 }`;
     const devices = dev().backend === "cpu" ? [dev(), fl.device("cpu", { warpSize: 64 })] : [dev()];
     for (const d of devices) {
-      const out = fl.full([1], -1, { dtype: "i32", device: d });
-      fl.compile(source, { device: d, name: "platform" }).fn("platform").launch({ grid: 1, block: 1 }, out);
+      const out = fl.full([1 + 96 * 2], -1, { dtype: "i32", device: d });
+      fl.compile(source, { device: d, name: "platform" }).fn("platform").launch({ grid: 1, block: [96, 2] }, out);
       const amd = d.backend === "hip" || (d.backend === "cpu" && d.props.warpSize === 64);
-      expect(Array.from(out.toArray()), d.describe()).to.deep.equal([amd ? 1 : 2]);
+      const got = Array.from(out.toArray());
+      expect(got[0], d.describe()).to.equal(amd ? 1 : 2);
+      expect(got.slice(1), d.describe()).to.deep.equal(range(192).map((t) => t % d.props.warpSize));
     }
   });
 

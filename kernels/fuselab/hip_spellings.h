@@ -22,4 +22,9 @@
 #define hipGridDim_y (gridDim.y)
 #define hipGridDim_z (gridDim.z)
 
+// The calling thread's lane in its warp (wavefront).
+__device__ __forceinline__ unsigned int __lane_id() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % warpSize;
+}
+
 #endif
