@@ -208,11 +208,9 @@ void on_signal(int signal, siginfo_t* info, void* context) {
                                                                                          : fault_access::read;
 #endif
   f.stack_overflow = (signal == SIGSEGV || signal == SIGBUS) && w->in_stack_guard(f.address);
-  if (signal == SIGSEGV)
-    if (const auto* shared = w->shared_guard_holding(f.address)) {
-      f.past_shared = true;
-      f.shared_offset = f.address - reinterpret_cast<uintptr_t>(shared->start);
-    }
+  const auto* shared = signal == SIGSEGV ? w->shared_guard_holding(f.address) : nullptr;
+  f.past_shared = shared != nullptr;
+  f.shared_offset = shared ? f.address - reinterpret_cast<uintptr_t>(shared->start) : 0;
   const fl_emu_where* where = w->api.where;
   f.located = where != nullptr;
   if (where) f.where = *where;
