@@ -82,6 +82,23 @@ struct sanitizer_type {
   uint16_t kind, info;
   char name[1];
 };
+// A type's name as the compiler spells it, without its quotes: printed with "%.*s".
+struct sanitizer_name {
+  int length;
+  const char* text;
+};
+inline sanitizer_name name_of(const sanitizer_type* type) {
+  const char* text = type->name + (type->name[0] == '\'');
+  return {static_cast<int>(strcspn(text, "'")), text};
+}
+// An integer the compiler passes in a pointer's bits, sign-extended as its type
+// says (info: log2 of its width in bits, then whether it is signed).
+inline long long integer_of(const sanitizer_type* type, void* value) {
+  const unsigned bits = 1u << (type->info >> 1);
+  long long n = static_cast<long long>(reinterpret_cast<uintptr_t>(value));
+  if ((type->info & 1) && bits < 64) n = (n << (64 - bits)) >> (64 - bits);
+  return n;
+}
 struct sanitizer_type_mismatch {
   sanitizer_location where;
   const sanitizer_type* type;
@@ -95,24 +112,32 @@ inline void misaligned_access(void* data, void* pointer) {
   const uintptr_t alignment = uintptr_t(1) << d->log_alignment;
   if (!tls().block || address == 0 || address % alignment == 0) return;  // not a misalignment, or not in a kernel
   // "'const struct float4'" -> "float4"
-  const char* type = d->type->name;
-  if (*type == '\'') type++;
+  sanitizer_name type = name_of(d->type);
   for (bool qualified = true; qualified;) {
     qualified = false;
     for (const char* word : {"const ", "volatile ", "struct ", "class "}) {
-      if (strncmp(type, word, strlen(word)) != 0) continue;
-      type += strlen(word);
+      const int length = static_cast<int>(strlen(word));
+      if (type.length < length || strncmp(type.text, word, length) != 0) continue;
+      type = {type.length - length, type.text + length};
       qualified = true;
     }
   }
   const char* verb = d->check_kind == 0 ? "loaded from" : d->check_kind == 1 ? "stored to" : "accessed at";
   char what[FL_EMU_ERROR_BYTES / 2];
   snprintf(what, sizeof what, "misaligned address: %.*s %s 0x%llx, which is not a multiple of its %u-byte alignment",
-           static_cast<int>(strcspn(type, "'")), type, verb, static_cast<unsigned long long>(address),
+           type.length, type.text, verb, static_cast<unsigned long long>(address),
            static_cast<unsigned>(alignment));
   device_stop(what, d->where.file, d->where.line);
 }
 }  // namespace fl::emu
+// The compiler calls __ubsan_handle_<check>, or its _abort twin where it cannot
+// recover; either way the handler ends the launch.
+#define FL_SANITIZER_HANDLER(check, parameters, call)                                          \
+  extern "C" __attribute__((weak)) void __ubsan_handle_##check parameters { call; }            \
+  extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_##check##_abort parameters { \
+    call;                                                                                    \
+    abort();                                                                                 \
+  }
 // Check mode also checks each shift's count (-fsanitize=shift-exponent): a shift by
 // the value's width or more is undefined in C++, and the CPU and a GPU give
 // different results for it (x86 takes the count modulo the width, so
@@ -128,18 +153,14 @@ struct sanitizer_shift {
 inline void shift_out_of_bounds(void* data, void* count) {
   const auto* d = static_cast<const sanitizer_shift*>(data);
   if (!tls().block) return;
-  // An integer type's info: log2 of its width in bits, then whether it is signed.
   const unsigned value_bits = 1u << (d->value_type->info >> 1);
-  const unsigned count_bits = 1u << (d->count_type->info >> 1);
-  long long n = static_cast<long long>(reinterpret_cast<uintptr_t>(count));
-  if ((d->count_type->info & 1) && count_bits < 64) n = (n << (64 - count_bits)) >> (64 - count_bits);
-  const char* type = d->value_type->name;
-  if (*type == '\'') type++;
+  const long long n = integer_of(d->count_type, count);
+  const sanitizer_name type = name_of(d->value_type);
   char what[FL_EMU_ERROR_BYTES / 2];
   snprintf(what, sizeof what,
            "%.*s value shifted by %lld, outside 0 to %u: undefined in C++, and the CPU and a GPU differ "
            "(the CPU shifts by the count modulo %u, a GPU's shift gives 0 or the sign bits)",
-           static_cast<int>(strcspn(type, "'")), type, n, value_bits - 1, value_bits);
+           type.length, type.text, n, value_bits - 1, value_bits);
   device_stop(what, d->where.file, d->where.line);
 }
 }  // namespace fl::emu
@@ -180,23 +201,16 @@ inline void float_cast_overflow(void* data, void* from) {
   } else {
     value = static_cast<double>(*static_cast<const long double*>(from));
   }
-  const char* to = to_type->name;
-  if (*to == '\'') to++;
+  const sanitizer_name to = name_of(to_type);
   char what[FL_EMU_ERROR_BYTES / 2];
   snprintf(what, sizeof what,
            "%.9g converted to %.*s, outside its range: undefined in C++, and the CPU and a GPU differ "
            "(a GPU saturates to the nearest value the type holds, and gives 0 for NaN)",
-           value, static_cast<int>(strcspn(to, "'")), to);
+           value, to.length, to.text);
   device_stop(what, located ? d->where.file : "<unknown>", located ? d->where.line : 0);
 }
 }  // namespace fl::emu
-extern "C" __attribute__((weak)) void __ubsan_handle_float_cast_overflow(void* data, void* from) {
-  ::fl::emu::float_cast_overflow(data, from);
-}
-extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_float_cast_overflow_abort(void* data, void* from) {
-  ::fl::emu::float_cast_overflow(data, from);
-  abort();
-}
+FL_SANITIZER_HANDLER(float_cast_overflow, (void* data, void* from), ::fl::emu::float_cast_overflow(data, from))
 // And each index into an array whose size the compiler knows (-fsanitize=bounds):
 // a static __shared__ array, a local array, a __constant__ table, an array in a
 // struct. The emulator keeps a block's __shared__ arrays side by side, so an
@@ -212,38 +226,15 @@ struct sanitizer_out_of_bounds {
 inline void index_out_of_bounds(void* data, void* index) {
   const auto* d = static_cast<const sanitizer_out_of_bounds*>(data);
   if (!tls().block) return;
-  // An integer index comes in the pointer's bits; its type says its width and sign.
-  const unsigned bits = 1u << (d->index_type->info >> 1);
-  long long i = static_cast<long long>(reinterpret_cast<uintptr_t>(index));
-  if ((d->index_type->info & 1) && bits < 64) i = (i << (64 - bits)) >> (64 - bits);
-  const char* type = d->array_type->name;
-  if (*type == '\'') type++;
+  const sanitizer_name type = name_of(d->array_type);
   char what[FL_EMU_ERROR_BYTES / 2];
-  snprintf(what, sizeof what, "index %lld out of bounds of %.*s", i, static_cast<int>(strcspn(type, "'")), type);
+  snprintf(what, sizeof what, "index %lld out of bounds of %.*s", integer_of(d->index_type, index), type.length, type.text);
   device_stop(what, d->where.file, d->where.line);
 }
 }  // namespace fl::emu
-extern "C" __attribute__((weak)) void __ubsan_handle_out_of_bounds(void* data, void* index) {
-  ::fl::emu::index_out_of_bounds(data, index);
-}
-extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_out_of_bounds_abort(void* data, void* index) {
-  ::fl::emu::index_out_of_bounds(data, index);
-  abort();
-}
-extern "C" __attribute__((weak)) void __ubsan_handle_shift_out_of_bounds(void* data, void*, void* count) {
-  ::fl::emu::shift_out_of_bounds(data, count);
-}
-extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_shift_out_of_bounds_abort(void* data, void*, void* count) {
-  ::fl::emu::shift_out_of_bounds(data, count);
-  abort();
-}
-extern "C" __attribute__((weak)) void __ubsan_handle_type_mismatch_v1(void* data, void* pointer) {
-  ::fl::emu::misaligned_access(data, pointer);
-}
-extern "C" __attribute__((weak, noreturn)) void __ubsan_handle_type_mismatch_v1_abort(void* data, void* pointer) {
-  ::fl::emu::misaligned_access(data, pointer);
-  abort();
-}
+FL_SANITIZER_HANDLER(out_of_bounds, (void* data, void* index), ::fl::emu::index_out_of_bounds(data, index))
+FL_SANITIZER_HANDLER(shift_out_of_bounds, (void* data, void*, void* count), ::fl::emu::shift_out_of_bounds(data, count))
+FL_SANITIZER_HANDLER(type_mismatch_v1, (void* data, void* pointer), ::fl::emu::misaligned_access(data, pointer))
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
 
