@@ -243,6 +243,34 @@ __global__ void tile_sum(float* out, const float* x, int pick) {
     await expectWorking(dev);
   });
 
+  it("ends an access through a pointer past the __shared__ or local array it points into in check mode", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__device__ void fill(float* row, int i, float v) { row[i] = v; }
+__global__ void halves(float* out, const float* x, int pick) {
+  __shared__ float tile[32];
+  __shared__ float other[32];
+  float* upper = tile + 16;
+  fill(upper, threadIdx.x, x[threadIdx.x]);
+  other[threadIdx.x % 32] = 1.0f;
+  float local[4] = {1, 2, 3, 4};
+  const float* taps = local;
+  __syncthreads();
+  out[threadIdx.x] = upper[threadIdx.x] + taps[pick] + other[0];
+}`, { device: dev, name: "halves" });
+    const out = fl.full([32], NaN, { device: dev });
+    const x = fl.tensor(range(32), { device: dev });
+    module.fn("halves").launch({ grid: 1, block: 16 }, out, x, 3);
+    expect(Array.from(out.toArray()).slice(0, 16)).to.deep.equal(range(16).map((t) => t + 5));
+    // 32 threads on the upper half of the tile: the second 16 would write into the next array.
+    module.fn("halves").launch({ grid: 1, block: 32 }, out, x, 0);
+    await expectRejects(dev.synchronize(), fl.DeviceError,
+      /^cpu synchronize: kernel 'halves': float stored to 0x[0-9a-f]+, out of bounds of the array it points into \(.*\) at halves\.hip:2 \(block \(0,0,0\), thread \((1[6-9]|2\d|3[01]),0,0\)\)$/);
+    module.fn("halves").launch({ grid: 1, block: 16 }, out, x, 4);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'halves': (const )?float loaded from 0x[0-9a-f]+, out of bounds of the array it points into .* at halves\.hip:12 /);
+    await expectWorking(dev);
+  });
+
   it("ends a float-to-integer conversion the type cannot hold in check mode, where the CPU and a GPU differ", async () => {
     const dev = fl.device("cpu", { check: true });
     const source = `

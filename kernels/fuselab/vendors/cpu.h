@@ -70,8 +70,11 @@ extern "C" __attribute__((weak, visibility("hidden"))) void __assert_fail(const 
 // (-fsanitize=alignment), which calls this handler at a typed load or store
 // whose address is not a multiple of its type's alignment: the launch ends
 // there, as a GPU ends it with "misaligned address" (a float4 access at an
-// address that is not a multiple of 16). The module's own copy: the sanitizer's
-// library is never loaded.
+// address that is not a multiple of 16); and with the object-size check
+// (-fsanitize=object-size), which calls it where a pointer made from an array
+// the compiler can see (a __shared__ tile, a local array) is used past that
+// array's end, where compute-sanitizer reports the access. The module's own
+// copy: the sanitizer's library is never loaded.
 namespace fl::emu {
 // What the compiler passes: the sanitizers' common layout.
 struct sanitizer_location {
@@ -106,11 +109,12 @@ struct sanitizer_type_mismatch {
   unsigned char check_kind;  // 0: a load, 1: a store, others: a reference, member or call through the pointer
 };
 
-inline void misaligned_access(void* data, void* pointer) {
+// The compiler calls it for two checks; the address tells which failed.
+inline void type_mismatch(void* data, void* pointer) {
   const auto* d = static_cast<const sanitizer_type_mismatch*>(data);
   const uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
   const uintptr_t alignment = uintptr_t(1) << d->log_alignment;
-  if (!tls().block || address == 0 || address % alignment == 0) return;  // not a misalignment, or not in a kernel
+  if (!tls().block || address == 0) return;  // not in a kernel, or a null pointer (the fault handler's)
   // "'const struct float4'" -> "float4"
   sanitizer_name type = name_of(d->type);
   for (bool qualified = true; qualified;) {
@@ -124,9 +128,15 @@ inline void misaligned_access(void* data, void* pointer) {
   }
   const char* verb = d->check_kind == 0 ? "loaded from" : d->check_kind == 1 ? "stored to" : "accessed at";
   char what[FL_EMU_ERROR_BYTES / 2];
-  snprintf(what, sizeof what, "misaligned address: %.*s %s 0x%llx, which is not a multiple of its %u-byte alignment",
-           type.length, type.text, verb, static_cast<unsigned long long>(address),
-           static_cast<unsigned>(alignment));
+  if (address % alignment != 0)
+    snprintf(what, sizeof what, "misaligned address: %.*s %s 0x%llx, which is not a multiple of its %u-byte alignment",
+             type.length, type.text, verb, static_cast<unsigned long long>(address),
+             static_cast<unsigned>(alignment));
+  else  // aligned: the object-size check, an access reaching past the object the pointer was made from
+    snprintf(what, sizeof what,
+             "%.*s %s 0x%llx, out of bounds of the array it points into (a __shared__, local or __constant__ "
+             "array, or a struct: a pointer into it went past its end)",
+             type.length, type.text, verb, static_cast<unsigned long long>(address));
   device_stop(what, d->where.file, d->where.line);
 }
 }  // namespace fl::emu
@@ -234,7 +244,7 @@ inline void index_out_of_bounds(void* data, void* index) {
 }  // namespace fl::emu
 FL_SANITIZER_HANDLER(out_of_bounds, (void* data, void* index), ::fl::emu::index_out_of_bounds(data, index))
 FL_SANITIZER_HANDLER(shift_out_of_bounds, (void* data, void*, void* count), ::fl::emu::shift_out_of_bounds(data, count))
-FL_SANITIZER_HANDLER(type_mismatch_v1, (void* data, void* pointer), ::fl::emu::misaligned_access(data, pointer))
+FL_SANITIZER_HANDLER(type_mismatch_v1, (void* data, void* pointer), ::fl::emu::type_mismatch(data, pointer))
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
 

@@ -410,16 +410,16 @@ compile_result compile_module(const std::string& source, const std::string& kern
   if (!compiler_is_clang()) flags.push_back("-fno-tree-pta");
   if (check) {
     // The alignment of every typed load and store is checked, the count of
-    // every shift, the range of every float-to-integer conversion and every
-    // index into an array of known size; the module's own handlers
-    // (vendors/cpu.h) end the launch at a misaligned access, a shift by the
-    // value's width or more, a conversion the integer type cannot hold (where
-    // the CPU and a GPU differ), or an index past a __shared__, local or
-    // __constant__ array. g++ would
+    // every shift, the range of every float-to-integer conversion, every
+    // index into an array of known size and every access through a pointer
+    // into one; the module's own handlers (vendors/cpu.h) end the launch at a
+    // misaligned access, a shift by the value's width or more, a conversion the
+    // integer type cannot hold (where the CPU and a GPU differ), or an access
+    // past a __shared__, local or __constant__ array. g++ would
     // link its sanitizer library, which a module must not load into the
     // process: linked statically, nothing of it is used, as the module defines
     // the handlers it calls. clang links none into a shared object.
-    flags.push_back("-fsanitize=alignment,shift-exponent,float-cast-overflow,bounds");
+    flags.push_back("-fsanitize=alignment,shift-exponent,float-cast-overflow,bounds,object-size");
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
   std::vector<std::string> command = kSettings.compiler;
