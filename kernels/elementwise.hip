@@ -135,11 +135,15 @@ __device__ __forceinline__ void map_flat(T* __restrict__ out, const T* __restric
 }
 
 // out[r, c] = f(x[r, c], bias[c]) over rows x cols, V elements at a time (V divides cols).
+// An f32 thread that takes several rows loads two of them before it computes
+// either: on an H100, f32 scale_bias at two rows a thread ran 2% faster so. A
+// 16-bit vector is 8 values, twice the math: two in flight made bf16 bias_gelu
+// 9% slower (0.2008 ms against 0.1845), so 16-bit types load one row at a time.
 template <int V, typename T, typename F>
 __device__ __forceinline__ void map_rows_bias(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ bias,
                                               long long rows, long long cols, F f) {
   using VT = fl::vec<T, V>;
-  const long long chunks = cols / V;
+  const long long chunks = cols / V, row_stride = grid_threads_y();
   const VT* xv = reinterpret_cast<const VT*>(x);
   const VT* biasv = reinterpret_cast<const VT*>(bias);
   VT* ov = reinterpret_cast<VT*>(out);
@@ -147,7 +151,19 @@ __device__ __forceinline__ void map_rows_bias(T* __restrict__ out, const T* __re
     const VT vb = biasv[c];
     float b[V];
     for (int k = 0; k < V; ++k) b[k] = fl::to_float(vb.v[k]);
-    for (long long r = global_thread_y(); r < rows; r += grid_threads_y()) {
+    long long r = global_thread_y();
+    if constexpr (sizeof(T) >= 4)
+      for (; r + row_stride < rows; r += 2 * row_stride) {
+        const VT a0 = xv[r * chunks + c], a1 = xv[(r + row_stride) * chunks + c];
+        VT o0, o1;
+        for (int k = 0; k < V; ++k) {
+          o0.v[k] = fl::from_float<T>(f(fl::to_float(a0.v[k]), b[k]));
+          o1.v[k] = fl::from_float<T>(f(fl::to_float(a1.v[k]), b[k]));
+        }
+        ov[r * chunks + c] = o0;
+        ov[(r + row_stride) * chunks + c] = o1;
+      }
+    for (; r < rows; r += row_stride) {
       const long long i = r * chunks + c;
       const VT a = xv[i];
       VT o;

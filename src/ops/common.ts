@@ -19,10 +19,9 @@ const BLOCK_THREADS = 256;
 // (bench/results/nvidia-h100-80gb-hbm3-2026-11-23-add-relu-variants.log).
 const BLOCKS_PER_CPU_WORKER = 32;
 
-// Rows a GPU thread of a row kernel takes, keeping its column's operand (a bias
-// vector) in registers across them: at one row a thread, the bias was read again
-// for every 16 bytes of x, and bias_add-shaped ops fell from 94.5% to 92% of the
-// copy ceiling on an H100.
+// Rows a GPU thread of a row kernel takes by default, keeping its column's
+// operand in registers across them (the bias ops choose their own:
+// src/ops/elementwise.ts).
 const ROWS_PER_GPU_THREAD = 4;
 
 /** Kernels index elements with 32-bit ints; larger tensors are refused before launch. */
@@ -224,12 +223,12 @@ export function launch1D(device: Device, items: number): LaunchShape {
  * rows. Narrow rows get a narrow, tall block so that no thread idles; the grid
  * covers the rows (a few a thread on a GPU) within the device's limits.
  */
-export function launchRows(device: Device, rows: number, rowItems: number): LaunchShape {
+export function launchRows(device: Device, rows: number, rowItems: number, rowsPerGpuThread = ROWS_PER_GPU_THREAD): LaunchShape {
   const blockX = Math.min(BLOCK_THREADS, nextPowerOfTwo(rowItems));
   const blockY = BLOCK_THREADS / blockX;
   const most = mostBlocks(device);
   const gridX = Math.min(Math.ceil(rowItems / blockX), most, device.props.maxGridDim[0]);
-  const rowsPerThread = device.kind === "cpu" ? 1 : ROWS_PER_GPU_THREAD;
+  const rowsPerThread = device.kind === "cpu" ? 1 : rowsPerGpuThread;
   const gridY = Math.min(Math.ceil(rows / (blockY * rowsPerThread)), Math.max(1, Math.floor(most / gridX)), device.props.maxGridDim[1]);
   return { grid: [gridX, gridY], block: [blockX, blockY] };
 }

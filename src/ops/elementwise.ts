@@ -1,5 +1,6 @@
 // Elementwise ops (kernels/elementwise.hip), each declared once: the unfused
 // ops (one launch each) and the fused ops with the chains they replace.
+import { DTYPE_BYTES } from "../dtype";
 import { ArgumentError, shapeString } from "../errors";
 import type { Tensor } from "../tensor";
 import {
@@ -30,11 +31,21 @@ function flatShape(x: Tensor): LaunchShape {
 }
 
 /** A row kernel over `rows` rows of `cols`: vectorized when every row start is 16-byte aligned. */
-function rowsShape(x: Tensor, rows: number, cols: number): { shape: LaunchShape; vectorized: number } {
+function rowsShape(x: Tensor, rows: number, cols: number, rowsPerGpuThread?: number): { shape: LaunchShape; vectorized: number } {
   const dtype = x.dtype as FloatDType;
   const vectorized = rowsVectorizable(dtype, cols) ? 1 : 0;
-  return { shape: launchRows(x.device, rows, rowChunks(dtype, cols)), vectorized };
+  return { shape: launchRows(x.device, rows, rowChunks(dtype, cols), rowsPerGpuThread), vectorized };
 }
+
+// Rows a GPU thread of a row op takes, by element size (the default is 4). On an
+// H100 at 32768x4096 (docs/gpu-runs.md, 2026-11-24 night), f32 ran fastest with
+// fewer: scale_bias at 2 rows (0.3604 ms, against 0.3621 at 4 and 0.3856 at 1,
+// where each 16 bytes of x brings its bias vector again), silu_and_mul and
+// gelu_and_mul at 1 (0.5228 and 0.5212 ms, against 0.5337 and 0.5328 at 4). A
+// 16-bit vector holds 8 values, twice the math: at 1 row, bf16 bias_gelu and
+// gelu_and_mul ran 4-14% slower, so 16-bit types keep 4.
+const BIAS_ROWS_PER_GPU_THREAD: Readonly<Record<number, number>> = { 4: 2, 2: 4 };
+const HALVES_ROWS_PER_GPU_THREAD: Readonly<Record<number, number>> = { 4: 1, 2: 4 };
 
 /** a and b: tensors of one float dtype, shape and device. */
 function checkPair(where: string, a: unknown, b: unknown): [Tensor, Tensor] {
@@ -61,7 +72,7 @@ function unary(op: string, kernels: KernelsByDType, x: Tensor, scalar?: number):
 function withBias(op: string, kernels: KernelsByDType, x: Tensor, bias: Tensor, scalar?: number): Tensor {
   const out = emptyLike(x);
   const rows = rowCount(x.shape), cols = lastDim(x.shape);
-  const { shape, vectorized } = rowsShape(x, rows, cols);
+  const { shape, vectorized } = rowsShape(x, rows, cols, BIAS_ROWS_PER_GPU_THREAD[DTYPE_BYTES[x.dtype]]);
   const args = scalar === undefined
     ? [out, x, bias, rows, cols, vectorized]
     : [out, x, scalar, bias, rows, cols, vectorized];
@@ -85,7 +96,7 @@ function actAndMul(op: string, kernels: KernelsByDType, x: Tensor): Tensor {
   const d = lastDim(x.shape);
   const out = emptyLike(x, [...x.shape.slice(0, -2), d]);
   const rows = rowCount(out.shape);
-  const { shape, vectorized } = rowsShape(x, rows, d);
+  const { shape, vectorized } = rowsShape(x, rows, d, HALVES_ROWS_PER_GPU_THREAD[DTYPE_BYTES[x.dtype]]);
   launchBuiltin(op, kernels, x, shape, x.bytes, out.bytes, [out, x, rows, d, vectorized]);
   return out;
 }
