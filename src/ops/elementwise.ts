@@ -1,6 +1,6 @@
 // Elementwise ops (kernels/elementwise.hip), each declared once: the unfused
 // ops (one launch each) and the fused ops with the chains they replace.
-import { DTYPE_BYTES } from "../dtype";
+import { DTYPE_BYTES, DType } from "../dtype";
 import { ArgumentError, shapeString } from "../errors";
 import type { Tensor } from "../tensor";
 import {
@@ -31,21 +31,25 @@ function flatShape(x: Tensor): LaunchShape {
 }
 
 /** A row kernel over `rows` rows of `cols`: vectorized when every row start is 16-byte aligned. */
-function rowsShape(x: Tensor, rows: number, cols: number, rowsPerGpuThread?: number): { shape: LaunchShape; vectorized: number } {
+function rowsShape(x: Tensor, rows: number, cols: number, threadRows?: number): { shape: LaunchShape; vectorized: number } {
   const dtype = x.dtype as FloatDType;
   const vectorized = rowsVectorizable(dtype, cols) ? 1 : 0;
-  return { shape: launchRows(x.device, rows, rowChunks(dtype, cols), rowsPerGpuThread), vectorized };
+  return { shape: launchRows(x.device, rows, rowChunks(dtype, cols), threadRows), vectorized };
 }
 
-// Rows a GPU thread of a row op takes, by element size (the default is 4). On an
-// H100 at 32768x4096 (docs/gpu-runs.md, 2026-11-24 night), f32 ran fastest with
-// fewer: scale_bias at 2 rows (0.3604 ms, against 0.3621 at 4 and 0.3856 at 1,
-// where each 16 bytes of x brings its bias vector again), silu_and_mul and
-// gelu_and_mul at 1 (0.5228 and 0.5212 ms, against 0.5337 and 0.5328 at 4). A
-// 16-bit vector holds 8 values, twice the math: at 1 row, bf16 bias_gelu and
-// gelu_and_mul ran 4-14% slower, so 16-bit types keep 4.
-const BIAS_ROWS_PER_GPU_THREAD: Readonly<Record<number, number>> = { 4: 2, 2: 4 };
-const HALVES_ROWS_PER_GPU_THREAD: Readonly<Record<number, number>> = { 4: 1, 2: 4 };
+// Rows a GPU thread of a row op takes. On an H100 at 32768x4096 (docs/gpu-runs.md,
+// 2026-11-24 night), f32 ran fastest with fewer than the default 4: scale_bias at
+// 2 rows (0.3604 ms, against 0.3621 at 4 and 0.3856 at 1, where each 16 bytes of
+// x brings its bias vector again), silu_and_mul and gelu_and_mul at 1 (0.5228
+// and 0.5212 ms, against 0.5337 and 0.5328 at 4). 16-bit types at 1 row too
+// (bf16 scale_bias 0.1815 ms, silu_and_mul 0.2666, against 0.1847 and 0.2697 at
+// 4), except GELU's: a 16-bit vector holds 8 values, twice the math, and bf16
+// gelu_and_mul ran 4% slower at 1 row than at 4 (0.2826 ms against 0.2722),
+// bias_gelu slower still.
+function rowsPerGpuThread(kind: "bias" | "halves", dtype: DType, gelu: boolean): number {
+  if (DTYPE_BYTES[dtype] >= 4) return kind === "bias" ? 2 : 1;
+  return gelu ? 4 : 1;
+}
 
 /** a and b: tensors of one float dtype, shape and device. */
 function checkPair(where: string, a: unknown, b: unknown): [Tensor, Tensor] {
@@ -69,10 +73,10 @@ function unary(op: string, kernels: KernelsByDType, x: Tensor, scalar?: number):
 }
 
 // out[r, c] = f(x[r, c], bias[c]) [with a scale before the bias].
-function withBias(op: string, kernels: KernelsByDType, x: Tensor, bias: Tensor, scalar?: number): Tensor {
+function withBias(op: string, kernels: KernelsByDType, x: Tensor, bias: Tensor, scalar?: number, gelu = false): Tensor {
   const out = emptyLike(x);
   const rows = rowCount(x.shape), cols = lastDim(x.shape);
-  const { shape, vectorized } = rowsShape(x, rows, cols, BIAS_ROWS_PER_GPU_THREAD[DTYPE_BYTES[x.dtype]]);
+  const { shape, vectorized } = rowsShape(x, rows, cols, rowsPerGpuThread("bias", x.dtype, gelu));
   const args = scalar === undefined
     ? [out, x, bias, rows, cols, vectorized]
     : [out, x, scalar, bias, rows, cols, vectorized];
@@ -92,11 +96,11 @@ function checkStackedHalves(where: string, value: unknown): Tensor {
 }
 
 // x is [..., 2, d]: out[..., d] = act(x[..., 0, :]) * x[..., 1, :].
-function actAndMul(op: string, kernels: KernelsByDType, x: Tensor): Tensor {
+function actAndMul(op: string, kernels: KernelsByDType, x: Tensor, gelu = false): Tensor {
   const d = lastDim(x.shape);
   const out = emptyLike(x, [...x.shape.slice(0, -2), d]);
   const rows = rowCount(out.shape);
-  const { shape, vectorized } = rowsShape(x, rows, d, HALVES_ROWS_PER_GPU_THREAD[DTYPE_BYTES[x.dtype]]);
+  const { shape, vectorized } = rowsShape(x, rows, d, rowsPerGpuThread("halves", x.dtype, gelu));
   launchBuiltin(op, kernels, x, shape, x.bytes, out.bytes, [out, x, rows, d, vectorized]);
   return out;
 }
@@ -285,7 +289,7 @@ export const biasGelu = declareFused({
     const t = checkFloatTensor(where, "x", x);
     const b = checkRowVector(where, "bias", bias, "x", t);
     const approximate = geluApproximation(where, options);
-    return withBias("fused.biasGelu", geluKernels(approximate, BIAS_GELU, BIAS_GELU_TANH), t, b);
+    return withBias("fused.biasGelu", geluKernels(approximate, BIAS_GELU, BIAS_GELU_TANH), t, b, undefined, true);
   },
   unfused: (x: Tensor, bias: Tensor, options?: GeluOptions): Tensor => gelu.fn(biasAdd.fn(x, bias), options),
   examples: [
@@ -315,7 +319,7 @@ export const geluAndMul = declareFused({
   fused: (x: Tensor, options?: GeluOptions): Tensor => {
     const t = checkStackedHalves("fl.fused.geluAndMul", x);
     const approximate = geluApproximation("fl.fused.geluAndMul", options);
-    return actAndMul("fused.geluAndMul", geluKernels(approximate, GELU_AND_MUL, GELU_TANH_AND_MUL), t);
+    return actAndMul("fused.geluAndMul", geluKernels(approximate, GELU_AND_MUL, GELU_TANH_AND_MUL), t, true);
   },
   unfused: (x: Tensor, options?: GeluOptions): Tensor => {
     const t = checkStackedHalves("fl.unfused.geluAndMul", x);
