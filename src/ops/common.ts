@@ -20,8 +20,8 @@ const BLOCK_THREADS = 256;
 const BLOCKS_PER_CPU_WORKER = 32;
 
 // Rows a GPU thread of a row kernel takes by default, keeping its column's
-// operand in registers across them (the bias ops choose their own:
-// src/ops/elementwise.ts).
+// operand in registers across them (the elementwise row ops choose their own,
+// by dtype: src/ops/elementwise.ts).
 const ROWS_PER_GPU_THREAD = 4;
 
 /** Kernels index elements with 32-bit ints; larger tensors are refused before launch. */
