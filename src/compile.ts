@@ -36,9 +36,24 @@ const LOG_LINES_SHOWN = 40;
 
 const cache = new Map<Device, Map<string, Module>>();
 
-interface Prepared {
-  dev: Device;
-  key: string;
+// What a source is compiled for: a device's backend and architecture, or an
+// architecture named with no device (compileCheck).
+interface Build {
+  backend: Target;
+  /** "sm_90", "gfx90a", "cpu-x86_64" */
+  arch: string;
+  warpSize: number;
+  /** "cuda:0 NVIDIA H100 ...", "hip gfx90a" */
+  label: string;
+}
+
+function buildOf(dev: Device): Build {
+  return { backend: dev.backend as Target, arch: dev.props.arch, warpSize: dev.props.warpSize, label: dev.describe() };
+}
+
+// A source made ready for one build: the text its compiler reads, and what was read of it.
+interface Translated {
+  build: Build;
   text: string;
   /** The file name compiler messages give the source: "saxpy.hip". */
   file: string;
@@ -46,21 +61,26 @@ interface Prepared {
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
   flags: string[];
-  timeoutMs: number;
-  cached?: Module;
   /** For a kernel name the source spells only in text the preprocessor leaves out here: the conditional that does. */
   leftOutBy: (name: string) => string | undefined;
 }
 
+interface Prepared extends Translated {
+  dev: Device;
+  key: string;
+  timeoutMs: number;
+  cached?: Module;
+}
+
 // What the compiler of each backend predefines, so that signatures are read as it will read them
 // (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
-function predefinedMacros(dev: Device): Record<string, string> {
+function predefinedMacros(build: Build): Record<string, string> {
   const common = { __cplusplus: "201703L" };
-  const sm = /^sm_(\d+)(\d)$/.exec(dev.props.arch);
+  const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
-  if (dev.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
-  if (dev.backend === "hip") {
-    return { ...common, [`__${dev.props.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
+  if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
+  if (build.backend === "hip") {
+    return { ...common, [`__${build.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
   }
   return { ...common, FL_TARGET_CPU: "1" };
 }
@@ -71,11 +91,11 @@ function predefinedMacros(dev: Device): Record<string, string> {
 // device-side forms of the few C and C++ headers kernels include. The compiler
 // is given these with -I; on NVIDIA GPUs the backend adds the toolkit's own.
 // An NVIDIA GPU also gets HIP's headers, for HIP sources (hiprtc has its own on AMD).
-function ownIncludeFolders(dev: Device): string[] {
+function ownIncludeFolders(backend: Target): string[] {
   const kernels = path.join(packageRoot(), "kernels");
-  if (dev.backend === "cpu") return [kernels, path.join(kernels, "fuselab", "emulator", "include")];
+  if (backend === "cpu") return [kernels, path.join(kernels, "fuselab", "emulator", "include")];
   const rtc = [kernels, path.join(kernels, "fuselab", "rtc")];
-  return dev.backend === "cuda" ? [...rtc, path.join(kernels, "fuselab", "rtc-nvidia")] : rtc;
+  return backend === "cuda" ? [...rtc, path.join(kernels, "fuselab", "rtc-nvidia")] : rtc;
 }
 
 // HIP's headers say which platform they compile for (__HIP_PLATFORM_AMD__ or
@@ -83,19 +103,19 @@ function ownIncludeFolders(dev: Device): string[] {
 // CPU the emulator's headers take the device's: AMD with 64-lane warps, NVIDIA
 // with 32. Given only to sources that include them, so that other sources keep
 // one compiled module for both widths.
-function hipPlatformFlags(dev: Device, source: string): string[] {
+function hipPlatformFlags(build: Build, source: string): string[] {
   const includesHip = /^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]*\b(?:hip\/hip_\w+\.h|hipcub\/)/m.test(source);
-  return dev.backend === "cpu" && includesHip ? [`-DFL_EMU_WARP_SIZE=${dev.props.warpSize}`] : [];
+  return build.backend === "cpu" && includesHip ? [`-DFL_EMU_WARP_SIZE=${build.warpSize}`] : [];
 }
 
 // The folders a source's headers are looked up in, in the compiler's order: on
 // an NVIDIA GPU also the toolkit's (the cuda backend's folders: $CUDA_HOME/include,
 // else /usr/local/cuda/include, and its C++ library in include/cccl).
-function includeFolders(dev: Device): string[] {
-  if (dev.backend !== "cuda") return ownIncludeFolders(dev);
+function includeFolders(backend: Target): string[] {
+  if (backend !== "cuda") return ownIncludeFolders(backend);
   const home = process.env.CUDA_HOME ? path.join(process.env.CUDA_HOME, "include") : "";
   const toolkit = home && isFolder(home) ? home : isFolder("/usr/local/cuda/include") ? "/usr/local/cuda/include" : "";
-  return [...ownIncludeFolders(dev), ...(toolkit ? [toolkit, path.join(toolkit, "cccl")].filter(isFolder) : [])];
+  return [...ownIncludeFolders(backend), ...(toolkit ? [toolkit, path.join(toolkit, "cccl")].filter(isFolder) : [])];
 }
 
 function isFolder(folder: string): boolean {
@@ -106,30 +126,34 @@ function isFolder(folder: string): boolean {
   }
 }
 
-function prepare(where: string, source: unknown, options: unknown): Prepared {
+function checkSource(where: string, source: unknown): string {
   if (typeof source !== "string") throw new ArgumentError(where, "source", "a string of HIP source", describe(source));
   const nul = source.indexOf("\0");
   if (nul >= 0) {
     const line = source.slice(0, nul).split("\n").length;
     throw new ArgumentError(where, "source", "a string without NUL characters", `a NUL character on line ${line}`);
   }
-  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs"]);
-  if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
-    throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
+  return source;
+}
+
+function checkFileName(where: string, name: unknown): string | undefined {
+  if (name !== undefined && !(typeof name === "string" && /^[A-Za-z0-9_.-]+$/.test(name))) {
+    throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(name));
   }
-  const dev = checkDevice(where, o.device);
-  if (o.name !== undefined && !(typeof o.name === "string" && /^[A-Za-z0-9_.-]+$/.test(o.name))) {
-    throw new ArgumentError(where, "options.name", "a file name of letters, digits, _ . -", describe(o.name));
-  }
-  const predefined = predefinedMacros(dev);
-  const target = dev.backend as Target;
-  const checked = guardFileAccess(where, source, target, predefined, includeFolders(dev));
+  return name;
+}
+
+// The text `build`'s compiler reads for `source`, and the kernels, templates and constants found in it.
+function translate(where: string, source: string, fileName: string | undefined, build: Build): Translated {
+  const predefined = predefinedMacros(build);
+  const target = build.backend;
+  const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH }), target, predefined);
   const { kernels: declarations, templates, constants } = findKernels(source, predefined);
   if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0].name;
-  const name = (o.name as string | undefined) ?? first.replace(/\W+/g, "_");
+  const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
   // On the CPU a source's host code is host code, but a host function calling the runtime
@@ -138,11 +162,21 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL_OR_LAUNCH }))
     : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
-  const flags = [...ownIncludeFolders(dev).map((folder) => `-I${folder}`), ...hipPlatformFlags(dev, checked)];
-  const key = createHash("sha256").update(text).update("\0").update(flags.join(" ")).digest("hex");
+  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...hipPlatformFlags(build, checked)];
+  return { build, file, text, declarations, templates, constants, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
+}
+
+function prepare(where: string, source: unknown, options: unknown): Prepared {
+  const text = checkSource(where, source);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs"]);
+  if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
+    throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
+  }
+  const dev = checkDevice(where, o.device);
+  const t = translate(where, text, checkFileName(where, o.name), buildOf(dev));
+  const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  return { dev, key, file, text, declarations, templates, constants, flags, timeoutMs, cached: cache.get(dev)?.get(key),
-    leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
+  return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) };
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -229,14 +263,14 @@ function withShadowedBuiltinsRenamed(source: string): string {
   return text;
 }
 
-function compileError(where: string, p: Prepared, e: unknown): Error {
+function compileError(where: string, p: Translated, e: unknown): Error {
   if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
   const lines = userLogLines(e.log, p.file);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in error.log` : "";
   const hint = hostRuntimeCallHint(e.log);
-  return new DeviceError(`${where}: compilation failed on ${p.dev.describe()}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
+  return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU
@@ -283,18 +317,19 @@ function layoutAsserts(declarations: readonly KernelDeclaration[]): string {
   const asserts = declarations.flatMap((d) => d.params.flatMap((q, i) => {
     if (!q.layout) return [];
     const { name, size, align } = q.layout;
-    const params = `fl_layout_check::params<decltype(${d.name})>`;
-    return [`static_assert(${params}::size[${i}] == ${size} && ${params}::align[${i}] == ${align}, ` +
+    const param = `fl_layout_check::param<decltype(${d.name}), ${i}>::type`;
+    return [`static_assert(sizeof(${param}) == ${size} && alignof(${param}) == ${align}, ` +
       `"fuselab passes parameter ${i} of ${d.name} (${name}) as ${size} bytes aligned to ${align}; this compiler lays it out otherwise ` +
       `(an attribute it ignores, or a #pragma pack?): write the struct's alignment as alignas(N) before its name");`];
   }));
   if (asserts.length === 0) return "";
+  // The parameter's type itself, not a table of sizes: clang (hiprtc) cannot read a
+  // constexpr array's element in a static_assert of a class template.
   return ["", "namespace fl_layout_check {",
-    "template <typename F> struct params;",
-    "template <typename... A> struct params<void(A...)> {",
-    "  static constexpr unsigned long long size[] = {sizeof(A)...};",
-    "  static constexpr unsigned long long align[] = {alignof(A)...};",
-    "};",
+    "template <unsigned I, typename T, typename... R> struct nth { using type = typename nth<I - 1, R...>::type; };",
+    "template <typename T, typename... R> struct nth<0, T, R...> { using type = T; };",
+    "template <typename F, unsigned I> struct param;",
+    "template <typename... A, unsigned I> struct param<void(A...), I> { using type = typename nth<I, A...>::type; };",
     "}  // namespace fl_layout_check",
     ...asserts, ""].join("\n");
 }
@@ -342,5 +377,66 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
     return remember("fl.compileAsync", p, handle);
   } catch (e) {
     throw compileError("fl.compileAsync", p, e);
+  }
+}
+
+/** Options of `compileCheck()`. */
+export interface CompileCheckOptions {
+  /** The GPU compiled for, as "<backend>:<architecture>": "hip:gfx90a", "hip:gfx1030", "cuda:sm_90". */
+  target: string;
+  /** The file name compiler messages use (`<name>.hip`); the first kernel's name when left out. */
+  name?: string;
+  /** Template kernels compiled too, by name expression, as `module.fn` takes them: `["norm<float, 256>"]`. */
+  instances?: string[];
+}
+
+/** What `compileCheck()` compiled: each kernel (and instance) with its symbol in the code, and the compiler's warnings. */
+export interface CompileCheckResult {
+  target: string;
+  kernels: { name: string; symbol: string }[];
+  log: string;
+}
+
+const CHECK_TARGET = /^(?:hip:(gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*|cuda:(sm_\d{2,3}a?))$/;
+
+/**
+ * Compiles `source` for a GPU named by its architecture, as `compile()` would on
+ * that GPU (NVRTC or hiprtc, the same headers and predefined macros), without
+ * one: a source checked for AMD or NVIDIA GPUs this machine does not have. Needs
+ * the backend's run-time compiler (hiprtc, NVRTC), not its driver. Nothing is
+ * loaded or run. A compile error is a DeviceError showing the compiler's log.
+ */
+export function compileCheck(source: string, options: CompileCheckOptions): CompileCheckResult {
+  const where = "fl.compileCheck";
+  const text = checkSource(where, source);
+  const o = checkOptionsObject(where, options, ["target", "name", "instances"]);
+  const match = typeof o.target === "string" ? CHECK_TARGET.exec(o.target) : null;
+  if (!match) throw new ArgumentError(where, "options.target", `"hip:<gfx architecture>" or "cuda:sm_<NN>" ("hip:gfx90a", "cuda:sm_90")`, describe(o.target));
+  const target = o.target as string;
+  const backend: Target = match[1] ? "hip" : "cuda";
+  const arch = target.slice(target.indexOf(":") + 1);
+  // gfx9 (CDNA, GCN) runs 64-lane wavefronts; gfx10 and later default to 32.
+  const warpSize = backend === "hip" && /^gfx9/.test(arch) ? 64 : 32;
+  const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}` });
+  const instances = o.instances ?? [];
+  if (!Array.isArray(instances) || instances.some((i) => typeof i !== "string")) {
+    throw new ArgumentError(where, "options.instances", "an array of template kernels' name expressions", describe(o.instances));
+  }
+  const instanceNames = (instances as string[]).map((expression, i) => {
+    const parsed = parseNameExpression(expression);
+    const template = parsed && expression.includes("<") ? t.templates.find((k) => k.name === parsed.name) : undefined;
+    if (!parsed || !template) {
+      const known = t.templates.map((k) => `${k.name}<...>`).join(", ") || "none";
+      throw new ArgumentError(where, `options.instances[${i}]`, `an instance of one of the source's template kernels (${known})`, JSON.stringify(expression));
+    }
+    return instantiate(template, parsed.args).name;
+  });
+  const names = [...t.declarations.map((d) => d.name), ...instanceNames];
+  try {
+    // The run-time compiler takes the arch with its features (gfx90a:xnack-), as a device names it.
+    const compiled = nativeCall(() => native().compileCheck(backend, arch, t.text, names, t.flags));
+    return { target, kernels: names.map((name, i) => ({ name, symbol: compiled.symbols[i] })), log: compiled.log };
+  } catch (e) {
+    throw compileError(where, t, e);
   }
 }

@@ -276,6 +276,20 @@ export function guardFileAccess(where: string, source: string, target: Target, p
   }
 }
 
+// CUDA's toolkit headers are NVIDIA's: an AMD GPU's compiler has HIP's instead.
+const HIP_FORMS: Record<string, string> = {
+  "cuda_fp16.h": "hip/hip_fp16.h",
+  "cuda_bf16.h": "hip/hip_bf16.h",
+  "cooperative_groups.h": "hip/hip_cooperative_groups.h",
+};
+
+function cudaHeaderOnAmd(header: string): string | undefined {
+  const hip = HIP_FORMS[header];
+  if (hip) return `it is CUDA's, for NVIDIA GPUs; on an AMD GPU include <${hip}>`;
+  if (/^(?:cub|cuda|thrust)\//.test(header)) return "it is part of CUDA's C++ library, for NVIDIA GPUs, which hiprtc does not have";
+  return undefined;
+}
+
 function guarded(text: string, target: Target, predefined: Record<string, string>, folders: readonly string[]): string {
   const onDevice = target !== "cpu";
   // hiprtc's own headers (hip/hip_runtime.h) are in no folder: it answers for them.
@@ -317,7 +331,8 @@ function guarded(text: string, target: Target, predefined: Record<string, string
     if (file && !/["\\\n]/.test(file)) {
       replacedLines.set(d.line, `#include "${file}"`);
     } else if (d.active) {
-      refuse(`${HEADERS} (one this device's compiler finds among them)`, `#include of ${JSON.stringify(header)}, which is none of them, ${at}`);
+      const hip = target === "hip" ? cudaHeaderOnAmd(header) : undefined;
+      refuse(`${HEADERS} (one this device's compiler finds among them)`, `#include of ${JSON.stringify(header)}, which is none of them, ${at}${hip ? `: ${hip}` : ""}`);
     } else {
       // A branch this preprocessor thinks is not taken: should the compiler take it, it stops here.
       replacedLines.set(d.line, `#error "fuselab: this header is not one of the toolkit's or fuselab's"`);

@@ -68,8 +68,9 @@ export function userLogLines(log: string, file: string): string[] {
 
 // How each compiler says a name is not declared: GCC ('x' was not declared), NVRTC
 // (identifier "x" is undefined), clang/hiprtc (use of undeclared identifier 'x').
-const UNDECLARED_RUNTIME_CALL =
-  /(?:[‘'`"]((?:cuda|hip)[A-Z]\w*)[’'"] was not declared|identifier "((?:cuda|hip)[A-Z]\w*)" is undefined|undeclared identifier [‘'"]((?:cuda|hip)[A-Z]\w*)[’'"])/;
+// A runtime API name: cudaMalloc, hipMemcpy ..., not HIP's coordinates (hipThreadIdx_x), which are device code.
+const RUNTIME_NAME = String.raw`(?:cuda|hip)(?!(?:Thread|Block)(?:Idx|Dim)_|GridDim_)[A-Z]\w*`;
+const UNDECLARED_RUNTIME_CALL = new RegExp(String.raw`(?:[‘'\`"](${RUNTIME_NAME})[’'"] was not declared|identifier "(${RUNTIME_NAME})" is undefined|undeclared identifier [‘'"](${RUNTIME_NAME})[’'"])`);
 
 /**
  * Why a compile failed on a runtime API call (cudaMalloc, hipMemcpyToSymbol ...),

@@ -77,6 +77,12 @@ export interface Native {
    */
   compile(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): ModuleHandle;
   compileAsync(dev: DeviceHandle, source: string, kernelNames: string[], options: string[], timeoutMs: number): Promise<ModuleHandle>;
+  /**
+   * Compiles for a GPU architecture ("gfx90a", "sm_90") with no device, loading nothing:
+   * each kernel name's symbol, in order, and the compiler's log. Throws an Error whose .log
+   * holds the compiler log on a compile error.
+   */
+  compileCheck(backend: string, arch: string, source: string, kernelNames: string[], options: string[]): { symbols: string[]; log: string };
   /** Marks the module dead: later use of it or its kernels throws. Its code is freed once no kernel or prepared launch refers to it. */
   unload(mod: ModuleHandle): void;
   /**

@@ -164,6 +164,7 @@ __global__ void lines(int* out) { out[0] = __LINE__; }
 describe("the include resolution NVRTC and hiprtc are given", () => {
   const kernels = path.join(packageRoot(), "kernels");
   const rtc = path.join(kernels, "fuselab", "rtc");
+  const rtcNvidia = path.join(kernels, "fuselab", "rtc-nvidia");
   const macros = { __CUDACC__: "1", __CUDACC_RTC__: "1" };
   let toolkit: string;
   let cwd: string;
@@ -186,7 +187,7 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
   });
 
   const guard = (source: string, target: "cuda" | "hip" = "cuda") => {
-    const folders = [kernels, rtc, toolkit];
+    const folders = [kernels, rtc, rtcNvidia, toolkit];
     const here = process.cwd();
     process.chdir(cwd);
     try {
@@ -202,7 +203,7 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
       `#include "${path.join(toolkit, "cuda_fp16.h")}"`,
       `#include "${path.join(toolkit, "cub", "version.cuh")}"`,
       // fuselab's stand-in, before the toolkit's own
-      `#include "${path.join(rtc, "cub", "cub.cuh")}"`,
+      `#include "${path.join(rtcNvidia, "cub", "cub.cuh")}"`,
       `#include "${path.join(rtc, "cmath")}"`,
       `#include "${path.join(kernels, "fuselab", "fuselab.h")}"`,
     ]);

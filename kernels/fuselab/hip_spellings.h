@@ -1,14 +1,22 @@
 // HIP's own device-side spellings that CUDA lacks, for the targets where HIP is
-// not the native language (NVIDIA GPUs, the CPU emulator): a HIP source then
-// compiles there as written. On AMD, hipcc and hiprtc define them.
+// not the native language (NVIDIA GPUs, the CPU emulator), and on AMD GPUs those
+// that hiprtc or a HIP release leaves out (hipThreadIdx_x went in HIP 6): a HIP
+// source then compiles everywhere as written.
 #ifndef FUSELAB_HIP_SPELLINGS_H
 #define FUSELAB_HIP_SPELLINGS_H
 
+#ifndef HIP_DYNAMIC_SHARED
 #define HIP_DYNAMIC_SHARED(type, var) FL_DYNAMIC_SHARED(type, var);
+#endif
+#ifndef HIP_DYNAMIC_SHARED_ATTRIBUTE
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
+#endif
+#ifndef HIP_KERNEL_NAME
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
+#endif
 
 // The coordinates as HIP's first releases spelled them; samples still use them.
+#ifndef hipThreadIdx_x
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
 #define hipThreadIdx_z (threadIdx.z)
@@ -21,10 +29,13 @@
 #define hipGridDim_x (gridDim.x)
 #define hipGridDim_y (gridDim.y)
 #define hipGridDim_z (gridDim.z)
+#endif
 
-// The calling thread's lane in its warp (wavefront).
+#if !defined(__HIP__) && !defined(__HIPCC_RTC__)
+// The calling thread's lane in its warp (wavefront); HIP's own on AMD.
 __device__ __forceinline__ unsigned int __lane_id() {
   return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % warpSize;
 }
+#endif
 
 #endif

@@ -279,6 +279,50 @@ Napi::Value compile(const Napi::CallbackInfo& info) {
   return wrap_handle(env, std::make_shared<ModuleState>(device, module), &kModuleTag);
 }
 
+// A compile for a GPU architecture, with no device: { symbols, log }, or an error with .log.
+Napi::Value compile_check(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsString()) throw Napi::TypeError::New(env, "compileCheck: backend must be a string");
+  if (!info[1].IsString()) throw Napi::TypeError::New(env, "compileCheck: arch must be a string");
+  if (!info[2].IsString()) throw Napi::TypeError::New(env, "compileCheck: source must be a string");
+  std::string why;
+  const Plugin* plugin = find_plugin_library(info[0].As<Napi::String>().Utf8Value(), &why);
+  if (plugin == nullptr) throw Napi::Error::New(env, why);
+  const fl_backend* api = plugin->table;
+  if (api->module_check == nullptr) {
+    throw Napi::Error::New(env, "compileCheck: the " + plugin->name + " backend has no run-time compiler of its own");
+  }
+  const std::string arch = info[1].As<Napi::String>().Utf8Value();
+  const std::string source = info[2].As<Napi::String>().Utf8Value();
+  const std::string names = join_strings(info[3], "compileCheck: kernelNames", '\n');
+  const std::string options = join_strings(info[4], "compileCheck: options", ' ');
+  char* symbols = nullptr;
+  char* log = nullptr;
+  const int status = api->module_check(arch.c_str(), source.c_str(), names.c_str(), options.c_str(), &symbols, &log);
+  const std::string log_text = log != nullptr ? log : "";
+  if (log != nullptr) api->free_string(log);
+  if (status != 0) {
+    Napi::Error error = Napi::Error::New(env, plugin->name + " compile for " + arch + ": " + backend_error(api));
+    if (!log_text.empty()) error.Set("log", Napi::String::New(env, log_text));
+    throw error;
+  }
+  Napi::Array lines = Napi::Array::New(env);
+  std::string line;
+  for (const char* c = symbols; c != nullptr && *c != '\0'; ++c) {
+    if (*c != '\n') {
+      line += *c;
+      continue;
+    }
+    lines.Set(lines.Length(), line);
+    line.clear();
+  }
+  if (symbols != nullptr) api->free_string(symbols);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("symbols", lines);
+  result.Set("log", log_text);
+  return result;
+}
+
 Napi::Value unload(const Napi::CallbackInfo& info) {
   std::shared_ptr<ModuleState>& module = unwrap_handle<ModuleState>(info[0], &kModuleTag, "module");
   if (module->unloaded) throw Napi::Error::New(info.Env(), "unload: the module was already unloaded");
@@ -419,6 +463,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"builtin", builtin},
       {"compile", compile},
       {"compileAsync", compile_async},
+      {"compileCheck", compile_check},
       {"unload", unload},
       {"kernels", kernels},
       {"symbol", symbol},

@@ -106,6 +106,7 @@ Plugin load_plugin(const std::string& folder, const std::string& name) {
     plugin.reason = std::string("cannot be loaded: its function table has no ") + missing;
     return plugin;
   }
+  plugin.table = api;
   if (api->notes) plugin.notes = split_lines(api->notes());
   if (api->probe() != 0) {
     plugin.reason = backend_error(api, "probe() failed without a reason");
@@ -140,15 +141,28 @@ const std::vector<Plugin>& plugins() {
   return all;
 }
 
-const Plugin* find_plugin(const std::string& name, std::string* why) {
+namespace {
+
+// The plugin called `name` if it is `usable`, else nullptr with `why` set.
+const Plugin* find_if(const std::string& name, bool (*usable)(const Plugin&), std::string* why) {
   for (const Plugin& plugin : plugins()) {
     if (plugin.name != name) continue;
-    if (plugin.loaded) return &plugin;
+    if (usable(plugin)) return &plugin;
     *why = "backend " + name + " is not available: " + plugin.reason;
     return nullptr;
   }
   *why = "there is no backend called " + name + " (known: cuda, hip, cpu)";
   return nullptr;
+}
+
+}  // namespace
+
+const Plugin* find_plugin(const std::string& name, std::string* why) {
+  return find_if(name, [](const Plugin& p) { return p.loaded; }, why);
+}
+
+const Plugin* find_plugin_library(const std::string& name, std::string* why) {
+  return find_if(name, [](const Plugin& p) { return p.table != nullptr; }, why);
 }
 
 }  // namespace fl::addon

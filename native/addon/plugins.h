@@ -18,6 +18,9 @@ struct Plugin {
   std::vector<std::string> notes;   // the plugin's notes(), one per line
   int device_count = 0;
   const fl_backend* api = nullptr;  // set when loaded
+  // Its function table once the library loads, also where probe() fails: its
+  // run-time compiler can check sources for a GPU this machine does not have.
+  const fl_backend* table = nullptr;
 };
 
 // The last error text of `api` on the calling thread, or `fallback` when it gives none.
@@ -28,6 +31,9 @@ const std::vector<Plugin>& plugins();
 
 // The loaded plugin called `name`, or nullptr with `why` set.
 const Plugin* find_plugin(const std::string& name, std::string* why);
+
+// The plugin called `name` whose library loaded, devices or not, or nullptr with `why` set.
+const Plugin* find_plugin_library(const std::string& name, std::string* why);
 
 }  // namespace fl::addon
 

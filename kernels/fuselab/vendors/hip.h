@@ -12,6 +12,7 @@ typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned long ulong;
 #endif
+#include "../hip_spellings.h"
 
 typedef __half fl_half;
 
@@ -39,9 +40,51 @@ __device__ __forceinline__ unsigned fl_dot4(unsigned a, unsigned b, unsigned c) 
   return c;
 }
 
-#if !defined(__syncwarp)
-// A wavefront runs in lock step; this orders its lanes' memory accesses.
-#define __syncwarp() __builtin_amdgcn_wave_barrier()
-#endif
+// A wavefront runs in lock step; this orders its lanes' memory accesses. With or
+// without CUDA's lane mask.
+#undef __syncwarp
+#define __syncwarp(...) __builtin_amdgcn_wave_barrier()
+
+// CUDA's warp operations with a lane mask, which HIP before 6.2 lacks and later
+// releases declare only on request and for 64-bit masks. A wavefront runs in lock
+// step, so the lanes the mask names meet as they do on an NVIDIA GPU; votes and
+// ballots count those lanes only, as on the CPU emulator. The mask may be 32 or 64
+// bits (CUDA sources pass 0xffffffff); ballots are 64 bits, as HIP's.
+namespace fl::warp_sync {
+template <typename M> __device__ __forceinline__ unsigned long long lanes(M mask) {
+  return static_cast<unsigned long long>(mask);
+}
+template <typename M, typename T> __device__ __forceinline__ T shfl(M, T v, int src, int width = warpSize) {
+  return __shfl(v, src, width);
+}
+template <typename M, typename T> __device__ __forceinline__ T shfl_up(M, T v, unsigned delta, int width = warpSize) {
+  return __shfl_up(v, delta, width);
+}
+template <typename M, typename T> __device__ __forceinline__ T shfl_down(M, T v, unsigned delta, int width = warpSize) {
+  return __shfl_down(v, delta, width);
+}
+template <typename M, typename T> __device__ __forceinline__ T shfl_xor(M, T v, int lane_mask, int width = warpSize) {
+  return __shfl_xor(v, lane_mask, width);
+}
+template <typename M> __device__ __forceinline__ unsigned long long ballot(M mask, int predicate) {
+  return __ballot(predicate) & lanes(mask);
+}
+template <typename M> __device__ __forceinline__ int any(M mask, int predicate) {
+  return (__ballot(predicate) & lanes(mask)) != 0;
+}
+// Every lane of the mask that is running holds the predicate.
+template <typename M> __device__ __forceinline__ int all(M mask, int predicate) {
+  return (~__ballot(predicate) & __ballot(1) & lanes(mask)) == 0;
+}
+}  // namespace fl::warp_sync
+
+#define __shfl_sync ::fl::warp_sync::shfl
+#define __shfl_up_sync ::fl::warp_sync::shfl_up
+#define __shfl_down_sync ::fl::warp_sync::shfl_down
+#define __shfl_xor_sync ::fl::warp_sync::shfl_xor
+#define __ballot_sync ::fl::warp_sync::ballot
+#define __any_sync ::fl::warp_sync::any
+#define __all_sync ::fl::warp_sync::all
+#define __activemask() __ballot(1)
 
 #endif

@@ -456,6 +456,22 @@ void unload(module* m) {
   m->loaded = nullptr;
 }
 
+// The run-time compiler's options for the architecture `arch` ("sm_90", "gfx90a").
+std::vector<std::string> rtc_options(const std::string& arch, const char* options) {
+  std::vector<std::string> argv = {"--gpu-architecture=" + arch, "-std=c++17"};
+#if !defined(FL_GPU_HIP)
+  // What a source leaves unannotated once its host code is taken out (src/host-code.ts:
+  // constexpr functions, members of structs) is taken as device code, as nvcc would
+  // let device code call it; NVRTC would refuse it as host code. hiprtc skips host code itself.
+  argv.push_back("--device-as-default-execution-space");
+#endif
+  // The caller's folders first: its stand-ins for the C and C++ headers, and for
+  // the toolkit's host headers, come before the toolkit's own.
+  for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
+  for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
+  return argv;
+}
+
 // timeout_ms is not honoured: NVRTC and hiprtc compile inside this process.
 int module_compile(void* dv, const char* source, const char* kernel_names, const char* options, int /*timeout_ms*/,
                    void** out, char** log) {
@@ -468,21 +484,9 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
   if (int r = enter(d)) return r;
 
-  std::vector<std::string> argv = {rtc_arch_option(d->prop), "-std=c++17"};
-#if !defined(FL_GPU_HIP)
-  // What a source leaves unannotated once its host code is taken out (src/host-code.ts:
-  // constexpr functions, members of structs) is taken as device code, as nvcc would
-  // let device code call it; NVRTC would refuse it as host code. hiprtc skips host code itself.
-  argv.push_back("--device-as-default-execution-space");
-#endif
-  // The caller's folders first: its stand-ins for the C and C++ headers, and for
-  // the toolkit's host headers, come before the toolkit's own.
-  for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
-  for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
-
   rtc_result compiled;
   std::string error;
-  if (rtc_compile(source, names, argv, &compiled, &error)) {
+  if (rtc_compile(source, names, rtc_options(rtc_arch(d->prop), options), &compiled, &error)) {
     if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
     return fail(error);
   }
@@ -492,6 +496,27 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
     return r;
   }
   *out = m.release();
+  return 0;
+}
+
+int module_check(const char* arch, const char* source, const char* kernel_names, const char* options, char** symbols,
+                 char** log) {
+  if (log) *log = nullptr;
+  if (!symbols) return fail("module_check: symbols must be a pointer, got null");
+  *symbols = nullptr;
+  if (!arch || !*arch) return fail("module_check: arch must name a GPU architecture, got none");
+  if (!source) return fail("module_check: source must be a string, got null");
+  std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
+  rtc_result compiled;
+  std::string error;
+  if (rtc_compile(source, names, rtc_options(arch, options), &compiled, &error)) {
+    if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
+    return fail(error);
+  }
+  std::string lines;
+  for (const std::string& symbol : compiled.lowered_names) lines += symbol + "\n";
+  *symbols = strdup(lines.c_str());
+  if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
   return 0;
 }
 
@@ -782,6 +807,7 @@ fl_backend make_backend() {
   b.free_string = free_string;
   b.kernel_stats = kernel_stats;
   b.module_symbol = module_symbol;
+  b.module_check = module_check;
   return b;
 }
 

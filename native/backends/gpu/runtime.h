@@ -96,9 +96,7 @@ inline std::string arch_of(const hipDeviceProp_t& p) {
   return full.substr(0, full.find(':'));
 }
 // The run-time compiler targets the device's exact ISA, features included.
-inline std::string rtc_arch_option(const hipDeviceProp_t& p) {
-  return std::string("--gpu-architecture=") + p.gcnArchName;
-}
+inline std::string rtc_arch(const hipDeviceProp_t& p) { return p.gcnArchName; }
 
 }  // namespace fl::gpu
 
@@ -212,9 +210,7 @@ inline std::string arch_of(const cudaDeviceProp& p) {
   return "sm_" + std::to_string(p.major) + std::to_string(p.minor);
 }
 // NVRTC builds a CUBIN for the device's own architecture (no PTX JIT at load).
-inline std::string rtc_arch_option(const cudaDeviceProp& p) {
-  return "--gpu-architecture=" + arch_of(p);
-}
+inline std::string rtc_arch(const cudaDeviceProp& p) { return arch_of(p); }
 
 }  // namespace fl::gpu
 

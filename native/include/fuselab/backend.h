@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define FL_BACKEND_ABI 5
+#define FL_BACKEND_ABI 6
 
 typedef struct fl_dim3 { uint32_t x, y, z; } fl_dim3;
 
@@ -156,6 +156,15 @@ typedef struct fl_backend {
      scope, not in a named namespace): its address on the device and its size,
      so that upload() can write it as cudaMemcpyToSymbol does. */
   int (*module_symbol)(void* module, const char* name, void** address, size_t* bytes);
+
+  /* Compiles as module_compile does, for the GPU architecture named ("gfx90a",
+     "sm_90") instead of a device's, and loads nothing: a source checked for a GPU
+     this machine does not have. Needs only the run-time compiler, so it works
+     where probe() fails for want of a device. On success *symbols (malloc'd;
+     free with free_string) holds each kernel's symbol, one a line, in the order
+     of kernel_names. NULL where the backend has no run-time compiler of its own. */
+  int (*module_check)(const char* arch, const char* source, const char* kernel_names, const char* options,
+                      char** symbols, char** log);
 } fl_backend;
 
 typedef const fl_backend* (*fl_backend_entry_fn)(void);
