@@ -235,7 +235,8 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
 // (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call), and thrust's
 // containers and algorithms, which the CPU has no library for.
 const HOST_LAUNCH = /<<</;
-const RUNTIME_CALL_OR_LAUNCH = /\b(?:cuda|hip)[A-Z]\w*\s*\(|<<<|\bthrust::/;
+// cuBLAS's calls and the CUDA samples' helpers (timers, error checks) are host libraries too.
+const RUNTIME_CALL_OR_LAUNCH = /\b(?:cuda|hip|cublas(?:Lt)?|sdk)[A-Z]\w*\s*\(|\b(?:checkCudaErrors|getLastCudaError)\s*\(|<<<|\bthrust::/;
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU
@@ -268,7 +269,7 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   const lines = userLogLines(e.log, p.file);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
-  const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in error.log` : "";
+  const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
   const hint = hostRuntimeCallHint(e.log);
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }

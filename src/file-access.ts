@@ -44,6 +44,10 @@ const NO_LINE = "free of #line (the compiler would name another file in its mess
 const NO_DEPENDENCY = "free of #pragma GCC dependency (it looks a file up)";
 const NO_FILE_DIRECTIVES = "free of assembler directives that read a file (.incbin, .include) or build one (.macro, .irp, .rept)";
 
+// Tensor cores (wmma), asynchronous copies and their barriers: NVIDIA hardware the emulator does not model.
+const NVIDIA_HARDWARE_HEADER = /^(?:mma\.h|cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/;
+const NVIDIA_HARDWARE = "code the CPU emulator can run (it models no tensor cores and no asynchronous copies: run this source on an NVIDIA GPU)";
+
 const refuse = (expected: string, got: string): never => {
   throw new Refused({ expected, got });
 };
@@ -326,6 +330,7 @@ function guarded(text: string, target: Target, predefined: Record<string, string
     }
     const unsafe = unsafeName(header);
     if (unsafe) refuse(HEADERS, `#include of ${unsafe} ${at}`);
+    if (target === "cpu" && d.active && NVIDIA_HARDWARE_HEADER.test(header)) refuse(NVIDIA_HARDWARE, `#include <${header}> ${at}`);
     if (!onDevice || compilersOwn(header)) continue;
     const file = findHeader(header, folders);
     if (file && !/["\\\n]/.test(file)) {

@@ -65,10 +65,24 @@ function withoutTemplateHeads(text: string): string {
 // random engines, threads), which no device code can use.
 const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b/;
 
-/** Whether a namespace-scope class definition is host code: one of its members or functions uses the host-only library (a sample's timer class). */
-function isHostClass(statement: string): boolean {
+// A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...).
+const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?)[A-Z]\w*\s*\(/;
+
+/** Whether a namespace-scope statement defines a class with no device code in it. */
+function isUnannotatedClass(statement: string): boolean {
   const text = withoutTemplateHeads(statement.trim());
-  return /^(?:class|struct)\b/.test(text) && text.includes("{") && !ANNOTATED.test(text) && HOST_LIBRARY.test(text);
+  return /^(?:class|struct)\b/.test(text) && text.includes("{") && !ANNOTATED.test(text);
+}
+
+/** Whether a namespace-scope class definition is host code: one of its members or functions uses the host-only library or calls the runtime (a sample's timer class). */
+function isHostClass(statement: string): boolean {
+  return isUnannotatedClass(statement) && (HOST_LIBRARY.test(statement) || RUNTIME_CALL.test(statement));
+}
+
+/** Whether a statement instantiates one of `functions` explicitly (`template void launch<int>(int*, int);`). */
+function instantiatesOneOf(statement: string, functions: Set<string>): boolean {
+  const named = /^template\s+(?!<)[^;{}]*?\b([A-Za-z_]\w*)\s*(?:<[^;{}]*>\s*)?\(/.exec(statement.trim());
+  return named !== null && functions.has(named[1]);
 }
 
 /** Whether the code before a `{` (from the statement's start) makes it a function's body. */
@@ -163,18 +177,23 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       if (blanked.has(statement)) continue;
       const { start, end, bodyAt } = statement;
       const text = code.slice(start, end);
-      const host = bodyAt === undefined ? !only && (isHostVariable(text) || isHostClass(text))
+      const host = bodyAt === undefined
+        ? only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text) || isHostClass(text)
         : isHostFunction(code.slice(start, bodyAt)) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
       if (!host) continue;
       blank(start, end);
       blanked.add(statement);
       const name = bodyAt === undefined ? undefined : functionName(code.slice(start, bodyAt));
-      if (only && name && !leftOut.has(name)) {
+      if (name && !leftOut.has(name)) {
         leftOut.add(name);
         calls = new RegExp(`\\b(?:${[...leftOut].join("|")})\\s*(?:<[^;{}]*>\\s*)?\\(`);
-        more = true;
+        more = only !== undefined;
       }
     }
+  }
+  // A template left out takes its explicit instantiations with it.
+  for (const statement of statements) {
+    if (!blanked.has(statement) && instantiatesOneOf(code.slice(statement.start, statement.end), leftOut)) blank(statement.start, statement.end);
   }
   return out.join("");
 }

@@ -773,6 +773,162 @@ __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync(
     expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(a mask computed as \(1 << n\) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: check mode reports such a shift, with its line\)/);
   });
 
+  it("leaves out host code built on the runtime, cuBLAS and the samples' helpers: a timer class, a launcher template's instantiations, a timed CPU check", () => {
+    const module = fl.compile(`
+#include <stdio.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cublasLt.h>
+#include <helper_functions.h>
+struct GpuTimer {
+  cudaEvent_t start_, stop_;
+  GpuTimer() { cudaEventCreate(&start_); cudaEventCreate(&stop_); }
+  void Start() { cudaEventRecord(start_, 0); }
+  float Elapsed() { float ms = 0; cudaEventElapsedTime(&ms, start_, stop_); return ms; }
+};
+void cublasCheck(cublasStatus_t status, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS) printf("[cuBLAS ERROR]: %d %s %d\\n", status, file, line);
+}
+static cublasComputeType_t compute_type = CUBLAS_COMPUTE_32F;
+cublasHandle_t cublas_handle;
+cublasLtHandle_t cublaslt_handle;
+StopWatchInterface* timer = NULL;
+template <class T>
+__global__ void add_one(T* x, unsigned int n) {
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1;
+}
+template <class T>
+void launch(T* x, int n) { add_one<T><<<(n + 255) / 256, 256>>>(x, n); }
+template void launch<int>(int* x, int n);
+template void launch<float>(float* x, int n);
+bool cpu_check(const int* data, int n) {
+  sdkCreateTimer(&timer);
+  sdkStartTimer(&timer);
+  bool ok = true;
+  for (int i = 0; i < n; i++) ok = ok && data[i] == i + 1;
+  sdkStopTimer(&timer);
+  return ok;
+}
+`, { device: dev(), name: "host_built" });
+    const x = fl.tensor(range(300), { dtype: "i32", device: dev() });
+    module.fn("add_one<int>").launch({ grid: 2, block: 256 }, x, 300);
+    expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => i + 1));
+  });
+
+  it("compiles clang's non-temporal loads and stores, which HIP sources call, on every target", () => {
+    const source = `
+#include <hip/hip_runtime.h>
+__global__ void stream_scale(float* out, const float* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) __builtin_nontemporal_store(__builtin_nontemporal_load(in + i) * 2.0f, out + i);
+}`;
+    const x = fl.randn([1000], { device: dev(), seed: 3 });
+    const out = fl.full([1000], NaN, { device: dev() });
+    fl.compile(source, { device: dev(), name: "nontemporal" }).fn("stream_scale").launch({ grid: 4, block: 256 }, out, x, 1000);
+    expect(Array.from(out.toArray())).to.deep.equal(Array.from(x.toArray(), (v) => v * 2));
+  });
+
+  it("shuffles values wider than 8 bytes through a tile, as CUDA's cooperative groups do (uint4, a struct)", () => {
+    const source = `
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+struct Pair { double value; int index; };
+__global__ void swap_pairs(const uint4* in, uint4* out, int* indices) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  out[threadIdx.x] = tile.shfl_xor(in[threadIdx.x], 1);
+  Pair p = { in[threadIdx.x].x * 0.5, (int)threadIdx.x };
+  indices[threadIdx.x] = tile.shfl_down(p, 2).index;
+}`;
+    const words = range(64 * 4).map((i) => i * 7 + 1);
+    const out = fl.full([64 * 4], 0xffffffff, { dtype: "u32", device: dev() });
+    const indices = fl.full([64], -1, { dtype: "i32", device: dev() });
+    fl.compile(source, { device: dev(), name: "wide_shuffles" }).fn("swap_pairs")
+      .launch({ grid: 1, block: 64 }, fl.tensor(words, { dtype: "u32", device: dev() }), out, indices);
+    expect(Array.from(out.toArray())).to.deep.equal(range(64 * 4).map((i) => words[((i >> 2) ^ 1) * 4 + (i & 3)]));
+    // shfl_down past the tile's end gives the lane its own value.
+    expect(Array.from(indices.toArray())).to.deep.equal(range(64).map((t) => ((t % 32) + 2 < 32 ? t + 2 : t)));
+  });
+
+  it("converts to and from CUDA's 8-bit floats (cuda_fp8.h) as the GPU does: nearest even, saturating or not, every code decoded", () => {
+    const source = `
+#include <cuda_fp8.h>
+__global__ void to_fp8(const float* x, unsigned char* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i * 6 + 0] = __nv_cvt_float_to_fp8(x[i], __NV_SATFINITE, __NV_E4M3);
+  out[i * 6 + 1] = __nv_cvt_float_to_fp8(x[i], __NV_NOSAT, __NV_E4M3);
+  out[i * 6 + 2] = __nv_cvt_float_to_fp8(x[i], __NV_SATFINITE, __NV_E5M2);
+  out[i * 6 + 3] = __nv_cvt_float_to_fp8(x[i], __NV_NOSAT, __NV_E5M2);
+  out[i * 6 + 4] = __nv_fp8_e4m3(x[i]).__x;
+  out[i * 6 + 5] = __nv_fp8_e5m2(x[i]).__x;
+}
+__global__ void from_fp8(float* out, __half* halves) {
+  const unsigned code = threadIdx.x;
+  __nv_fp8_e4m3 a;
+  a.__x = code;
+  __nv_fp8_e5m2 b;
+  b.__x = code;
+  out[code * 2] = float(a);
+  out[code * 2 + 1] = float(b);
+  halves[code] = __half(__nv_cvt_fp8_to_halfraw(code, __NV_E4M3));
+}`;
+    // The formats, decoded from their definitions: sign, exponent field, mantissa field.
+    const formats = { e4m3: { m: 3, bias: 7 }, e5m2: { m: 2, bias: 15 } };
+    const decode = (kind: "e4m3" | "e5m2", code: number): number => {
+      const { m, bias } = formats[kind];
+      const sign = code & 0x80 ? -1 : 1, field = (code & 0x7f) >> m, mantissa = code & ((1 << m) - 1);
+      if (kind === "e4m3" && (code & 0x7f) === 0x7f) return NaN;
+      if (kind === "e5m2" && field === 31) return mantissa ? NaN : sign * Infinity;
+      return sign * (field === 0 ? mantissa * 2 ** (1 - bias - m) : (1 + mantissa / (1 << m)) * 2 ** (field - bias));
+    };
+    // The nearest finite code of x's sign (ties to the even code); past the largest, the
+    // value a further code would have (480, 65536) decides between saturating and overflowing.
+    const encode = (kind: "e4m3" | "e5m2", x: number, saturate: boolean): number | "NaN" => {
+      if (Number.isNaN(x)) return "NaN";
+      const sign = x < 0 || Object.is(x, -0) ? 0x80 : 0;
+      const largestCode = kind === "e4m3" ? 0x7e : 0x7b;
+      const candidates = range(largestCode + 1).map((code) => ({ code, value: decode(kind, code), even: (code & 1) === 0 }));
+      // 480 would be 1.111 * 2^8 (odd), 65536 is 1.00 * 2^16 (even).
+      candidates.push({ code: -1, value: kind === "e4m3" ? 480 : 65536, even: kind === "e5m2" });
+      const a = Math.abs(x);
+      let best = a === Infinity ? candidates[candidates.length - 1] : candidates[0];
+      for (const c of a === Infinity ? [] : candidates.slice(1)) {
+        const d = Math.abs(c.value - a), bestD = Math.abs(best.value - a);
+        if (d < bestD || (d === bestD && c.even)) best = c;
+      }
+      if (best.code < 0) return saturate ? sign | largestCode : kind === "e4m3" ? "NaN" : sign | 0x7c;
+      return sign | best.code;
+    };
+    const values = [0, -0, 1, -1, 0.1, 1e-30, -1e-30, 2 ** -10, 2 ** -9, 2 ** -17, 2 ** -16, 3 * 2 ** -18, 448, 449, 463.99, 464, 464.01, 500, 1e6,
+      57344, 61439, 61440, 61441, Infinity, -Infinity, NaN, -5.5, 3.14159, 240, 232, 248];
+    for (const kind of ["e4m3", "e5m2"] as const) {
+      for (let code = 0; code < 0x80; code++) {
+        const v = decode(kind, code), next = decode(kind, code + 1);
+        if (!Number.isFinite(v) || !Number.isFinite(next)) continue;
+        values.push(v, -v, (v + next) / 2, -(v + next) / 2, (v + next) / 2 * (1 + 2 ** -20), (v + next) / 2 * (1 - 2 ** -20));
+      }
+    }
+    const x = new Float32Array(values);
+    const n = x.length;
+    const module = fl.compile(source, { device: dev(), name: "fp8" });
+    const out = fl.full([n * 6], 0xee, { dtype: "u8", device: dev() });
+    module.fn("to_fp8").launch({ grid: Math.ceil(n / 128), block: 128 }, fl.tensor(x, { device: dev() }), out, n);
+    // Columns 0, 1 and 4 are E4M3, the others E5M2; any NaN code is a NaN.
+    const kinds = ["e4m3", "e4m3", "e5m2", "e5m2", "e4m3", "e5m2"] as const;
+    const codes = Array.from(out.toArray(), (c, i) => (Number.isNaN(decode(kinds[i % 6], c)) ? "NaN" : c));
+    const expected = Array.from(x).flatMap((v) => kinds.map((kind, column) => encode(kind, v, column !== 1 && column !== 3)));
+    const firstWrong = codes.findIndex((c, i) => c !== expected[i]);
+    expect(firstWrong, firstWrong < 0 ? "" : `x = ${x[Math.floor(firstWrong / 6)]}, column ${firstWrong % 6}: got ${codes[firstWrong]}, expected ${expected[firstWrong]}`)
+      .to.equal(-1);
+    const decoded = fl.full([512], 7, { device: dev() });
+    const halves = fl.full([256], 7, { dtype: "f16", device: dev() });
+    module.fn("from_fp8").launch({ grid: 1, block: 256 }, decoded, halves);
+    const asText = (v: number) => (Number.isNaN(v) ? "NaN" : Object.is(v, -0) ? "-0" : String(v));
+    expect(Array.from(decoded.toArray(), asText)).to.deep.equal(range(256).flatMap((c) => [asText(decode("e4m3", c)), asText(decode("e5m2", c))]));
+    expect(Array.from(halves.toArray(), asText)).to.deep.equal(range(256).map((c) => asText(decode("e4m3", c))));
+  });
+
   it("defines HIP's platform for HIP sources as HIP's headers do (AMD on 64-lane warps, NVIDIA on 32 and on NVIDIA GPUs), and __lane_id()", () => {
     const source = `
 #include <hip/hip_runtime.h>
@@ -848,6 +1004,35 @@ __global__ void partial_warp(int* out, int offset) {
       message = (e as Error).message;
     }
     expect(message).to.match(/kernel 'partial_warp': __shfl_down_sync on line 5 in block \(0,0,0\): thread \(2,0,0\) reads lane 4, which its mask 0xf leaves out/);
+    // A full mask in a block whose last warp is partial (40 threads): lanes 8 to 31 of warp 1 do not exist.
+    const sums = fl.compile(`
+__global__ void warp_sums(const float* in, float* out) {
+  float v = in[threadIdx.x];
+  for (int mask = 16; mask > 0; mask >>= 1) v += __shfl_xor_sync(0xffffffff, v, mask, 32);
+  if ((threadIdx.x & 31) == 0) out[threadIdx.x >> 5] = v;
+}
+`, { device: cpu });
+    sums.fn("warp_sums").launch({ grid: 1, block: 40 }, fl.ones([40], { device: cpu }), fl.zeros([2], { device: cpu }));
+    message = "";
+    try {
+      await cpu.synchronize();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).to.match(new RegExp("kernel 'warp_sums': __shfl_xor_sync on line 4 in block \\(0,0,0\\): thread \\(32,0,0\\) reads lane 16 " +
+      "\\(past the block's last thread\\), which its mask 0xffffffff names, but no thread of the block runs there"));
+  });
+
+  it("says that tensor cores and asynchronous copies need an NVIDIA GPU, naming the header and its line (emulator)", () => {
+    const cpu = fl.device("cpu");
+    for (const header of ["mma.h", "cuda_pipeline.h", "cooperative_groups/memcpy_async.h", "cuda/pipeline", "cuda/barrier"]) {
+      expectThrows(() => fl.compile(`#include <cuda_fp16.h>\n#include <${header}>\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu }),
+        fl.ArgumentError, `fl.compile: source must be code the CPU emulator can run (it models no tensor cores and no asynchronous copies: ` +
+        `run this source on an NVIDIA GPU), got #include <${header}> on line 2`);
+    }
+    // Under a branch the CPU does not take, the header is the GPU's business.
+    const module = fl.compile(`#if defined(__CUDA_ARCH__)\n#include <mma.h>\n#endif\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu });
+    expect(module.kernels).to.deep.equal(["k"]);
   });
 
   it("says that inline assembly needs the GPU it is written for, naming the line", () => {

@@ -32,6 +32,19 @@
 #endif
 
 #if !defined(__HIP__) && !defined(__HIPCC_RTC__)
+// clang's non-temporal loads and stores, which HIP sources call as hipcc (clang)
+// has them: elsewhere plain accesses, the cache hint dropped.
+template <typename T>
+__device__ __forceinline__ T fl_nontemporal_load(const T* address) {
+  return *address;
+}
+template <typename V, typename T>
+__device__ __forceinline__ void fl_nontemporal_store(V value, T* address) {
+  *address = value;
+}
+#define __builtin_nontemporal_load(address) fl_nontemporal_load(address)
+#define __builtin_nontemporal_store(value, address) fl_nontemporal_store(value, address)
+
 // The calling thread's lane in its warp (wavefront); HIP's own on AMD.
 __device__ __forceinline__ unsigned int __lane_id() {
   return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % warpSize;

@@ -450,14 +450,18 @@ inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, con
        static_cast<unsigned long long>(waiting.mask), gone.idx.x, gone.idx.y, gone.idx.z);
 }
 
-// Check mode: a shuffle read a lane its mask leaves out, whose value a GPU leaves undefined.
+// Check mode: a shuffle read a lane its mask leaves out, or one it names past the
+// block's last thread (a partial last warp), whose value a GPU leaves undefined.
 inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, bool exists) {
   const fl_emu_where& w = b.state->where;
-  fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): thread (%u,%u,%u) reads lane %u%s, which its mask 0x%llx "
-          "leaves out (a GPU gives an undefined value there: name every lane read in the mask)",
+  const bool named = source < 64 && (reader.mask >> source & 1);
+  fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): thread (%u,%u,%u) reads lane %u%s, which its mask 0x%llx %s",
        b.launch->desc->kernel, warp_op_name(reader.op, true), reader.line, w.block.x, w.block.y, w.block.z,
        reader.idx.x, reader.idx.y, reader.idx.z, source, exists ? "" : " (past the block's last thread)",
-       static_cast<unsigned long long>(reader.mask));
+       static_cast<unsigned long long>(reader.mask),
+       named ? "names, but no thread of the block runs there (a GPU gives an undefined value: a block whose size is "
+               "not a multiple of the warp's reads only the lanes it has)"
+             : "leaves out (a GPU gives an undefined value there: name every lane read in the mask)");
 }
 
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
@@ -534,7 +538,9 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
         int reader = -1, read = -1;
         shuffle([&](uint32_t self, uint32_t source) {
           if (source < 64 && (group >> source & 1)) return values[source];
-          if (reader < 0 && mask != kLiveLanes && !(source < 64 && (mask >> source & 1))) reader = self, read = source;
+          // Unnamed, or named but past the block's end (a lane named that exited is reported when it exits).
+          const bool unnamed = !(source < 64 && (mask >> source & 1));
+          if (reader < 0 && mask != kLiveLanes && (unnamed || base + source >= b.size)) reader = self, read = source;
           return values[self];
         });
         // Check mode: a GPU gives an undefined value for a lane its mask leaves out.
@@ -828,10 +834,22 @@ inline T from_lane_bits(uint64_t bits) {
   return v;
 }
 
-// A shuffle of a value of type T; width < 0: the whole warp.
+// A shuffle of a value of type T; width < 0: the whole warp. A value wider than
+// 8 bytes (a uint4, a struct) moves 8 bytes at a time, as a GPU shuffles it a
+// register at a time.
 template <typename T>
 inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_mask mask = kLiveLanes) {
-  return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
+  if constexpr (sizeof(T) <= 8) {
+    return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
+  } else {
+    static_assert(std::is_trivially_copyable<T>::value, "warp shuffles move trivially copyable values");
+    uint64_t words[(sizeof(T) + 7) / 8] = {};
+    memcpy(words, &v, sizeof v);
+    for (uint64_t& word : words) word = warp_exchange(op, line, word, param, width, mask);
+    T result;
+    memcpy(&result, words, sizeof result);
+    return result;
+  }
 }
 
 // __syncwarp() (every lane not exited) and __syncwarp(mask).
