@@ -60,6 +60,8 @@ interface Translated {
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
+  /** Kernels of one name overloaded in the source, with their lines: compiled, not launchable by name. */
+  overloaded: Map<string, number[]>;
   flags: string[];
   /** For a kernel name the source spells only in text the preprocessor leaves out here: the conditional that does. */
   leftOutBy: (name: string) => string | undefined;
@@ -150,9 +152,9 @@ function translate(where: string, source: string, fileName: string | undefined, 
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH }), target, predefined);
-  const { kernels: declarations, templates, constants } = findKernels(source, predefined);
-  if (declarations.length === 0 && templates.length === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
-  const first = declarations[0]?.name ?? templates[0].name;
+  const { kernels: declarations, templates, constants, overloaded } = findKernels(source, predefined);
+  if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
+  const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
@@ -163,7 +165,7 @@ function translate(where: string, source: string, fileName: string | undefined, 
     : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...hipPlatformFlags(build, checked)];
-  return { build, file, text, declarations, templates, constants, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
+  return { build, file, text, declarations, templates, constants, overloaded, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
 }
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
@@ -352,7 +354,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy });
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded });
   perDevice.set(p.key, module);
   return module;
 }

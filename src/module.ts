@@ -59,6 +59,8 @@ export interface CompiledParts {
   constants: readonly ConstantDeclaration[];
   /** For a name the source spells only in text its preprocessor left out: the conditional that did. */
   leftOutBy?: (name: string) => string | undefined;
+  /** Kernels the source overloads, with the lines of their definitions: a name alone cannot pick one. */
+  overloaded?: ReadonlyMap<string, readonly number[]>;
 }
 
 // Host arrays of each element type a __constant__ variable may have.
@@ -180,6 +182,11 @@ export class Module {
         for (const [constant, data] of this.constantValues) nativeCall(() => native().writeSymbol(instance.handle, constant, data));
         ({ handle, entry } = instance);
       }
+    }
+    const overloads = typeof canonical === "string" ? this.compiled?.overloaded?.get(canonical) : undefined;
+    if (!entry && overloads) {
+      throw new ArgumentError("module.fn", "name", "a kernel its name alone picks",
+        `${describe(name)}, which the source overloads (lines ${overloads.join(" and ")}): a kernel is launched by its name, so give the one to launch a name of its own`);
     }
     if (!entry) {
       const leftOut = typeof name === "string" ? this.compiled?.leftOutBy?.(name) : undefined;

@@ -234,6 +234,8 @@ export interface SourceKernels {
   kernels: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
+  /** Kernels the source overloads (two or more of one name, as CUDA by Example's book.h has): compiled, not launchable by name. */
+  overloaded: Map<string, number[]>;
 }
 
 // Splits tokens[from, to) at commas outside brackets.
@@ -538,14 +540,20 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const templates: KernelTemplate[] = [];
   const constants: ConstantDeclaration[] = [];
   const structs = new Map<string, StructLayout | string>();
+  const overloaded = new Map<string, number[]>();
+  // Each overload's parameters, to tell a prototype and its definition from another overload.
+  const overloads = new Map<string, KernelParam[][]>();
   const add = (declaration: KernelDeclaration, at: number) => {
-    const earlier = kernels.find((k) => k.name === declaration.name);
-    if (earlier && sameParams(earlier.params, declaration.params)) return;  // a prototype and its definition
-    if (earlier) {
-      throw new ArgumentError("fl.compile", "source", "one __global__ function of each name (kernels cannot be overloaded)",
-        `two named ${declaration.name} (lines ${earlier.line} and ${lineAt(code, at)})`);
+    const seen = overloads.get(declaration.name) ?? [];
+    if (seen.some((params) => sameParams(params, declaration.params))) return;  // a prototype and its definition
+    overloads.set(declaration.name, [...seen, declaration.params]);
+    if (seen.length === 0) {
+      kernels.push(declaration);
+      return;
     }
-    kernels.push(declaration);
+    const earlier = kernels.findIndex((k) => k.name === declaration.name);
+    if (earlier >= 0) overloaded.set(declaration.name, [kernels.splice(earlier, 1)[0].line]);
+    overloaded.get(declaration.name)!.push(lineAt(code, at));
   };
   // Namespaces enclosing the current token ("" for other braces).
   const scopes: string[] = [];
@@ -652,7 +660,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
     }
     g = close;
   }
-  return { kernels, templates, constants };
+  return { kernels, templates, constants, overloaded };
 }
 
 /** The kernels of `source` (explicit template instantiations among them), with their parameters. */

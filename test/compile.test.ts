@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
-import { parseKernels } from "../src/signature";
+import { findKernels, parseKernels } from "../src/signature";
 import { expectRejects, expectThrows, testDevice } from "./helpers";
 
 const SAXPY = `
@@ -166,10 +166,20 @@ describe("kernel signatures", () => {
     expect(awkward.params[0].declaration).to.equal("const float*");
   });
 
-  it("accepts a prototype before its definition and refuses overloads and references", () => {
+  it("accepts a prototype before its definition, compiles overloads without launching them by name, and refuses references", () => {
     expect(parseKernels("__global__ void k(float* x);\n__global__ void k(float* x) {}").map((k) => k.name)).to.deep.equal(["k"]);
-    expectThrows(() => parseKernels("__global__ void k(float* x) {}\n__global__ void k(int* x) {}"), fl.ArgumentError,
-      "fl.compile: source must be one __global__ function of each name (kernels cannot be overloaded), got two named k (lines 1 and 2)");
+    const overloads = "__global__ void k(float* x) {}\n__global__ void k(int* x) {}\n__global__ void k(float* x);\n" +
+      "__global__ void other(int* x) { x[threadIdx.x] = 3; }";
+    expect(findKernels(overloads).kernels.map((k) => k.name)).to.deep.equal(["other"]);
+    expect([...findKernels(overloads).overloaded]).to.deep.equal([["k", [1, 2]]]);
+    const module = fl.compile(overloads, { device: testDevice(), name: "overloads" });
+    expect(module.kernels).to.deep.equal(["other"]);
+    const x = fl.zeros([4], { dtype: "i32", device: testDevice() });
+    module.fn("other").launch({ grid: 1, block: 4 }, x);
+    expect(Array.from(x.toArray())).to.deep.equal([3, 3, 3, 3]);
+    expectThrows(() => module.fn("k"), fl.ArgumentError,
+      "module.fn: name must be a kernel its name alone picks, got \"k\", which the source overloads (lines 1 and 2): " +
+      "a kernel is launched by its name, so give the one to launch a name of its own");
     expectThrows(() => parseKernels("__global__ void k(float& x) {}"), fl.ArgumentError,
       "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
     expectThrows(() => parseKernels("__global__ void k(Pair p) {}"), fl.ArgumentError,

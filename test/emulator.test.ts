@@ -587,15 +587,41 @@ __global__ void stuck(int* out) {
     const dev = fl.device("cpu");
     const deadlock = fl.compile(`
 __global__ void half_barrier(float* out) {
-  if (threadIdx.x < 32) __syncthreads();  // the other threads never arrive
+  if (threadIdx.x < 16) __syncthreads();  // lanes 16 to 31 never come: they wait for these at __syncwarp
+  else if (threadIdx.x < 32) __syncwarp(0xffffffffu);
   out[threadIdx.x] = 1.0f;
 }`, { device: dev }).fn("half_barrier");
     const out = fl.empty([128], { device: dev });
     deadlock.launch({ grid: 1, block: 128 }, out);
     await expectRejects(dev.synchronize(), fl.DeviceError, literal(
-      "kernel 'half_barrier' deadlocked in block (0,0,0): threads (0,0,0) and 31 more wait at __syncthreads() on line 3; " +
-      "threads (32,0,0) and 95 more exited"));
+      "kernel 'half_barrier' deadlocked in block (0,0,0): threads (0,0,0) and 15 more wait at __syncthreads() on line 3; " +
+      "threads (16,0,0) and 15 more wait at __syncwarp on line 4; threads (32,0,0) and 95 more exited"));
     await expectWorking(dev);
+  });
+
+  it("lets threads that returned early pass a barrier the others reach, as a GPU's barrier counts only threads that have not exited", async () => {
+    const devices = testDevice().backend === "cpu" ? [testDevice(), fl.device("cpu", { check: true })] : [testDevice()];
+    for (const dev of devices) {
+      const kernel = fl.compile(`
+__global__ void build_pred(unsigned* out, const unsigned* in, int n) {
+  __shared__ unsigned seen[256];
+  const int i = blockDim.x * blockIdx.x + threadIdx.x;
+  if (i >= n) return;
+  seen[threadIdx.x] = in[i] & 1;
+  __syncthreads();
+  const int other = (threadIdx.x + 1) % blockDim.x;
+  out[i] = blockDim.x * blockIdx.x + other < n ? seen[other] : 2;
+}`, { device: dev }).fn("build_pred");
+      const n = 300;
+      const values = range(n).map((i) => (i * 7) % 5);
+      const out = fl.full([n], 9, { dtype: "u32", device: dev });
+      kernel.launch({ grid: 2, block: 256 }, out, fl.tensor(values, { dtype: "u32", device: dev }), n);
+      const expected = range(n).map((i) => {
+        const base = i - (i % 256), other = base + ((i % 256) + 1) % 256;
+        return other < n ? values[other] & 1 : 2;
+      });
+      expect(Array.from(await out.data()), dev.describe()).to.deep.equal(expected);
+    }
   });
 
   it("ends a launch through a wild pointer with an error naming the address, block and thread, and keeps working", async () => {

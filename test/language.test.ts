@@ -850,6 +850,34 @@ __global__ void swap_pairs(const uint4* in, uint4* out, int* indices) {
     expect(Array.from(indices.toArray())).to.deep.equal(range(64).map((t) => ((t % 32) + 2 < 32 ? t + 2 : t)));
   });
 
+  it("reduces over cooperative groups' tiles of several warps, with block_tile_memory as the CUDA samples declare it", () => {
+    const source = `
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+template <unsigned BlockSize, unsigned TileSize>
+__global__ void tile_sums(const int* in, int* out, int n) {
+  __shared__ cg::block_tile_memory<BlockSize> scratch;
+  cg::thread_block cta = cg::this_thread_block(scratch);
+  auto tile = cg::tiled_partition<TileSize>(cta);
+  const int i = blockIdx.x * BlockSize + threadIdx.x;
+  const int v = cg::reduce(tile, i < n ? in[i] : 0, cg::plus<int>());
+  tile.sync();
+  if (tile.thread_rank() == 0) out[blockIdx.x * (BlockSize / TileSize) + tile.meta_group_rank()] = v * (int)tile.num_threads();
+}`;
+    const module = fl.compile(source, { device: dev(), name: "tile_sums" });
+    const n = 3001;
+    const values = range(n).map((i) => ((i * 37) % 101) - 50);
+    const input = fl.tensor(values, { dtype: "i32", device: dev() });
+    for (const [block, tile] of [[256, 128], [512, 64], [1024, 256]]) {
+      const grid = Math.ceil(n / block), tiles = grid * (block / tile);
+      const out = fl.full([tiles], -7, { dtype: "i32", device: dev() });
+      module.fn(`tile_sums<${block}, ${tile}>`).launch({ grid, block }, input, out, n);
+      const expected = range(tiles).map((t) => range(tile).reduce((sum, k) => sum + (values[t * tile + k] ?? 0), 0) * tile);
+      expect(Array.from(out.toArray()), `${block} threads, tiles of ${tile}`).to.deep.equal(expected);
+    }
+  });
+
   it("converts to and from CUDA's 8-bit floats (cuda_fp8.h) as the GPU does: nearest even, saturating or not, every code decoded", () => {
     const source = `
 #include <cuda_fp8.h>

@@ -1,8 +1,9 @@
 // CUDA's cooperative groups on the CPU emulator: the thread block, tiles of a
 // warp (thread_block_tile<N>, N a power of two up to warpSize) with their
-// shuffles and votes, thread_group for either, cg::reduce and the scans. A grid-wide sync needs a
-// cooperative launch, which fuselab does not make: it stops the kernel with
-// that reason.
+// shuffles and votes, tiles of several warps (N up to 1024, with or without
+// block_tile_memory) with sync and cg::reduce, thread_group for either,
+// cg::reduce and the scans. A grid-wide sync needs a cooperative launch, which
+// fuselab does not make: it stops the kernel with that reason.
 #ifndef FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
 #define FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
 
@@ -36,6 +37,15 @@ class thread_block {
 
 inline thread_block this_thread_block() { return {}; }
 
+// The scratch CUDA's tiles of more than a warp keep their collectives in (CUDA
+// 11.1 named it experimental::); the emulator needs none, and takes it.
+template <unsigned MaxBlockSize = 1024> struct block_tile_memory {};
+template <unsigned MaxBlockSize> inline thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) { return {}; }
+namespace experimental {
+using ::cooperative_groups::block_tile_memory;
+using ::cooperative_groups::this_thread_block;
+}  // namespace experimental
+
 class grid_group {
  public:
   void sync() const {
@@ -59,14 +69,17 @@ class grid_group {
 
 inline grid_group this_grid() { return {}; }
 
-// Size lanes of a warp, aligned to Size.
+// Size lanes of a warp, aligned to Size; or, past a warp, Size threads of the
+// block (ranks aligned to Size), which synchronize as the block does: every
+// tile of the block syncs together (each reduce of such tiles in turn).
 template <unsigned Size, typename Parent = void>
 class thread_block_tile {
-  static_assert(Size >= 1 && Size <= 64 && (Size & (Size - 1)) == 0, "tiles are a power of two from 1 to 64 threads");
+  static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0, "tiles are a power of two from 1 to 1024 threads");
+  static bool spans_warps() { return Size > ::fl::emu::tls().warp_size; }
 
   static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
   static unsigned long long lanes() {
-    unsigned long long ones = Size == 64 ? ~0ull : (1ull << Size) - 1;
+    unsigned long long ones = Size >= 64 ? ~0ull : (1ull << (Size % 64)) - 1;
     return ones << (lane() & ~(Size - 1));
   }
 
@@ -77,10 +90,13 @@ class thread_block_tile {
 
   static constexpr unsigned int size() { return Size; }
   static constexpr unsigned int num_threads() { return Size; }
-  unsigned int thread_rank() const { return lane() & (Size - 1); }
+  unsigned int thread_rank() const { return details::linear_thread() & (Size - 1); }
   unsigned int meta_group_rank() const { return details::linear_thread() / Size; }
   unsigned int meta_group_size() const { return (details::block_threads() + Size - 1) / Size; }
-  void sync() const { ::fl::emu::syncwarp(__LINE__, lanes()); }
+  void sync() const {
+    if (spans_warps()) ::fl::emu::syncthreads(__LINE__);
+    else ::fl::emu::syncwarp(__LINE__, lanes());
+  }
 
   template <typename T> T shfl(T v, int source) const { return ::fl::emu::shfl_sync(__LINE__, lanes(), v, source, Size); }
   template <typename T> T shfl_down(T v, unsigned delta) const {
@@ -165,11 +181,32 @@ template <typename T = void> struct bit_xor {
   T operator()(const T& a, const T& b) const { return a ^ b; }
 };
 
-// Every lane of the tile gets op applied over the tile's values (a butterfly).
+namespace details {
+// A block's slots for the values of tiles of several warps: a block's threads
+// share the emulator's thread-local storage (as its __shared__ arrays do).
+template <typename T> inline T* tile_slots() {
+  static thread_local T slots[1024];
+  return slots;
+}
+}  // namespace details
+
+// Every thread of the tile gets op applied over the tile's values: a butterfly
+// of shuffles within a warp; past a warp, the values in rank order.
 template <unsigned Size, typename Parent, typename T, typename Op>
 inline T reduce(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
-  for (unsigned offset = Size / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
-  return value;
+  if (Size <= ::fl::emu::tls().warp_size) {
+    for (unsigned offset = Size / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
+    return value;
+  }
+  T* slots = details::tile_slots<T>();
+  const unsigned rank = details::linear_thread(), first = rank - tile.thread_rank();
+  const unsigned end = first + Size < details::block_threads() ? first + Size : details::block_threads();
+  slots[rank] = value;
+  tile.sync();
+  T total = slots[first];
+  for (unsigned i = first + 1; i < end; i++) total = op(total, slots[i]);
+  tile.sync();
+  return total;
 }
 
 template <unsigned Size, typename Parent, typename T, typename Op>

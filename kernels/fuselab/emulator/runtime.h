@@ -590,6 +590,21 @@ inline void settle_activemask(block_state& b, uint32_t warp) {
   if (b.warps[warp].at_activemask) settle_waiting_activemask(b, warp);
 }
 
+// The barrier's waiting threads go on, once every thread of the block has
+// arrived or exited (threads that returned early do not hold it up: a GPU's
+// barrier counts only threads that have not exited).
+inline bool release_barrier(block_state& b) {
+  if (b.at_barrier == 0 || b.at_barrier + b.exited != b.size) return false;
+  if (b.barrier_mismatch) {
+    describe_deadlock(b);
+    return true;
+  }
+  b.at_barrier = 0;
+  for (uint32_t i = 0; i < b.size; i++)
+    if (b.threads[i].status == thread_status::at_barrier) push_ready(b, i);
+  return true;
+}
+
 inline void mark_exited(block_state& b, gpu_thread& t) {
   t.status = thread_status::exited;
   b.exited++;
@@ -611,6 +626,7 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
     if ((w.arrived & group) == group) complete_group(b, warp, group);
   }
   settle_activemask(b, warp);
+  release_barrier(b);
 }
 
 inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
@@ -713,7 +729,7 @@ inline gpu_thread& fiber_self(block_state& b) {
   return *b.current;
 }
 
-// __syncthreads(): the block's threads go on once all have arrived.
+// __syncthreads(): the block's threads go on once all have arrived (or exited).
 inline void syncthreads(int line) {
   block_state& b = current_block();
   gpu_thread& self = fiber_self(b);
@@ -724,16 +740,8 @@ inline void syncthreads(int line) {
   } else if (line != b.barrier_line) {
     b.barrier_mismatch = true;
   }
-  if (++b.at_barrier == b.size) {
-    if (b.barrier_mismatch) {
-      describe_deadlock(b);
-    } else {
-      b.at_barrier = 0;
-      for (uint32_t i = 0; i < b.size; i++) push_ready(b, i);
-    }
-  } else {
-    settle_activemask(b, self.warp);
-  }
+  ++b.at_barrier;
+  if (!release_barrier(b)) settle_activemask(b, self.warp);
   yield(b, self);
 }
 
