@@ -97,7 +97,7 @@ function ownIncludeFolders(backend: Target): string[] {
   const kernels = path.join(packageRoot(), "kernels");
   if (backend === "cpu") return [kernels, path.join(kernels, "fuselab", "emulator", "include")];
   const rtc = [kernels, path.join(kernels, "fuselab", "rtc")];
-  return backend === "cuda" ? [...rtc, path.join(kernels, "fuselab", "rtc-nvidia")] : rtc;
+  return [...rtc, path.join(kernels, "fuselab", backend === "cuda" ? "rtc-nvidia" : "rtc-amd")];
 }
 
 // HIP's headers say which platform they compile for (__HIP_PLATFORM_AMD__ or
@@ -237,8 +237,10 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
 // (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call), and thrust's
 // containers and algorithms, which the CPU has no library for.
 const HOST_LAUNCH = /<<</;
-// cuBLAS's calls and the CUDA samples' helpers (timers, error checks) are host libraries too.
-const RUNTIME_CALL_OR_LAUNCH = /\b(?:cuda|hip|cublas(?:Lt)?|sdk)[A-Z]\w*\s*\(|\b(?:checkCudaErrors|getLastCudaError)\s*\(|<<<|\bthrust::/;
+// cuBLAS's calls and the CUDA samples' helpers (timers, error checks, command lines,
+// device selection) are host libraries too.
+const RUNTIME_CALL_OR_LAUNCH = new RegExp(String.raw`\b(?:cuda|hip|cublas(?:Lt)?|sdk)[A-Z]\w*\s*\(|<<<|\bthrust::|` +
+  String.raw`\b(?:checkCudaErrors|getLastCudaError|checkCmdLineFlag|getCmdLineArgument\w*|findCudaDevice|gpuDeviceInit|gpuGetMaxGflopsDeviceId)\s*\(`);
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU
@@ -434,7 +436,9 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
     }
     return instantiate(template, parsed.args).name;
   });
-  const names = [...t.declarations.map((d) => d.name), ...instanceNames];
+  // An instance the source instantiates itself is among its kernels already.
+  const declared = t.declarations.map((d) => d.name);
+  const names = [...declared, ...instanceNames.filter((name, i) => !declared.includes(name) && instanceNames.indexOf(name) === i)];
   try {
     // The run-time compiler takes the arch with its features (gfx90a:xnack-), as a device names it.
     const compiled = nativeCall(() => native().compileCheck(backend, arch, t.text, names, t.flags));

@@ -296,8 +296,8 @@ function cudaHeaderOnAmd(header: string): string | undefined {
 
 function guarded(text: string, target: Target, predefined: Record<string, string>, folders: readonly string[]): string {
   const onDevice = target !== "cpu";
-  // hiprtc's own headers (hip/hip_runtime.h) are in no folder: it answers for them.
-  const compilersOwn = (name: string) => target === "hip" && name.startsWith("hip/");
+  // hiprtc's own headers (hip/hip_fp16.h) are in no folder: it answers for those fuselab does not give.
+  const compilersOwn = (name: string) => target === "hip" && name.startsWith("hip/") && findHeader(name, folders) === undefined;
   const answer = (name: string): boolean | undefined => (!onDevice || compilersOwn(name) ? undefined : findHeader(name, folders) !== undefined);
 
   const directives: Directive[] = [];

@@ -37,7 +37,9 @@ function isHostVariable(statement: string): boolean {
   const declarator = text.split(/[={]/, 1)[0];
   // A function's declaration (or anything this reading does not follow) is kept.
   if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) return false;
-  // const objects (not pointers to const) may be read by device code as constants.
+  // const objects (not pointers to const) may be read by device code as constants, but not
+  // those of the host-only library (`const std::string logFile = ...`).
+  if (HOST_LIBRARY.test(declarator)) return true;
   const afterLastStar = declarator.slice(declarator.lastIndexOf("*") + 1);
   if (/\bconst\b/.test(declarator.includes("*") ? afterLastStar : declarator)) return false;
   return /[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*$/.test(declarator.trim());

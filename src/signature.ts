@@ -371,7 +371,9 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
     }
     if (tokens.some((t) => t.text === "virtual")) return "it has virtual functions";
     const { align, rest } = withoutAlignment(tokens);
-    const parenthesis = rest.findIndex((t) => t.text === "(");
+    // A parenthesis before any array length (`int n[(16)]` is an array) makes a member function.
+    const bracket = rest.findIndex((t) => t.text === "[");
+    const parenthesis = rest.findIndex((t, i) => t.text === "(" && (bracket < 0 || i < bracket));
     if (parenthesis >= 0) return rest[parenthesis + 1]?.text === "*" ? "it has a function pointer member" : undefined;  // a member function
     const declarators = splitTopLevel(rest, 0, rest.length);
     // The name: the last identifier before the array lengths.
@@ -397,7 +399,9 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
       if (typeof type === "string") return type.startsWith("has the type") ? `its member ${name} ${type}` : type;
       const lengths: number[] = [];
       for (let i = 0; after[i]?.text === "["; i = closing(after, i) + 1) {
-        const inside = after.slice(i + 1, closing(after, i)).map((t) => t.text);
+        let inside = after.slice(i + 1, closing(after, i)).map((t) => t.text);
+        // A length given by a macro such as #define N (1024).
+        while (inside.length > 2 && inside[0] === "(" && inside[inside.length - 1] === ")") inside = inside.slice(1, -1);
         if (inside.length !== 1 || !INTEGER_LITERAL.test(inside[0]) || parseInt(inside[0]) < 1) {
           return `the length of its array member ${name} is not a positive integer literal ("${inside.join(" ")}")`;
         }

@@ -816,6 +816,59 @@ bool cpu_check(const int* data, int n) {
     expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => i + 1));
   });
 
+  it("finds the toolkit's finer headers and the C++ and POSIX headers of a source's host code, whose host helpers it leaves out", () => {
+    const module = fl.compile(`
+#include <stdexcept>
+#include <unordered_map>
+#include <typeinfo>
+#include <pthread.h>
+#include <sys/time.h>
+#include <cinttypes>
+#include <sm_35_intrinsics.h>
+#include <vector_types.h>
+#include <device_functions.h>
+#include <cuda/std/cstdint>
+#include <helper_string.h>
+#define KERNEL_PARAM_LIMIT (4)
+typedef struct { int param[KERNEL_PARAM_LIMIT]; } param_t;
+const std::string log_file = "rotations.txt";
+static std::unordered_map<int, int> seen;
+int iterations(int argc, const char** argv) {
+  if (checkCmdLineFlag(argc, argv, "iterations")) return getCmdLineArgumentInt(argc, argv, "iterations");
+  if (seen.count(argc)) throw std::runtime_error("again");
+  return 1;
+}
+__global__ void rotate(cuda::std::uint32_t* out, const unsigned* in, param_t p) {
+  const unsigned i = threadIdx.x;
+  out[i] = __funnelshift_l(in[i], in[i], p.param[i % KERNEL_PARAM_LIMIT]);
+}`, { device: dev(), name: "host_headers" });
+    const words = range(32).map((i) => (i * 2654435761) >>> 0);
+    const out = fl.full([32], 0, { dtype: "u32", device: dev() });
+    module.fn("rotate").launch({ grid: 1, block: 32 }, out, fl.tensor(words, { dtype: "u32", device: dev() }), { param: [1, 5, 13, 31] });
+    const rotl = (w: number, s: number) => ((w << s) | (w >>> (32 - s))) >>> 0;
+    expect(Array.from(out.toArray())).to.deep.equal(words.map((w, i) => rotl(w, [1, 5, 13, 31][i % 4])));
+  });
+
+  it("gives HIP sources HIP's other headers and AMD's bit-field functions, and a host declaration its hipStream_t", () => {
+    const source = `
+#include <hip/hip_runtime.h>
+#include <hip/hip_math_constants.h>
+#include <hip/hip_vector_types.h>
+#include <hip/hip_bfloat16.h>
+template <typename T> int fill(T* target, float value, size_t n, hipStream_t stream);
+__global__ void fields(unsigned* out, float* big) {
+  const unsigned t = hipThreadIdx_x;
+  out[t] = __bitinsert_u32(__bitextract_u32(0xdeadbeefu, t % 32, 8), 0x5u, 28, 3);
+  if (t == 0) big[0] = HIP_INF_F;
+}`;
+    const out = fl.full([40], 0, { dtype: "u32", device: dev() });
+    const big = fl.zeros([1], { device: dev() });
+    fl.compile(source, { device: dev(), name: "hip_fields" }).fn("fields").launch({ grid: 1, block: 40 }, out, big);
+    const extract = (v: number, offset: number, width: number) => (v >>> offset) & ((1 << width) - 1);
+    expect(Array.from(out.toArray())).to.deep.equal(range(40).map((t) => ((extract(0xdeadbeef, t % 32, 8) & ~(7 << 28)) | (5 << 28)) >>> 0));
+    expect(big.toArray()[0]).to.equal(Infinity);
+  });
+
   it("compiles clang's non-temporal loads and stores, which HIP sources call, on every target", () => {
     const source = `
 #include <hip/hip_runtime.h>

@@ -49,6 +49,44 @@ __device__ __forceinline__ void fl_nontemporal_store(V value, T* address) {
 __device__ __forceinline__ unsigned int __lane_id() {
   return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % warpSize;
 }
+
+// AMD's device functions, which HIP sources call on their AMD branch (taken on the
+// CPU with 64-lane warps): bit fields, lane counts, the clocks.
+__device__ __forceinline__ unsigned int __bitextract_u32(unsigned int value, unsigned int offset, unsigned int width) {
+  offset &= 31, width &= 31;
+  return width == 0 ? 0 : (value >> offset) & ((1u << width) - 1);
+}
+__device__ __forceinline__ unsigned long long __bitextract_u64(unsigned long long value, unsigned int offset, unsigned int width) {
+  offset &= 63, width &= 63;
+  return width == 0 ? 0 : (value >> offset) & ((1ull << width) - 1);
+}
+__device__ __forceinline__ unsigned int __bitinsert_u32(unsigned int into, unsigned int bits, unsigned int offset, unsigned int width) {
+  offset &= 31, width &= 31;
+  const unsigned int field = ((1u << width) - 1) << offset;
+  return (into & ~field) | ((bits << offset) & field);
+}
+__device__ __forceinline__ unsigned long long __bitinsert_u64(unsigned long long into, unsigned long long bits, unsigned int offset,
+                                                             unsigned int width) {
+  offset &= 63, width &= 63;
+  const unsigned long long field = ((1ull << width) - 1) << offset;
+  return (into & ~field) | ((bits << offset) & field);
+}
+// The lowest set bit's position, or -1 (0xffffffff) for none.
+__device__ __forceinline__ unsigned int __lastbit_u32_u32(unsigned int value) {
+  return value == 0 ? 0xffffffffu : static_cast<unsigned int>(__ffs(static_cast<int>(value)) - 1);
+}
+// The set bits of `mask` below the calling lane (in its low and high 32 lanes), plus `base`.
+__device__ __forceinline__ unsigned int __mbcnt_lo(unsigned int mask, unsigned int base) {
+  const unsigned int lane = __lane_id();
+  return base + __popc(lane >= 32 ? mask : mask & ((1u << lane) - 1));
+}
+__device__ __forceinline__ unsigned int __mbcnt_hi(unsigned int mask, unsigned int base) {
+  const unsigned int lane = __lane_id();
+  return base + __popc(lane < 32 ? 0u : mask & ((1u << (lane - 32)) - 1));
+}
+__device__ __forceinline__ unsigned int __smid() { return 0; }
+__device__ __forceinline__ long long __clock64() { return clock64(); }
+__device__ __forceinline__ long long wall_clock64() { return clock64(); }
 #endif
 
 #endif

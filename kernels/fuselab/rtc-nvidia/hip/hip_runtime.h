@@ -12,4 +12,9 @@
 #endif
 #include <fuselab/fuselab.h>
 #include <fuselab/hip_spellings.h>
+// The runtime's handle and error types, which a source's host declarations name
+// (a launcher taking a hipStream_t): CUDA's, as HIP on NVIDIA defines them.
+typedef cudaStream_t hipStream_t;
+typedef cudaEvent_t hipEvent_t;
+typedef cudaError_t hipError_t;
 #endif

@@ -13,6 +13,17 @@
 #define __HIP_PLATFORM_NVCC__ 1
 #endif
 #endif
+// What HIP's own header brings every source (the C++ library's math, integers,
+// limits and algorithms), which host code beside the kernels relies on.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <tuple>
+#include <utility>
 #include <fuselab/fuselab.h>
 #include <fuselab/hip_spellings.h>
 #endif

@@ -1,0 +1,2 @@
+// <hip/hip_math_constants.h>: fuselab/hip_math_constants.h.
+#include <fuselab/hip_math_constants.h>

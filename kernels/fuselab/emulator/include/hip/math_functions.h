@@ -1,0 +1,2 @@
+// <hip/math_functions.h> on the CPU emulator: part of what <hip/hip_runtime.h> gives every HIP source here.
+#include "hip_runtime.h"
