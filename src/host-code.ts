@@ -30,7 +30,8 @@ function directives(source: string): boolean[] {
 
 /** Whether a namespace-scope statement (code only, no trailing `;`) defines a variable that device code cannot use. */
 function isHostVariable(statement: string): boolean {
-  const text = statement.trim();
+  // `struct timeval start;` declares a variable of a class named by its keyword.
+  const text = statement.trim().replace(/^(?:struct|class|union)\s+(?=[A-Za-z_]\w*\s+[^{]*$)/, "");
   const first = /^[A-Za-z_]\w*/.exec(text)?.[0];
   if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
   // The declarator: up to the initializer.

@@ -829,6 +829,9 @@ bool cpu_check(const int* data, int n) {
 #include <device_functions.h>
 #include <cuda/std/cstdint>
 #include <helper_string.h>
+#include <numeric>
+using std::accumulate;
+struct timeval start_time;
 #define KERNEL_PARAM_LIMIT (4)
 typedef struct { int param[KERNEL_PARAM_LIMIT]; } param_t;
 const std::string log_file = "rotations.txt";
