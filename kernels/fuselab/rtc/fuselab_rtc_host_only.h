@@ -3,8 +3,11 @@
 // their main() and host helpers, which fl.compile leaves out of what the
 // run-time compiler reads (src/host-code.ts). Device code cannot use them, so
 // they declare nothing; a use left in device code is reported as undeclared.
-// Only the namespace, for the `using namespace std;` of such sources.
+// Only the namespaces, for the `using namespace std;` and `using namespace
+// std::chrono;` of such sources.
 #ifndef FUSELAB_RTC_HOST_ONLY_H
 #define FUSELAB_RTC_HOST_ONLY_H
-namespace std {}
+namespace std {
+namespace chrono {}
+}  // namespace std
 #endif

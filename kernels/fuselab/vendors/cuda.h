@@ -22,6 +22,11 @@
 #ifndef HUGE_VALF
 #define HUGE_VALF INFINITY
 #endif
+// glibc's float classifications, which nvcc's host <math.h> brings a .cu file and
+// sources call in device code (candle's isnanf).
+__device__ __forceinline__ int isnanf(float x) { return x != x; }
+__device__ __forceinline__ int isinff(float x) { return x == INFINITY ? 1 : x == -INFINITY ? -1 : 0; }
+__device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 #ifndef HUGE_VAL
 #define HUGE_VAL (::cuda::std::numeric_limits<double>::infinity())
 #endif
