@@ -8,7 +8,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
-import { atNamespaceScope, withoutHostCode } from "./host-code";
+import { RUNTIME_CALL, atNamespaceScope, withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
@@ -239,7 +239,7 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
 const HOST_LAUNCH = /<<</;
 // cuBLAS's calls and the CUDA samples' helpers (timers, error checks, command lines,
 // device selection) are host libraries too.
-const RUNTIME_CALL_OR_LAUNCH = new RegExp(String.raw`\b(?:cuda|hip|cublas(?:Lt)?|sdk)[A-Z]\w*\s*\(|<<<|\bthrust::|` +
+const RUNTIME_CALL_OR_LAUNCH = new RegExp(String.raw`${RUNTIME_CALL.source}|\bsdk[A-Z]\w*\s*\(|<<<|\bthrust::|` +
   String.raw`\b(?:checkCudaErrors|getLastCudaError|checkCmdLineFlag|getCmdLineArgument\w*|findCudaDevice|gpuDeviceInit|gpuGetMaxGflopsDeviceId)\s*\(`);
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again

@@ -69,7 +69,7 @@ function withoutTemplateHeads(text: string): string {
 const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b/;
 
 // A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...).
-const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?)[A-Z]\w*\s*\(/;
+export const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?)[A-Z]\w*\s*\(/;
 
 /** Whether a namespace-scope statement defines a class with no device code in it. */
 function isUnannotatedClass(statement: string): boolean {
@@ -189,8 +189,10 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       const name = bodyAt === undefined ? undefined : functionName(code.slice(start, bodyAt));
       if (name && !leftOut.has(name)) {
         leftOut.add(name);
-        calls = new RegExp(`\\b(?:${[...leftOut].join("|")})\\s*(?:<[^;{}]*>\\s*)?\\(`);
-        more = only !== undefined;
+        if (only) {
+          calls = new RegExp(`\\b(?:${[...leftOut].join("|")})\\s*(?:<[^;{}]*>\\s*)?\\(`);
+          more = true;
+        }
       }
     }
   }

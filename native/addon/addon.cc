@@ -306,19 +306,10 @@ Napi::Value compile_check(const Napi::CallbackInfo& info) {
     if (!log_text.empty()) error.Set("log", Napi::String::New(env, log_text));
     throw error;
   }
-  Napi::Array lines = Napi::Array::New(env);
-  std::string line;
-  for (const char* c = symbols; c != nullptr && *c != '\0'; ++c) {
-    if (*c != '\n') {
-      line += *c;
-      continue;
-    }
-    lines.Set(lines.Length(), line);
-    line.clear();
-  }
+  const std::vector<std::string> lines = split_lines(symbols);
   if (symbols != nullptr) api->free_string(symbols);
   Napi::Object result = Napi::Object::New(env);
-  result.Set("symbols", lines);
+  result.Set("symbols", string_array(env, lines));
   result.Set("log", log_text);
   return result;
 }

@@ -54,21 +54,6 @@ bool file_exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-std::vector<std::string> split_lines(const char* text) {
-  std::vector<std::string> lines;
-  if (text == nullptr) return lines;
-  std::string line;
-  for (const char* c = text; *c != '\0'; ++c) {
-    if (*c == '\n') {
-      if (!line.empty()) lines.push_back(line);
-      line.clear();
-    } else {
-      line += *c;
-    }
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
 
 Plugin load_plugin(const std::string& folder, const std::string& name) {
   Plugin plugin;
@@ -125,6 +110,22 @@ Plugin load_plugin(const std::string& folder, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_lines(const char* text) {
+  std::vector<std::string> lines;
+  if (text == nullptr) return lines;
+  std::string line;
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c == '\n') {
+      if (!line.empty()) lines.push_back(line);
+      line.clear();
+    } else {
+      line += *c;
+    }
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
 
 std::string backend_error(const fl_backend* api, const char* fallback) {
   const char* text = api->last_error ? api->last_error() : nullptr;

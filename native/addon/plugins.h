@@ -26,6 +26,9 @@ struct Plugin {
 // The last error text of `api` on the calling thread, or `fallback` when it gives none.
 std::string backend_error(const fl_backend* api, const char* fallback = "failed without a reason");
 
+// The non-empty lines of `text` (none for null).
+std::vector<std::string> split_lines(const char* text);
+
 // Every known plugin, in preference order (GPU backends first), loaded on first call.
 const std::vector<Plugin>& plugins();
 

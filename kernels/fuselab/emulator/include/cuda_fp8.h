@@ -102,6 +102,9 @@ inline __nv_fp8_storage_t __nv_cvt_bfloat16raw_to_fp8(__nv_bfloat16_raw x, __nv_
 inline __nv_fp8x2_storage_t fl_fp8x2(__nv_fp8_storage_t low, __nv_fp8_storage_t high) {
   return static_cast<__nv_fp8x2_storage_t>(low | (high << 8));
 }
+inline __nv_fp8x4_storage_t fl_fp8x4(__nv_fp8x2_storage_t low, __nv_fp8x2_storage_t high) {
+  return low | (static_cast<__nv_fp8x4_storage_t>(high) << 16);
+}
 inline __nv_fp8x2_storage_t __nv_cvt_double2_to_fp8x2(double2 x, __nv_saturation_t saturate, __nv_fp8_interpretation_t kind) {
   return fl_fp8x2(__nv_cvt_double_to_fp8(x.x, saturate, kind), __nv_cvt_double_to_fp8(x.y, saturate, kind));
 }
@@ -176,14 +179,14 @@ inline __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8_i
     __nv_fp8x4_storage_t __x;                                                                               \
     NAME4() = default;                                                                                      \
     explicit NAME4(float4 v)                                                                                \
-        : __x(__nv_cvt_float2_to_fp8x2(make_float2(v.x, v.y), __NV_SATFINITE, KIND) |                       \
-              (static_cast<__nv_fp8x4_storage_t>(__nv_cvt_float2_to_fp8x2(make_float2(v.z, v.w), __NV_SATFINITE, KIND)) << 16)) {} \
+        : __x(fl_fp8x4(__nv_cvt_float2_to_fp8x2(make_float2(v.x, v.y), __NV_SATFINITE, KIND),                \
+                       __nv_cvt_float2_to_fp8x2(make_float2(v.z, v.w), __NV_SATFINITE, KIND))) {}               \
     explicit NAME4(double4 v)                                                                               \
-        : __x(__nv_cvt_double2_to_fp8x2(make_double2(v.x, v.y), __NV_SATFINITE, KIND) |                    \
-              (static_cast<__nv_fp8x4_storage_t>(__nv_cvt_double2_to_fp8x2(make_double2(v.z, v.w), __NV_SATFINITE, KIND)) << 16)) {} \
+        : __x(fl_fp8x4(__nv_cvt_double2_to_fp8x2(make_double2(v.x, v.y), __NV_SATFINITE, KIND),             \
+                       __nv_cvt_double2_to_fp8x2(make_double2(v.z, v.w), __NV_SATFINITE, KIND))) {}            \
     NAME4(__half2 low, __half2 high)                                                                        \
-        : __x(__nv_cvt_halfraw2_to_fp8x2(__half2_raw(low), __NV_SATFINITE, KIND) |                          \
-              (static_cast<__nv_fp8x4_storage_t>(__nv_cvt_halfraw2_to_fp8x2(__half2_raw(high), __NV_SATFINITE, KIND)) << 16)) {} \
+        : __x(fl_fp8x4(__nv_cvt_halfraw2_to_fp8x2(__half2_raw(low), __NV_SATFINITE, KIND),                  \
+                       __nv_cvt_halfraw2_to_fp8x2(__half2_raw(high), __NV_SATFINITE, KIND))) {}                 \
     explicit operator float4() const {                                                                      \
       return make_float4(fl::emu::fp8_to_float(__x & 0xff, KIND), fl::emu::fp8_to_float((__x >> 8) & 0xff, KIND), \
                          fl::emu::fp8_to_float((__x >> 16) & 0xff, KIND), fl::emu::fp8_to_float(__x >> 24, KIND)); \
