@@ -95,19 +95,21 @@ function predefinedMacros(build: Build): Record<string, string> {
 // An NVIDIA GPU also gets HIP's headers, for HIP sources (hiprtc has its own on AMD).
 function ownIncludeFolders(backend: Target): string[] {
   const kernels = path.join(packageRoot(), "kernels");
-  if (backend === "cpu") return [kernels, path.join(kernels, "fuselab", "emulator", "include")];
+  // PyTorch's extension headers, for the device code of an extension's kernel file.
+  const torch = path.join(kernels, "fuselab", "torch");
+  if (backend === "cpu") return [kernels, path.join(kernels, "fuselab", "emulator", "include"), torch];
   const rtc = [kernels, path.join(kernels, "fuselab", "rtc")];
-  return [...rtc, path.join(kernels, "fuselab", backend === "cuda" ? "rtc-nvidia" : "rtc-amd")];
+  return [...rtc, path.join(kernels, "fuselab", backend === "cuda" ? "rtc-nvidia" : "rtc-amd"), torch];
 }
 
 // HIP's headers say which platform they compile for (__HIP_PLATFORM_AMD__ or
-// __HIP_PLATFORM_NVIDIA__), and HIP sources choose their warp width by it. On the
-// CPU the emulator's headers take the device's: AMD with 64-lane warps, NVIDIA
-// with 32. Given only to sources that include them, so that other sources keep
-// one compiled module for both widths.
-function hipPlatformFlags(build: Build, source: string): string[] {
-  const includesHip = /^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]*\b(?:hip\/hip_\w+\.h|hipcub\/)/m.test(source);
-  return build.backend === "cpu" && includesHip ? [`-DFL_EMU_WARP_SIZE=${build.warpSize}`] : [];
+// __HIP_PLATFORM_NVIDIA__), and HIP sources choose their warp width by it;
+// PyTorch's give it as the constant C10_WARP_SIZE. On the CPU these headers take
+// the device's: AMD with 64-lane warps, NVIDIA with 32. Given only to sources
+// that include them, so that other sources keep one compiled module for both widths.
+function warpWidthFlags(build: Build, source: string): string[] {
+  const fixesWidth = /^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]*\b(?:hip\/hip_\w+\.h|hipcub\/|torch\/|ATen\/|c10\/)/m.test(source);
+  return build.backend === "cpu" && fixesWidth ? [`-DFL_EMU_WARP_SIZE=${build.warpSize}`] : [];
 }
 
 // The folders a source's headers are looked up in, in the compiler's order: on
@@ -162,9 +164,9 @@ function translate(where: string, source: string, fileName: string | undefined, 
   // (cudaMemcpyToSymbol ...) or launching could not compile: it is left out, as under NVRTC
   // all host code is. hiprtc skips host code itself, but not a launch's syntax.
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL_OR_LAUNCH }))
-    : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH });
+    : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
-  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...hipPlatformFlags(build, checked)];
+  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
   return { build, file, text, declarations, templates, constants, overloaded, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
 }
 
@@ -237,9 +239,14 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
 // (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call), and thrust's
 // containers and algorithms, which the CPU has no library for.
 const HOST_LAUNCH = /<<</;
+// PyTorch's host API: an extension's host functions take tensors, check them,
+// dispatch on their type and bind to Python; only fuselab's stand-in names of it
+// are declared (kernels/fuselab/torch).
+const TORCH_HOST = String.raw`\b(?:torch|at)::(?:Tensor\b|[a-z_]\w*\s*\()|\b(?:at|c10)::cuda::|\b(?:py|pybind11)::|\b(?:TORCH|AT|PYBIND11|C10_CUDA)_[A-Z_]+\s*\(`;
+const HOST_LAUNCH_OR_TORCH = new RegExp(`${HOST_LAUNCH.source}|${TORCH_HOST}`);
 // cuBLAS's calls and the CUDA samples' helpers (timers, error checks, command lines,
 // device selection) are host libraries too.
-const RUNTIME_CALL_OR_LAUNCH = new RegExp(String.raw`${RUNTIME_CALL.source}|\bsdk[A-Z]\w*\s*\(|<<<|\bthrust::|` +
+const RUNTIME_CALL_OR_LAUNCH = new RegExp(String.raw`${RUNTIME_CALL.source}|${TORCH_HOST}|\bsdk[A-Z]\w*\s*\(|<<<|\bthrust::|` +
   String.raw`\b(?:checkCudaErrors|getLastCudaError|checkCmdLineFlag|getCmdLineArgument\w*|findCudaDevice|gpuDeviceInit|gpuGetMaxGflopsDeviceId)\s*\(`);
 
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again

@@ -5,9 +5,9 @@
 import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
 import type { DType } from "./dtype";
-import { ScalarType, packStruct, scalarValue } from "./layout";
+import { ScalarType, StructLayout, packStruct, scalarValue } from "./layout";
 import { KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
-import { KernelParam, SCALAR_TYPES } from "./signature";
+import { KernelParam, SCALAR_TYPES, TensorAccessor } from "./signature";
 import { Tensor, TensorView, checkNotDisposed, tensorOf } from "./tensor";
 
 export type { KernelParam } from "./signature";
@@ -183,6 +183,7 @@ export class Kernel {
     const param = this.params[index];
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
     if (param.pointer) return this.pointer(where, label, param, arg);
+    if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);
     if (param.layout) return { type: "struct", bytes: packStruct(where, label, param.layout, arg) };
     if (param.type === "bool") return { type: "bool", value: scalarValue(where, label, "bool", param.declaration, arg) };
     const type = param.type as ScalarType;
@@ -190,6 +191,25 @@ export class Kernel {
       throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, structs, pointers)", param.declaration);
     }
     return { type, value: scalarValue(where, label, type, param.declaration, arg) };
+  }
+
+  // A tensor accessor's argument: a tensor of its dtype and dimensions, passed as its
+  // data pointer, sizes and strides (row-major, in elements).
+  private accessor(where: string, label: string, param: KernelParam, accessor: TensorAccessor, arg: unknown): NativeArg {
+    const wanted = `a ${accessor.element} tensor of ${accessor.dims} dimension${accessor.dims === 1 ? "" : "s"} (${param.declaration})`;
+    if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, wanted, TensorView.isView(arg) ? `${arg.describe()}, a view` : describe(arg));
+    checkNotDisposed(where, label, arg);
+    if (arg.dtype !== accessor.element || arg.shape.length !== accessor.dims) throw new ArgumentError(where, label, wanted, arg.describe());
+    if (arg.device !== this.device) {
+      throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${arg.device.describe()}`);
+    }
+    const strides = arg.shape.map((_n, d) => arg.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+    if (accessor.index === "i32" && [...arg.shape, ...strides].some((n) => n > 2 ** 31 - 1)) {
+      throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^31 (PackedTensorAccessor64 takes larger)`, arg.describe());
+    }
+    const layout = param.layout as StructLayout;
+    const bytes = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides });
+    return { type: "struct", bytes, pointers: [{ offset: 0, buffer: arg.handle(where) }] };
   }
 
   // A pointer's argument: a tensor (its buffer), a view (its buffer from the view's offset, for the view's bytes), or null.

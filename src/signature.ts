@@ -23,6 +23,15 @@ export interface KernelParam {
   declaration: string;
   /** A struct passed by value (a vector type among them): its members, as the C ABI lays them out. */
   layout?: StructLayout;
+  /** A PyTorch tensor accessor passed by value (its layout in `layout`): it takes a tensor of `dims` dimensions. */
+  accessor?: TensorAccessor;
+}
+
+/** What a PackedTensorAccessor32/64<T, N> parameter holds: T's dtype, N, and the integer type of its sizes and strides. */
+export interface TensorAccessor {
+  element: string;
+  dims: number;
+  index: "i32" | "i64";
 }
 
 /** The structs a source defines, by name: each one's layout, or why it cannot be passed by value. */
@@ -41,6 +50,9 @@ const C_TYPES: Record<string, string> = {
   "float": "f32", "double": "f64",
   "__half": "f16", "half": "f16", "fl_half": "f16",
   "fl_bf16": "bf16", "__nv_bfloat16": "bf16", "__hip_bfloat16": "bf16", "hip_bfloat16": "bf16",
+  // PyTorch's (kernels/fuselab/torch).
+  "c10::Half": "f16", "at::Half": "f16", "torch::Half": "f16",
+  "c10::BFloat16": "bf16", "at::BFloat16": "bf16", "torch::BFloat16": "bf16",
   "char": "i8", "signed char": "i8", "int8_t": "i8",
   "unsigned char": "u8", "uint8_t": "u8",
   "short": "i16", "short int": "i16", "signed short": "i16", "int16_t": "i16",
@@ -181,6 +193,8 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const name = named ? identifiers[identifiers.length - 1] : "";
   const spelled = typeName(named ? words.slice(0, words.lastIndexOf(name)) : words);
   if (!pointer) {
+    const accessor = tensorAccessor(kernel, line, index, written, tokens);
+    if (accessor) return accessor;
     // A struct by value: a vector type, or one the source defines (named with or without its namespace).
     const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled);
     if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
@@ -196,6 +210,40 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   if (!pointer && type === "void") unsupported(kernel, line, index, written, "void is not a value");
   const declaration = `${isConst ? "const " : ""}${spelled}${pointer ? "*" : ""}`;
   return { name, type, pointer, isConst, declaration };
+}
+
+// PyTorch's accessors (kernels/fuselab/torch/fuselab_torch.h): the data pointer,
+// then N sizes and N strides of the index type.
+const ACCESSOR = /^(?:(?:torch|at)::)?(?:PackedTensorAccessor(32|64)?|GenericPackedTensorAccessor)$/;
+
+/** A parameter `[const] torch::PackedTensorAccessor32<T, N, Traits> name`, or undefined when it is no accessor. */
+function tensorAccessor(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
+  const open = tokens.findIndex((t) => t.text === "<");
+  const template = open < 1 ? null : ACCESSOR.exec(typeName(tokens.slice(0, open).map((t) => t.text)));
+  if (!template) return undefined;
+  const bits = template[1];
+  const close = closing(tokens, open);
+  const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
+  const element = C_TYPES[typeName(args[0] ?? [])];
+  const dims = Number(args[1]?.join(""));
+  const indexType = bits === "32" ? "int32_t" : bits === "64" ? "int64_t" : typeName(args[3] ?? ["int64_t"]);
+  const indexDtype = C_TYPES[indexType];
+  if (element === undefined || element === "void") {
+    unsupported(kernel, line, index, written, `an accessor's elements are of a type tensors have; "${(args[0] ?? []).join(" ")}" is not`);
+  }
+  if (!Number.isInteger(dims) || dims < 1 || dims > 8) unsupported(kernel, line, index, written, "an accessor has 1 to 8 dimensions, written as a number");
+  if (indexDtype !== "i32" && indexDtype !== "i64") unsupported(kernel, line, index, written, "an accessor's index type is int32_t or int64_t");
+  const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
+  const indexScalar = indexDtype as "i32" | "i64";
+  const declaration = tokens.slice(0, close + 1).map((t) => t.text).filter((w) => w !== "const").join(" ")
+    .replace(/ ?:: ?/g, "::").replace(/ ?([<>,]) ?/g, "$1").replace(/,/g, ", ");
+  const counts = { kind: "array", element: { kind: "scalar", scalar: indexScalar }, length: dims } as const;
+  const layout = layoutStruct(declaration, [
+    { name: "data", declaration: "T*", type: { kind: "scalar", scalar: "u64" } },
+    { name: "sizes", declaration: indexType, type: counts },
+    { name: "strides", declaration: indexType, type: counts },
+  ]);
+  return { name, type: "struct", pointer: false, isConst: false, declaration, layout, accessor: { element, dims, index: indexScalar } };
 }
 
 function sameParams(a: readonly KernelParam[], b: readonly KernelParam[]): boolean {

@@ -11,7 +11,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as fl from "../src";
 import { f32ToBf16Bits, f32ToF16Bits, bf16BitsToF32 } from "../src/dtype";
-import { range, testDevice } from "./helpers";
+import { expectThrows, range, testDevice } from "./helpers";
 import { roundF16, roundF16Fma } from "./reference/half";
 
 const CORPUS = path.resolve(__dirname, "..", "..", "test", "corpus");
@@ -83,6 +83,79 @@ describe("kernel corpus", () => {
   }
 
   for (const { label, dev } of variants(true)) {
+    it(`torch_extension.cu: a PyTorch extension's kernels, its tensor accessors taking tensors${label}`, () => {
+      const module = compile("torch_extension.cu", dev());
+      const batch = 3, state = 50;
+      for (const dtype of ["f32", "f64"] as const) {
+        const gates = fl.randn([batch, 3, state], { device: dev(), dtype, seed: 31 });
+        const oldCell = fl.randn([batch, state], { device: dev(), dtype, seed: 32 });
+        const h = fl.full([batch, state], NaN, { device: dev(), dtype });
+        const cell = fl.full([batch, state], NaN, { device: dev(), dtype });
+        module.fn(`gated_update_kernel<${dtype === "f32" ? "float" : "double"}>`).launch({ grid: [2, batch], block: 32 }, gates, oldCell, h, cell);
+        const g = gates.toArray(), o = oldCell.toArray();
+        const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
+        const cells = range(batch * state).map((i) => {
+          const n = Math.floor(i / state), c = i % state;
+          return o[i] + Math.tanh(g[n * 3 * state + 2 * state + c]) * sigmoid(g[n * 3 * state + c]);
+        });
+        const hs = cells.map((v, i) => Math.tanh(v) * sigmoid(g[Math.floor(i / state) * 3 * state + state + (i % state)]));
+        const tolerance = dtype === "f32" ? { rtol: 1e-5, atol: 1e-6 } : { rtol: 1e-12, atol: 1e-13 };
+        fl.assertClose(cell, cells, tolerance);
+        fl.assertClose(h, hs, tolerance);
+      }
+    });
+
+    it(`torch_extension.cu: c10::Half and c10::BFloat16 round each operation as PyTorch does, to the bit${label}`, () => {
+      const module = compile("torch_extension.cu", dev());
+      const n = 1001, alpha = 0.3;
+      for (const [type, dtype, round] of [["c10::Half", "f16", roundF16], ["at::BFloat16", "bf16", bf16]] as const) {
+        const x = fl.randn([n], { device: dev(), dtype, seed: 41 });
+        const y = fl.randn([n], { device: dev(), dtype, seed: 42 });
+        const out = fl.full([n], NaN, { device: dev(), dtype });
+        module.fn(`ext::axpby_kernel<${type}>`).launch({ grid: Math.ceil(n / 128), block: 128 }, out, x, y, alpha, n);
+        const xs = x.toArray(), ys = y.toArray();
+        const expected = range(n).map((i) => {
+          const scaled = round(Math.fround(round(Math.fround(xs[i] * round(Math.fround(alpha)))) + ys[i]));
+          return round(Math.fround(scaled - xs[i] * 0.5));
+        });
+        expect(Array.from(out.toArray()), type).to.deep.equal(expected);
+      }
+    });
+
+    it(`torch_extension.cu: an RMS norm on scalar_t, computed in at::opmath_type, reduced over C10_WARP_SIZE lanes${label}`, () => {
+      const module = compile("torch_extension.cu", dev());
+      const tokens = 5, hidden = 777, eps = 1e-6;
+      for (const [type, dtype] of [["float", "f32"], ["c10::Half", "f16"], ["c10::BFloat16", "bf16"]] as const) {
+        const x = fl.randn([tokens, hidden], { device: dev(), dtype, seed: 51 });
+        const w = fl.randn([hidden], { device: dev(), dtype, seed: 52 });
+        const out = fl.full([tokens, hidden], NaN, { device: dev(), dtype });
+        module.fn(`ext::rms_norm_kernel<${type}>`).launch({ grid: tokens, block: 192 }, out, x, w, eps, hidden);
+        const xs = x.toArray(), ws = w.toArray();
+        const round = dtype === "f16" ? roundF16 : dtype === "bf16" ? bf16 : (v: number) => v;
+        const expected = range(tokens * hidden).map((i) => {
+          const t = Math.floor(i / hidden);
+          let squares = 0;
+          for (let j = 0; j < hidden; j++) squares += xs[t * hidden + j] ** 2;
+          return round(round(xs[i] / Math.sqrt(squares / hidden + eps)) * ws[i % hidden]);
+        });
+        // One rounding step of the 16-bit type apart at most: the scale is a float on the GPU, a double here.
+        fl.assertClose(out, expected, dtype === "f32" ? { rtol: 1e-5, atol: 1e-6 } : dtype === "f16" ? { rtol: 2e-3, atol: 1e-3 } : { rtol: 1.6e-2, atol: 1e-2 });
+      }
+    });
+
+    it(`torch_extension.cu: an accessor takes only a tensor of its dtype and dimensions${label}`, () => {
+      const kernel = compile("torch_extension.cu", dev()).fn("gated_update_kernel<float>");
+      const cell = fl.zeros([2, 8], { device: dev() });
+      const args = (gates: fl.KernelArg) => [gates, cell, cell, cell];
+      expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(fl.zeros([2, 24], { device: dev() }))), fl.ArgumentError,
+        /argument 0 \(gates\) must be a f32 tensor of 3 dimensions \(torch::PackedTensorAccessor32<float, 3, torch::RestrictPtrTraits>\), got .*\[2, 24\]/);
+      expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(fl.zeros([2, 3, 8], { device: dev(), dtype: "f16" }))), fl.ArgumentError,
+        /argument 0 \(gates\) must be a f32 tensor of 3 dimensions/);
+      expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(fl.zeros([48], { device: dev() }).view(0, 8))), fl.ArgumentError,
+        /argument 0 \(gates\) must be a f32 tensor of 3 dimensions .*, got .*a view/);
+      expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(null)), fl.ArgumentError, /argument 0 \(gates\) must be a f32 tensor of 3 dimensions .*, got null/);
+    });
+
     it(`cub_tiled_scan.cu: cub::BlockLoad, BlockScan over each thread's items with a running prefix functor, BlockStore, and cuda::maximum${label}`, () => {
       const threads = 64;
       const module = compile("cub_tiled_scan.cu", dev());

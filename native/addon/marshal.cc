@@ -134,10 +134,12 @@ void pack_pointer(Napi::Env env, LaunchState& launch, size_t index, const Napi::
   launch.pointers.push_back(std::move(pointer));
 }
 
-// A struct passed by value: { type: "struct", bytes } with its bytes as the C ABI lays them out.
-void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKind* param, const Napi::Value& bytes) {
+// A struct passed by value: { type: "struct", bytes, pointers? } with its bytes as
+// the C ABI lays them out, and the buffers whose addresses go into it
+// (pointers: [{ offset, buffer }], a tensor accessor's data pointer).
+void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKind* param, const Napi::Object& arg) {
   const KernelState& k = *launch.kernel;
-  const HostBytes host = host_bytes(bytes, "a struct's bytes");
+  const HostBytes host = host_bytes(arg.Get("bytes"), "a struct's bytes");
   if (param) {
     const size_t expected = struct_bytes(param->type);
     if (param->pointer || expected == 0) fail(env, k, index, "must be " + taken(*param) + ", got a struct");
@@ -152,8 +154,31 @@ void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKi
   constexpr size_t kSlackWords = 32;
   const size_t words = (host.bytes + 7) / 8 + kSlackWords;
   launch.records.push_back(std::make_unique<uint64_t[]>(words));  // zeroed
-  std::memcpy(launch.records.back().get(), host.data, host.bytes);
-  launch.args[index] = launch.records.back().get();
+  uint8_t* record = reinterpret_cast<uint8_t*>(launch.records.back().get());
+  std::memcpy(record, host.data, host.bytes);
+  const Napi::Value pointers = arg.Get("pointers");
+  if (!pointers.IsUndefined()) {
+    if (!pointers.IsArray()) fail(env, k, index, "must list its pointers as an array of { offset, buffer }");
+    const Napi::Array list = pointers.As<Napi::Array>();
+    for (uint32_t p = 0; p < list.Length(); ++p) {
+      const Napi::Value entry = list.Get(p);
+      if (!entry.IsObject()) fail(env, k, index, "must list its pointers as an array of { offset, buffer }");
+      const size_t offset = byte_count(entry.As<Napi::Object>().Get("offset"), "a struct pointer's offset");
+      if (offset % alignof(void*) != 0 || offset + sizeof(void*) > host.bytes) {
+        fail(env, k, index, "has a pointer at byte " + std::to_string(offset) + ", not an aligned place within its " +
+                                std::to_string(host.bytes) + " bytes");
+      }
+      PointerArg pointer;
+      pointer.index = index;
+      pointer.slot = argument_buffer(env, k, index, entry.As<Napi::Object>().Get("buffer"));
+      pointer.bytes = pointer.slot->allocation->bytes;
+      void* address = pointer.slot->allocation->ptr;
+      std::memcpy(record + offset, &address, sizeof address);
+      launch.allocations.push_back(pointer.slot->allocation);
+      launch.pointers.push_back(std::move(pointer));
+    }
+  }
+  launch.args[index] = record;
 }
 
 uint32_t dimension(Napi::Env env, const Napi::Value& value, const char* what, int axis) {
@@ -268,7 +293,7 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
     const Napi::Value type_value = scalar.Get("type");
     const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
     if (type_name == "struct") {
-      pack_struct(env, *launch, i, param, scalar.Get("bytes"));
+      pack_struct(env, *launch, i, param, scalar);
       continue;
     }
     const ValueType* type = find_value_type(type_name);

@@ -13,5 +13,24 @@
 namespace std {
 using namespace cuda::std;
 }
+#elif defined(__HIPCC_RTC__)
+// hiprtc declares the 32- and 64-bit integers and size_t; the narrower ones and
+// the pointer-sized ones here, as <stdint.h> and <stddef.h> spell them.
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef short int16_t;
+typedef unsigned short uint16_t;
+typedef __INTPTR_TYPE__ intptr_t;
+typedef __UINTPTR_TYPE__ uintptr_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+namespace std {
+using ::int16_t;
+using ::int8_t;
+using ::intptr_t;
+using ::ptrdiff_t;
+using ::uint16_t;
+using ::uint8_t;
+using ::uintptr_t;
+}  // namespace std
 #endif
 #endif

@@ -1,0 +1,206 @@
+// What a PyTorch extension's kernel file gets from torch/extension.h, ATen and
+// c10 for its device code: c10::Half and c10::BFloat16 (16 bits stored, each
+// operation computed in float and rounded back, as PyTorch's are),
+// at::opmath_type and at::acc_type, the C10_ macros, and the tensor accessors
+// (a PackedTensorAccessor parameter takes a tensor at launch). The host API
+// (tensors, dispatch, checks, streams, bindings) is for host functions, which
+// fl.compile leaves out on every target (src/compile.ts): it is declared here
+// by name only, so that prototypes naming it still read.
+#ifndef FUSELAB_TORCH_H
+#define FUSELAB_TORCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define C10_HOST_DEVICE __host__ __device__
+#define C10_DEVICE __device__
+#define C10_HOST __host__
+#define C10_ALWAYS_INLINE inline
+#define C10_LIKELY(expr) (expr)
+#define C10_UNLIKELY(expr) (expr)
+#define C10_RESTRICT __restrict__
+#define C10_MAX_THREADS_PER_BLOCK(threads) (((threads) <= 0) ? 1024 : (threads))
+#define C10_LAUNCH_BOUNDS_0 __launch_bounds__(256, 4)
+#define C10_LAUNCH_BOUNDS_1(threads) __launch_bounds__((C10_MAX_THREADS_PER_BLOCK((threads))))
+#define C10_LAUNCH_BOUNDS_2(threads, blocks) __launch_bounds__((C10_MAX_THREADS_PER_BLOCK((threads))), (blocks))
+// The warp's lanes as a constant: the GPU's, or the emulated device's (fl.compile
+// gives the CPU its width for sources that include these headers).
+#if defined(FL_WARP_SIZE)
+#define C10_WARP_SIZE FL_WARP_SIZE
+#elif defined(__AMDGCN_WAVEFRONT_SIZE)
+#define C10_WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
+#elif defined(FL_EMU_WARP_SIZE)
+#define C10_WARP_SIZE FL_EMU_WARP_SIZE
+#else
+#define C10_WARP_SIZE 32
+#endif
+
+namespace c10 {
+
+namespace detail {
+union float_bits {
+  float f;
+  uint32_t u;
+};
+}  // namespace detail
+
+// IEEE binary16, rounded to nearest even by the target's own conversion.
+struct alignas(2) Half {
+  unsigned short x;
+  struct from_bits_t {};
+  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
+  Half() = default;
+  C10_HOST_DEVICE constexpr Half(unsigned short bits, from_bits_t) : x(bits) {}
+  C10_HOST_DEVICE Half(float value) : x(__half_as_ushort(__float2half(value))) {}
+  C10_HOST_DEVICE Half(const __half& value) : x(__half_as_ushort(value)) {}
+  C10_HOST_DEVICE operator float() const { return __half2float(__ushort_as_half(x)); }
+};
+
+// bfloat16: a float's upper 16 bits, rounded to nearest even; a NaN stays a quiet NaN.
+struct alignas(2) BFloat16 {
+  uint16_t x;
+  struct from_bits_t {};
+  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
+  BFloat16() = default;
+  C10_HOST_DEVICE constexpr BFloat16(unsigned short bits, from_bits_t) : x(bits) {}
+  C10_HOST_DEVICE BFloat16(float value) {
+    detail::float_bits b;
+    b.f = value;
+    x = (b.u & 0x7fffffffu) > 0x7f800000u ? uint16_t(0x7fc0) : uint16_t((b.u + 0x7fffu + ((b.u >> 16) & 1u)) >> 16);
+  }
+  C10_HOST_DEVICE operator float() const {
+    detail::float_bits b;
+    b.u = uint32_t(x) << 16;
+    return b.f;
+  }
+};
+
+// PyTorch's arithmetic on its 16-bit types, one definition for both and each
+// operator: with its own type, the result rounded back to it; with float or
+// double, that type; with an integer, the integer converted first.
+#define FUSELAB_TORCH_OPERATOR(T, op)                                                                        \
+  C10_HOST_DEVICE inline T operator op(const T& a, const T& b) { return float(a) op float(b); }             \
+  C10_HOST_DEVICE inline T& operator op##=(T& a, const T& b) { return a = a op b; }                         \
+  C10_HOST_DEVICE inline float operator op(T a, float b) { return float(a) op b; }                          \
+  C10_HOST_DEVICE inline float operator op(float a, T b) { return a op float(b); }                          \
+  C10_HOST_DEVICE inline float& operator op##=(float& a, const T& b) { return a op##= float(b); }           \
+  C10_HOST_DEVICE inline double operator op(T a, double b) { return double(float(a)) op b; }                \
+  C10_HOST_DEVICE inline double operator op(double a, T b) { return a op double(float(b)); }                \
+  C10_HOST_DEVICE inline T operator op(T a, int b) { return a op T(float(b)); }                             \
+  C10_HOST_DEVICE inline T operator op(int a, T b) { return T(float(a)) op b; }                             \
+  C10_HOST_DEVICE inline T operator op(T a, int64_t b) { return a op T(float(b)); }                         \
+  C10_HOST_DEVICE inline T operator op(int64_t a, T b) { return T(float(a)) op b; }
+#define FUSELAB_TORCH_ARITHMETIC(T)                                             \
+  FUSELAB_TORCH_OPERATOR(T, +)                                                  \
+  FUSELAB_TORCH_OPERATOR(T, -)                                                  \
+  FUSELAB_TORCH_OPERATOR(T, *)                                                  \
+  FUSELAB_TORCH_OPERATOR(T, /)                                                  \
+  C10_HOST_DEVICE inline T operator-(const T& a) { return -float(a); }
+FUSELAB_TORCH_ARITHMETIC(Half)
+FUSELAB_TORCH_ARITHMETIC(BFloat16)
+#undef FUSELAB_TORCH_OPERATOR
+#undef FUSELAB_TORCH_ARITHMETIC
+
+}  // namespace c10
+
+namespace at {
+using c10::BFloat16;
+using c10::Half;
+
+// The type a kernel computes in (at::opmath_type<scalar_t>) and accumulates in
+// (at::acc_type<scalar_t, /*is_cuda=*/true>), as PyTorch chooses them.
+template <typename T> struct OpMathType { using type = T; };
+template <> struct OpMathType<Half> { using type = float; };
+template <> struct OpMathType<BFloat16> { using type = float; };
+template <typename T> using opmath_type = typename OpMathType<T>::type;
+
+template <typename T, bool is_cuda> struct AccumulateType { using type = T; };
+template <bool is_cuda> struct AccumulateType<Half, is_cuda> { using type = float; };
+template <bool is_cuda> struct AccumulateType<BFloat16, is_cuda> { using type = float; };
+template <> struct AccumulateType<float, false> { using type = double; };
+template <bool is_cuda> struct AccumulateType<bool, is_cuda> { using type = bool; };
+template <bool is_cuda> struct AccumulateType<int8_t, is_cuda> { using type = int64_t; };
+template <bool is_cuda> struct AccumulateType<uint8_t, is_cuda> { using type = int64_t; };
+template <bool is_cuda> struct AccumulateType<char, is_cuda> { using type = int64_t; };
+template <bool is_cuda> struct AccumulateType<int16_t, is_cuda> { using type = int64_t; };
+template <bool is_cuda> struct AccumulateType<int32_t, is_cuda> { using type = int64_t; };
+template <typename T, bool is_cuda> using acc_type = typename AccumulateType<T, is_cuda>::type;
+
+// Tensor accessors. A kernel takes a PackedTensorAccessor32/64 by value: the data
+// pointer, then the sizes and the strides (in elements) of its N dimensions,
+// packed at launch from the tensor passed (src/kernel.ts). Indexing with [] walks
+// a dimension at a time, as PyTorch's does.
+template <typename T> struct DefaultPtrTraits { typedef T* PtrType; };
+template <typename T> struct RestrictPtrTraits { typedef T* __restrict__ PtrType; };
+
+template <typename T, size_t N, template <typename U> class PtrTraits, typename index_t>
+class TensorAccessor;
+
+// An accessor's sizes and strides: pointers into its parent's (TensorAccessor),
+// or arrays of its own (the packed ones, which a kernel takes by value).
+template <typename T, template <typename U> class PtrTraits, typename index_t, typename Counts>
+class AccessorData {
+ public:
+  typedef typename PtrTraits<T>::PtrType PtrType;
+  AccessorData() = default;
+  C10_HOST_DEVICE AccessorData(PtrType data, Counts sizes, Counts strides) : data_(data), sizes_(sizes), strides_(strides) {}
+  C10_HOST_DEVICE index_t size(index_t i) const { return sizes_[i]; }
+  C10_HOST_DEVICE index_t stride(index_t i) const { return strides_[i]; }
+  C10_HOST_DEVICE PtrType data() { return data_; }
+  C10_HOST_DEVICE const T* data() const { return data_; }
+
+ protected:
+  PtrType data_;
+  Counts sizes_;
+  Counts strides_;
+};
+
+// Indexing with []: a dimension at a time, down to an element.
+template <typename Data, typename T, size_t N, template <typename U> class PtrTraits, typename index_t>
+class Indexed : public Data {
+ public:
+  using Data::Data;
+  C10_HOST_DEVICE TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](index_t i) const {
+    return TensorAccessor<T, N - 1, PtrTraits, index_t>(this->data_ + this->strides_[0] * i, this->sizes_ + 1, this->strides_ + 1);
+  }
+};
+template <typename Data, typename T, template <typename U> class PtrTraits, typename index_t>
+class Indexed<Data, T, 1, PtrTraits, index_t> : public Data {
+ public:
+  using Data::Data;
+  C10_HOST_DEVICE T& operator[](index_t i) const { return this->data_[this->strides_[0] * i]; }
+};
+
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits, typename index_t = int64_t>
+class TensorAccessor : public Indexed<AccessorData<T, PtrTraits, index_t, const index_t*>, T, N, PtrTraits, index_t> {
+  using Indexed<AccessorData<T, PtrTraits, index_t, const index_t*>, T, N, PtrTraits, index_t>::Indexed;
+};
+
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits, typename index_t = int64_t>
+class GenericPackedTensorAccessor : public Indexed<AccessorData<T, PtrTraits, index_t, index_t[N]>, T, N, PtrTraits, index_t> {};
+
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, PtrTraits, int32_t>;
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, int64_t>;
+template <typename T, size_t N, template <typename U> class PtrTraits = DefaultPtrTraits, typename index_t = int64_t>
+using PackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
+
+// The host API, by name only.
+class Tensor;
+class TensorOptions;
+enum class ScalarType : int8_t;
+namespace cuda {}
+}  // namespace at
+
+namespace c10 {
+using at::Tensor;
+namespace cuda {}
+}  // namespace c10
+
+namespace torch {
+using namespace at;
+}  // namespace torch
+
+namespace pybind11 {}
+#endif
