@@ -42,7 +42,7 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   // "(anonymous namespace)::", cannot be found there: it is checked on NVIDIA only.
   {
     file: "torch_extension.cu",
-    instances: ["ext::rms_norm_kernel<c10::Half>", "ext::rms_norm_kernel<c10::BFloat16>", "ext::axpby_kernel<c10::BFloat16>"],
+    instances: ["ext::rms_norm_kernel<c10::Half>", "ext::rms_norm_kernel<c10::BFloat16>", "ext::axpby_kernel<c10::BFloat16>", "ext::column_sum_kernel<c10::Half>", "ext::column_sum_kernel<c10::BFloat16>"],
     nvidiaInstances: ["gated_update_kernel<float>"],
   },
 ];

@@ -143,6 +143,20 @@ describe("kernel corpus", () => {
       }
     });
 
+    it(`torch_extension.cu: gpuAtomicAdd on float, c10::Half and c10::BFloat16 through a 64-bit accessor${label}`, () => {
+      const module = compile("torch_extension.cu", dev());
+      const rows = 21, cols = 300;
+      // Small integers: every order of the atomic adds gives the same sums, exactly, in 16 bits too.
+      const values = range(rows * cols).map((i) => ((i * 7) % 5) - 2);
+      for (const [type, dtype] of [["float", "f32"], ["c10::Half", "f16"], ["c10::BFloat16", "bf16"]] as const) {
+        const x = fl.tensor(values, { device: dev(), dtype, shape: [rows, cols] });
+        const sums = fl.zeros([cols], { device: dev(), dtype });
+        module.fn(`ext::column_sum_kernel<${type}>`).launch({ grid: [Math.ceil(cols / 128), rows], block: 128 }, x, sums);
+        const expected = range(cols).map((c) => range(rows).reduce((s, r) => s + values[r * cols + c], 0));
+        expect(Array.from(sums.toArray()), type).to.deep.equal(expected);
+      }
+    });
+
     it(`torch_extension.cu: an accessor takes only a tensor of its dtype and dimensions${label}`, () => {
       const kernel = compile("torch_extension.cu", dev()).fn("gated_update_kernel<float>");
       const cell = fl.zeros([2, 8], { device: dev() });

@@ -5,6 +5,7 @@
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/DeviceUtils.cuh>
+#include <ATen/cuda/Atomic.cuh>
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -84,6 +85,14 @@ __global__ void axpby_kernel(scalar_t* __restrict__ out, const scalar_t* __restr
     scaled += y[i];
     out[i] = scaled - x[i] * 0.5f;
   }
+}
+
+// Column sums of a [rows, cols] matrix, accumulated atomically as a backward pass
+// accumulates a weight's gradient.
+template <typename scalar_t>
+__global__ void column_sum_kernel(const torch::PackedTensorAccessor64<scalar_t, 2> x, scalar_t* __restrict__ sums) {
+  const int64_t r = blockIdx.y, c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (c < x.size(1)) gpuAtomicAdd(&sums[c], x[r][c]);
 }
 
 }  // namespace ext

@@ -1,0 +1,48 @@
+// <ATen/cuda/Atomic.cuh> for a PyTorch extension's kernels: PyTorch's atomic
+// adds (gpuAtomicAdd, gpuAtomicAddNoReturn, and atomicAdd on c10::Half and
+// c10::BFloat16), each returning the value it replaced.
+#ifndef FUSELAB_TORCH_ATOMIC_CUH
+#define FUSELAB_TORCH_ATOMIC_CUH
+#include <fuselab_torch.h>
+
+#if defined(__HIP__) || defined(__HIPCC_RTC__)
+// A compare-and-swap of the 32-bit word holding the 16 bits, as HIP has no 16-bit atomics.
+template <typename T>
+__device__ __forceinline__ T fuselab_atomic_add_16(T* address, T value) {
+  unsigned int* word = reinterpret_cast<unsigned int*>(reinterpret_cast<size_t>(address) & ~size_t(3));
+  const unsigned int shift = (reinterpret_cast<size_t>(address) & 2u) * 8u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const T sum = T(static_cast<unsigned short>(assumed >> shift), T::from_bits()) + value;
+    old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | (static_cast<unsigned int>(sum.x) << shift));
+  } while (assumed != old);
+  return T(static_cast<unsigned short>(old >> shift), T::from_bits());
+}
+__device__ __forceinline__ c10::Half atomicAdd(c10::Half* address, c10::Half value) { return fuselab_atomic_add_16(address, value); }
+__device__ __forceinline__ c10::BFloat16 atomicAdd(c10::BFloat16* address, c10::BFloat16 value) {
+  return fuselab_atomic_add_16(address, value);
+}
+#else
+__device__ __forceinline__ c10::Half atomicAdd(c10::Half* address, c10::Half value) {
+  return atomicAdd(reinterpret_cast<__half*>(address), __ushort_as_half(value.x));
+}
+__device__ __forceinline__ c10::BFloat16 atomicAdd(c10::BFloat16* address, c10::BFloat16 value) {
+  const __nv_bfloat16 old = atomicAdd(reinterpret_cast<__nv_bfloat16*>(address), __ushort_as_bfloat16(value.x));
+  return c10::BFloat16(__bfloat16_as_ushort(old), c10::BFloat16::from_bits());
+}
+#endif
+
+__device__ __forceinline__ float gpuAtomicAdd(float* address, float value) { return atomicAdd(address, value); }
+__device__ __forceinline__ double gpuAtomicAdd(double* address, double value) { return atomicAdd(address, value); }
+__device__ __forceinline__ int gpuAtomicAdd(int* address, int value) { return atomicAdd(address, value); }
+__device__ __forceinline__ int64_t gpuAtomicAdd(int64_t* address, int64_t value) {
+  return static_cast<int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value)));
+}
+__device__ __forceinline__ c10::Half gpuAtomicAdd(c10::Half* address, c10::Half value) { return atomicAdd(address, value); }
+__device__ __forceinline__ c10::BFloat16 gpuAtomicAdd(c10::BFloat16* address, c10::BFloat16 value) { return atomicAdd(address, value); }
+template <typename T, typename V>
+__device__ __forceinline__ void gpuAtomicAddNoReturn(T* address, V value) {
+  gpuAtomicAdd(address, static_cast<T>(value));
+}
+#endif
