@@ -108,6 +108,17 @@ __global__ void far_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  it("check mode counts in bytes past a pointer whose pointee has no dtype (a float4*)", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`__global__ void shifted_copy(float4* out, const float4* in) { out[threadIdx.x] = in[threadIdx.x + 1]; }`, { device: dev });
+    const input = fl.zeros([16], { device: dev });
+    const out = fl.empty([16], { device: dev });
+    module.fn("shifted_copy").launch({ grid: 1, block: 4 }, out, input);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'shifted_copy' read out of bounds: argument 1, byte 64, 1 past the end of a 64-byte buffer (block (0,0,0), thread (3,0,0))"));
+    await expectWorking(dev);
+  });
+
   it("holds a view to its own range in check mode: an access past it, inside its tensor, is out of bounds", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(`

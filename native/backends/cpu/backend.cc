@@ -309,8 +309,11 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
     long long offset = static_cast<long long>(damaged) - static_cast<long long>(pointers[i]);
     long long element = offset >= 0 ? offset / element_bytes : -((-offset + element_bytes - 1) / element_bytes);
     long long count = static_cast<long long>(end - pointers[i]) / element_bytes;
-    return format("kernel '%s' %s out of bounds: argument %zu (%s), element %lld, %s of a %lld-element %s",
-                  k.name.c_str(), verb, i, arg.type.c_str(), element, outside(element, count).c_str(), count,
+    // A pointee with no dtype (float4, a struct) reads as void* in the signature: counted in bytes.
+    const bool named = arg.type.find("void") == std::string::npos;
+    const std::string which = named ? format("argument %zu (%s)", i, arg.type.c_str()) : format("argument %zu", i);
+    return format("kernel '%s' %s out of bounds: %s, %s %lld, %s of a %lld-%s %s", k.name.c_str(), verb, which.c_str(),
+                  named ? "element" : "byte", element, outside(element, count).c_str(), count, named ? "element" : "byte",
                   a.view ? "view" : "buffer");
   }
   long long offset = static_cast<long long>(damaged) - static_cast<long long>(start);
