@@ -104,9 +104,33 @@ function isHostFunction(head: string): boolean {
   return hostOnly && !/\bconstexpr\b/.test(head);
 }
 
-/** What withoutHostCode leaves out: every host function and non-const host variable, or only the host functions whose text matches `functionsMatching`. */
+/** What withoutHostCode leaves out: every host function and non-const host variable, or only the host functions whose text matches `functionsMatching` (or calls a macro whose definition does). */
 export interface HostCodeOptions {
   functionsMatching?: RegExp;
+}
+
+/**
+ * `pattern`, or a call of a function-like macro whose replacement matches it:
+ * a launch or runtime call written through a macro (`#define LAUNCH(k, n) k<<<n, 256>>>(...)`,
+ * used in a host function) marks the function as host code as the written one does.
+ */
+function withMacrosMatching(source: string, pattern: RegExp): RegExp {
+  const definitions = new Map<string, string>();
+  for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^\n]*)$/gm)) {
+    definitions.set(m[1], m[2]);
+  }
+  const names: string[] = [];
+  let current = pattern;
+  for (let more = true; more;) {
+    more = false;
+    for (const [name, body] of definitions) {
+      if (names.includes(name) || !current.test(body)) continue;
+      names.push(name);
+      current = new RegExp(`${pattern.source}|\\b(?:${names.join("|")})\\s*\\(`);
+      more = true;
+    }
+  }
+  return current;
 }
 
 /** A statement ended at namespace scope: code[start, end], and for a function's definition where its body opens. */
@@ -159,7 +183,7 @@ export function atNamespaceScope(source: string, offset: number): boolean {
 
 /** `source` with its namespace-scope host functions and non-const host variables blanked (see above); the rest unchanged. */
 export function withoutHostCode(source: string, options: HostCodeOptions = {}): string {
-  const only = options.functionsMatching;
+  const only = options.functionsMatching && withMacrosMatching(source, options.functionsMatching);
   const code = stripNonCode(source);
   const directive = directives(source);
   const out = source.split("");

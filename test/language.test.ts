@@ -1181,6 +1181,11 @@ int main() {
 template <class T> void launch_fill(T* x, int n) { fill<<<1, n>>>(x, n); }
 static void check_fill(int n) { std::vector<float> host(n); launch_fill<float>(host.data(), n); report(host.data()); }
 template <class T> T through_thrust(T v) { thrust::device_vector<T> d(1, v); return v; }
+#define LAUNCH_FILL(n) fill<<<((n) + 255) / 256, 256>>>(d_x, (n))
+#define RUN(n) \
+  LAUNCH_FILL(n)
+float* d_x;
+void run_fill(int n) { RUN(n); }
 `, { device: dev(), name: "sample" });
     const x = fl.full([300], NaN, { device: dev() });
     sample.fn("fill").launch({ grid: 2, block: 256 }, x, 300);
@@ -1188,6 +1193,9 @@ template <class T> T through_thrust(T v) { thrust::device_vector<T> d(1, v); ret
     const kept = withoutHostCode("void a() { k<<<1, 1>>>(); }\nint b() { a(); return 1; }\nint c() { return b(); }\nint d() { return 4; }\n" +
       "void e() { thrust::sort(p, p + 4); }\n", { functionsMatching: /<<<|\bthrust::/ });
     expect(kept.split("\n").map((line) => line.trim())).to.deep.equal(["", "", "", "int d() { return 4; }", "", ""]);
+    // A launch through a macro (one calling another) marks the host function that calls it.
+    expect(withoutHostCode("#define GO(n) k<<<1, n>>>()\n#define RUN(n) GO(n)\nvoid f() { RUN(4); }\nint g() { return 4; }\n",
+      { functionsMatching: /<<</ }).split("\n").map((line) => line.trim())).to.deep.equal(["#define GO(n) k<<<1, n>>>()", "#define RUN(n) GO(n)", "", "int g() { return 4; }", ""]);
     expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => 2 * i));
     expectThrows(() => fl.compile(`
 __global__ void child(float* x) { x[0] = 1.0f; }
