@@ -204,8 +204,9 @@ export class Kernel {
       throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${arg.device.describe()}`);
     }
     const strides = arg.shape.map((_n, d) => arg.shape.slice(d + 1).reduce((a, b) => a * b, 1));
-    if (accessor.index === "i32" && [...arg.shape, ...strides].some((n) => n > 2 ** 31 - 1)) {
-      throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^31 (PackedTensorAccessor64 takes larger)`, arg.describe());
+    const limit = { i32: 2 ** 31, u32: 2 ** 32, i64: 2 ** 63, u64: 2 ** 64 }[accessor.index];
+    if ([...arg.shape, ...strides].some((n) => n >= limit)) {
+      throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^${Math.log2(limit)} (PackedTensorAccessor64 takes larger)`, arg.describe());
     }
     const layout = param.layout as StructLayout;
     const bytes = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides });

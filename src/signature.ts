@@ -31,8 +31,12 @@ export interface KernelParam {
 export interface TensorAccessor {
   element: string;
   dims: number;
-  index: "i32" | "i64";
+  index: AccessorIndex;
 }
+
+/** The integer types an accessor's sizes and strides may have (`PackedTensorAccessor<T, N, Traits, size_t>` among them). */
+export type AccessorIndex = "i32" | "u32" | "i64" | "u64";
+const ACCESSOR_INDEX: readonly string[] = ["i32", "u32", "i64", "u64"];
 
 /** The structs a source defines, by name: each one's layout, or why it cannot be passed by value. */
 export type SourceStructs = ReadonlyMap<string, StructLayout | string>;
@@ -232,9 +236,9 @@ function tensorAccessor(kernel: string, line: number, index: number, written: st
     unsupported(kernel, line, index, written, `an accessor's elements are of a type tensors have; "${(args[0] ?? []).join(" ")}" is not`);
   }
   if (!Number.isInteger(dims) || dims < 1 || dims > 8) unsupported(kernel, line, index, written, "an accessor has 1 to 8 dimensions, written as a number");
-  if (indexDtype !== "i32" && indexDtype !== "i64") unsupported(kernel, line, index, written, "an accessor's index type is int32_t or int64_t");
+  if (!ACCESSOR_INDEX.includes(indexDtype)) unsupported(kernel, line, index, written, "an accessor's index type is a 32- or 64-bit integer");
   const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
-  const indexScalar = indexDtype as "i32" | "i64";
+  const indexScalar = indexDtype as AccessorIndex;
   const declaration = tokens.slice(0, close + 1).map((t) => t.text).filter((w) => w !== "const").join(" ")
     .replace(/ ?:: ?/g, "::").replace(/ ?([<>,]) ?/g, "$1").replace(/,/g, ", ");
   const counts = { kind: "array", element: { kind: "scalar", scalar: indexScalar }, length: dims } as const;

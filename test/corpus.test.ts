@@ -83,7 +83,7 @@ describe("kernel corpus", () => {
   }
 
   for (const { label, dev } of variants(true)) {
-    it(`torch_extension.cu: a PyTorch extension's kernels, its tensor accessors taking tensors${label}`, () => {
+    it(`torch_extension.cu: a PyTorch extension's kernels, its tensor accessors (32-bit and size_t indices) taking tensors${label}`, () => {
       const module = compile("torch_extension.cu", dev());
       const batch = 3, state = 50;
       for (const dtype of ["f32", "f64"] as const) {
@@ -103,6 +103,11 @@ describe("kernel corpus", () => {
         fl.assertClose(cell, cells, tolerance);
         fl.assertClose(h, hs, tolerance);
       }
+      const rows = 7, cols = 45;
+      const values = range(rows * cols).map((i) => i * 3 - 100);
+      const transposed = fl.full([cols, rows], -1, { device: dev(), dtype: "i32" });
+      module.fn("transpose_kernel<int>").launch({ grid: [2, rows], block: 32 }, fl.tensor(values, { device: dev(), dtype: "i32", shape: [rows, cols] }), transposed);
+      expect(Array.from(transposed.toArray())).to.deep.equal(range(cols * rows).map((i) => values[(i % rows) * cols + Math.floor(i / rows)]));
     });
 
     it(`torch_extension.cu: c10::Half and c10::BFloat16 round each operation as PyTorch does, to the bit${label}`, () => {

@@ -2,6 +2,7 @@
 // torch headers, kernels templated on scalar_t, tensor accessors, host
 // functions that check tensors, dispatch on their dtype and launch, and the
 // Python binding. fl.compile takes the kernels; the host code is PyTorch's.
+#include <ATen/Operators.h>
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/DeviceUtils.cuh>
@@ -39,6 +40,14 @@ __global__ void gated_update_kernel(const torch::PackedTensorAccessor32<scalar_t
     new_cell[n][c] = old_cell[n][c] + candidate * input_gate;
     new_h[n][c] = tanh(new_cell[n][c]) * output_gate;
   }
+}
+
+// A transpose through accessors of the index type the extension tutorial's once took: size_t.
+template <typename scalar_t>
+__global__ void transpose_kernel(const torch::PackedTensorAccessor<scalar_t, 2, torch::RestrictPtrTraits, size_t> in,
+                                 torch::PackedTensorAccessor<scalar_t, 2, torch::RestrictPtrTraits, size_t> out) {
+  const int r = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < in.size(1)) out[c][r] = in[r][c];
 }
 
 }  // namespace

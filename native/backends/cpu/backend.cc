@@ -82,11 +82,11 @@ constexpr size_t kSharedPerBlock = 64 * 1024;
 // A module's thread-local bytes that are the run time's own, not __shared__.
 constexpr size_t kRuntimeThreadLocalBytes = 256;
 constexpr size_t kAlignment = 256;
-// Check mode: guard bands before and after every allocation.
+// Guard bands before and after every allocation (checked in check mode).
 constexpr size_t kFrontGuard = kAlignment;
-// Check mode: a buffer ends (to a 16-byte granule) where a reserve of address
-// space that may not be accessed begins, so a read or write past the end, near
-// or far, faults at once.
+// A buffer ends (in check mode to a 16-byte granule, else to its alignment) where
+// a reserve of address space that may not be accessed begins, so a read or write
+// past the end, near or far, faults at once.
 constexpr size_t kGranule = 16;
 constexpr size_t kFarReserve = 16u << 20;
 constexpr unsigned char kGuardByte = 0xA5;
@@ -171,12 +171,11 @@ struct module {
 // ---------------------------------------------------------------- the device
 
 struct allocation {
-  unsigned char* block;    // what malloc (or, in check mode, mmap) returned
+  unsigned char* block;    // what mmap returned
   unsigned char* user;     // the buffer handed out
   size_t bytes;            // what was asked for
   size_t readable;         // from block: the bytes that may be accessed (the rest is a no-access reserve)
   size_t total;            // from block: all of it
-  bool mapped = false;     // check mode: mmap()ed, with the reserve
   bool released = false;   // a free is queued
   bool view = false;       // check mode: a launch's copy of the part of a buffer its views reach
 };
@@ -253,12 +252,15 @@ struct device {
 
 // ---------------------------------------------------------------- check mode: guard bands
 
-// Check mode's memory: [guard band][`bytes` bytes, ending where the granule
-// ends][no-access reserve], the bytes starting `shift` (< kGranule) bytes past a
+// A buffer's memory: [guard band][`bytes` bytes, ending where the granule
+// ends][no-access reserve], the bytes starting `shift` (< granule) bytes past a
 // granule's start, as the memory they stand for does. Guard bands not yet filled.
-bool map_guarded(size_t bytes, size_t shift, allocation* a) {
+// Check mode's granule is 16 bytes; plain mode's is the buffers' 256-byte
+// alignment: an overrun past it faults there too, reported as an invalid
+// address, where it would otherwise write into the process's heap.
+bool map_guarded(size_t bytes, size_t shift, allocation* a, size_t granule = kGranule) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t span = (shift + bytes + kGranule - 1) / kGranule * kGranule;
+  const size_t span = (shift + bytes + granule - 1) / granule * granule;
   a->bytes = bytes;
   a->readable = (kFrontGuard + span + page - 1) / page * page;
   a->total = a->readable + kFarReserve;
@@ -267,16 +269,12 @@ bool map_guarded(size_t bytes, size_t shift, allocation* a) {
     if (mapping != MAP_FAILED) munmap(mapping, a->total);
     return false;
   }
-  a->mapped = true;
   a->block = static_cast<unsigned char*>(mapping);
   a->user = a->block + a->readable - span + shift;
   return true;
 }
 
-void release_memory(const allocation& a) {
-  if (a.mapped) munmap(a.block, a.total);
-  else free(a.block);
-}
+void release_memory(const allocation& a) { munmap(a.block, a.total); }
 
 void fill_guards(const allocation& a) {
   memset(a.block, kGuardByte, a.user - a.block);
@@ -322,7 +320,7 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
                 k.name.c_str(), verb, offset, outside(offset, size).c_str(), size);
 }
 
-// Check mode: the allocation whose no-access reserve holds `address`.
+// The allocation whose no-access reserve holds `address`.
 const allocation* reserve_holding(device& d, uintptr_t address) {
   std::lock_guard<std::mutex> guard(d.allocations_lock);
   auto it = d.allocations.upper_bound(address);
@@ -330,7 +328,7 @@ const allocation* reserve_holding(device& d, uintptr_t address) {
   --it;
   const allocation& a = it->second;
   uintptr_t reserve = reinterpret_cast<uintptr_t>(a.block + a.readable), end = reinterpret_cast<uintptr_t>(a.block + a.total);
-  return a.mapped && address >= reserve && address < end ? &a : nullptr;
+  return address >= reserve && address < end ? &a : nullptr;
 }
 
 const allocation* find_allocation(device& d, uintptr_t pointer) {
@@ -627,10 +625,8 @@ int cpu_alloc(void* handle, size_t bytes, void** ptr) {
     if (!map_guarded(bytes, 0, &a)) return fail(format("alloc: out of memory for %zu bytes", bytes));
     memset(a.user, kPoisonByte, bytes);  // NaN in every float type: unwritten outputs show
     fill_guards(a);
-  } else {
-    a.total = a.readable = (std::max(bytes, kAlignment) + kAlignment - 1) / kAlignment * kAlignment;
-    a.block = a.user = static_cast<unsigned char*>(aligned_alloc(kAlignment, a.total));
-    if (!a.block) return fail(format("alloc: out of memory for %zu bytes", bytes));
+  } else if (!map_guarded(bytes, 0, &a, kAlignment)) {
+    return fail(format("alloc: out of memory for %zu bytes", bytes));
   }
   unsigned char* user = a.user;
   std::lock_guard<std::mutex> guard(d->allocations_lock);
