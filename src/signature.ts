@@ -200,7 +200,7 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     const accessor = tensorAccessor(kernel, line, index, written, tokens);
     if (accessor) return accessor;
     // A struct by value: a vector type, or one the source defines (named with or without its namespace).
-    const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled);
+    const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled) ?? TOOLKIT_FUNCTOR.get(spelled.split(" ")[0]);
     if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
     if (layout) return { name, type: "struct", pointer, isConst, declaration: spelled, layout };
   }
@@ -215,6 +215,13 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const declaration = `${isConst ? "const " : ""}${spelled}${pointer ? "*" : ""}`;
   return { name, type, pointer, isConst, declaration };
 }
+
+// The toolkit's function objects, which templated kernels take by value (`reduce<cub::Sum>(..., cub::Sum op)`):
+// empty structs, passed as `{}`. Named as typeName spells them: std:: left out (`cuda::std::plus<float>` is "cuda::plus").
+const TOOLKIT_FUNCTOR = new Map(["cub::Sum", "cub::Max", "cub::Min", "cuda::maximum", "cuda::minimum",
+  ...["plus", "minus", "multiplies", "divides", "less", "greater", "equal_to", "logical_and", "logical_or",
+    "bit_and", "bit_or", "bit_xor", "negate"].flatMap((op) => [`cuda::${op}`, `thrust::${op}`, op])]
+  .map((name) => [name, layoutStruct(name, [])]));
 
 // PyTorch's accessors (kernels/fuselab/torch/fuselab_torch.h): the data pointer,
 // then N sizes and N strides of the index type.
@@ -523,7 +530,6 @@ function defineStruct(tokens: Token[], from: number, open: number, close: number
   else {
     const members = structMembers(tokens.slice(open + 1, close), structs, aliases);
     layout = typeof members === "string" ? members : layoutStruct(named[named.length - 1], members, align);
-    if (typeof layout === "object" && members.length === 0) layout = "it has no data members";
   }
   for (const name of named) structs.set(name, typeof layout === "string" ? `struct ${name} cannot be passed by value: ${layout}` : layout);
 }

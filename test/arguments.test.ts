@@ -427,8 +427,27 @@ __global__ void packed(double* out, Packed p) { out[0] = p.d; }`, { device: dev(
       refused("struct Q { float* p; };\nstruct P { Q q; };", "struct Q cannot be passed by value: its member p is a pointer or reference (a tensor is passed as a parameter of its own)");
       refused("struct P { std::string name; };", "its member name has the type \"string\", which is neither a scalar, a vector type nor a struct defined before it");
       refused("struct P { enum Mode { A, B } mode; };", "its member mode has an enum type (pass an integer)");
-      refused("struct P { static const int k = 1; };", "it has no data members");
     });
+  });
+
+  it("passes function objects by value: a source's own, cub's and the C++ library's, each as {}", () => {
+    const module = fl.compile(`
+#include <cub/cub.cuh>
+#include <functional>
+#include <cuda/std/functional>
+struct AddOp { __device__ float operator()(float a, float b) const { return a + b; } };
+template <typename Op> __global__ void combine(float* out, const float* a, const float* b, Op op, int n) {
+  const int i = threadIdx.x;
+  if (i < n) out[i] = op(a[i], b[i]);
+}`, { device: dev() });
+    const a = fl.tensor([1, 2, 3], { device: dev() }), b = fl.tensor([10, -20, 30], { device: dev() });
+    for (const [op, expected] of [["AddOp", [11, -18, 33]], ["cub::Max", [10, 2, 30]], ["cub::Sum", [11, -18, 33]],
+      ["std::multiplies<float>", [10, -40, 90]], ["cuda::std::minus<float>", [-9, 22, -27]], ["cuda::maximum<float>", [10, 2, 30]]] as const) {
+      const out = fl.full([3], NaN, { device: dev() });
+      module.fn(`combine<${op}>`).launch({ grid: 1, block: 4 }, out, a, b, {}, 3);
+      expect(Array.from(out.toArray()), op).to.deep.equal(expected);
+    }
+    expectThrows(() => module.fn("combine<AddOp>").launch({ grid: 1, block: 4 }, a, a, b, { x: 1 }, 3), fl.ArgumentError, /argument 3 \(op\)/);
   });
 
   it("passes the vector types by value as objects of x, y, z, w", () => {

@@ -108,6 +108,15 @@ __global__ void far_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  it("plain mode reports a write past a buffer's 256-byte alignment, which never reaches the process's own memory", async () => {
+    const dev = fl.device("cpu");
+    const module = fl.compile(`__global__ void overrun(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 1.0f; }`, { device: dev });
+    const out = fl.zeros([1000], { device: dev });
+    module.fn("overrun").launch({ grid: 8, block: 256 }, out, 2048);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'overrun' wrote out of bounds: argument 0 \(f32\*\), element 10\d\d, \d+ past the end of a 1000-element buffer/);
+    await expectWorking(dev);
+  });
+
   it("check mode counts in bytes past a pointer whose pointee has no dtype (a float4*)", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(`__global__ void shifted_copy(float4* out, const float4* in) { out[threadIdx.x] = in[threadIdx.x + 1]; }`, { device: dev });

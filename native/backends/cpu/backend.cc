@@ -171,11 +171,12 @@ struct module {
 // ---------------------------------------------------------------- the device
 
 struct allocation {
-  unsigned char* block;    // what mmap returned
+  unsigned char* block;    // what mmap (past the guarded buffers' limit, in plain mode, malloc) returned
   unsigned char* user;     // the buffer handed out
   size_t bytes;            // what was asked for
   size_t readable;         // from block: the bytes that may be accessed (the rest is a no-access reserve)
   size_t total;            // from block: all of it
+  bool mapped = false;     // mmap()ed, with the reserve
   bool released = false;   // a free is queued
   bool view = false;       // check mode: a launch's copy of the part of a buffer its views reach
 };
@@ -258,7 +259,29 @@ struct device {
 // Check mode's granule is 16 bytes; plain mode's is the buffers' 256-byte
 // alignment: an overrun past it faults there too, reported as an invalid
 // address, where it would otherwise write into the process's heap.
+// Each such buffer takes two of the process's memory mappings, of which Linux
+// allows vm.max_map_count (65530 by default) and the rest of the process needs
+// some: at most a quarter of them go to buffers, across every device. Past it,
+// plain mode's buffers come from the heap (unguarded) and check mode's fail.
+std::atomic<long> guarded_buffers{0};
+
+long guarded_buffer_limit() {
+  static const long limit = [] {
+    long maps = 65530;
+    if (FILE* f = fopen("/proc/sys/vm/max_map_count", "r")) {
+      if (fscanf(f, "%ld", &maps) != 1) maps = 65530;
+      fclose(f);
+    }
+    return maps / 8;
+  }();
+  return limit;
+}
+
 bool map_guarded(size_t bytes, size_t shift, allocation* a, size_t granule = kGranule) {
+  if (guarded_buffers.fetch_add(1) >= guarded_buffer_limit()) {
+    guarded_buffers.fetch_sub(1);
+    return false;
+  }
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t span = (shift + bytes + granule - 1) / granule * granule;
   a->bytes = bytes;
@@ -267,14 +290,23 @@ bool map_guarded(size_t bytes, size_t shift, allocation* a, size_t granule = kGr
   void* mapping = mmap(nullptr, a->total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapping == MAP_FAILED || mprotect(mapping, a->readable, PROT_READ | PROT_WRITE) != 0) {
     if (mapping != MAP_FAILED) munmap(mapping, a->total);
+    guarded_buffers.fetch_sub(1);
     return false;
   }
+  a->mapped = true;
   a->block = static_cast<unsigned char*>(mapping);
   a->user = a->block + a->readable - span + shift;
   return true;
 }
 
-void release_memory(const allocation& a) { munmap(a.block, a.total); }
+void release_memory(const allocation& a) {
+  if (!a.mapped) {
+    free(a.block);
+  } else {
+    munmap(a.block, a.total);
+    guarded_buffers.fetch_sub(1);
+  }
+}
 
 void fill_guards(const allocation& a) {
   memset(a.block, kGuardByte, a.user - a.block);
@@ -328,7 +360,7 @@ const allocation* reserve_holding(device& d, uintptr_t address) {
   --it;
   const allocation& a = it->second;
   uintptr_t reserve = reinterpret_cast<uintptr_t>(a.block + a.readable), end = reinterpret_cast<uintptr_t>(a.block + a.total);
-  return address >= reserve && address < end ? &a : nullptr;
+  return a.mapped && address >= reserve && address < end ? &a : nullptr;
 }
 
 const allocation* find_allocation(device& d, uintptr_t pointer) {
@@ -622,11 +654,16 @@ int cpu_alloc(void* handle, size_t bytes, void** ptr) {
   allocation a;
   a.bytes = bytes;
   if (check) {
-    if (!map_guarded(bytes, 0, &a)) return fail(format("alloc: out of memory for %zu bytes", bytes));
+    if (!map_guarded(bytes, 0, &a)) {
+      return fail(format("alloc: out of memory for %zu bytes (check mode maps each buffer with its guards, %ld at once at most: "
+                         "release tensors, or use plain mode)", bytes, guarded_buffer_limit()));
+    }
     memset(a.user, kPoisonByte, bytes);  // NaN in every float type: unwritten outputs show
     fill_guards(a);
   } else if (!map_guarded(bytes, 0, &a, kAlignment)) {
-    return fail(format("alloc: out of memory for %zu bytes", bytes));
+    a.total = a.readable = (std::max(bytes, kAlignment) + kAlignment - 1) / kAlignment * kAlignment;
+    a.block = a.user = static_cast<unsigned char*>(aligned_alloc(kAlignment, a.total));
+    if (!a.block) return fail(format("alloc: out of memory for %zu bytes", bytes));
   }
   unsigned char* user = a.user;
   std::lock_guard<std::mutex> guard(d->allocations_lock);
