@@ -121,7 +121,7 @@ describe("kernel corpus", () => {
         const xs = x.toArray(), ys = y.toArray();
         const expected = range(n).map((i) => {
           const scaled = round(Math.fround(round(Math.fround(xs[i] * round(Math.fround(alpha)))) + ys[i]));
-          return round(Math.fround(scaled - xs[i] * 0.5));
+          return scaled > xs[i] || scaled <= -1 ? round(Math.fround(scaled - xs[i] * 0.5)) : round(Math.fround(scaled - round(xs[i] / 2)));
         });
         expect(Array.from(out.toArray()), type).to.deep.equal(expected);
       }

@@ -83,8 +83,9 @@ __global__ void rms_norm_kernel(scalar_t* __restrict__ out, const scalar_t* __re
   }
 }
 
-// out = x * alpha + y - x / 2: the first two steps in scalar_t (each rounded), the
-// rest in float (with a c10::Half, Half op float is float), rounded at the store.
+// out = x * alpha + y - x / 2: the first two steps in scalar_t (each rounded); the
+// last in float where scaled > x or scaled <= -1 (with a c10::Half, Half op float
+// is float), rounded at the store, else in scalar_t (x / 2 is exact either way).
 template <typename scalar_t>
 __global__ void axpby_kernel(scalar_t* __restrict__ out, const scalar_t* __restrict__ x, const scalar_t* __restrict__ y,
                              const float alpha, const int64_t n) {
@@ -92,7 +93,8 @@ __global__ void axpby_kernel(scalar_t* __restrict__ out, const scalar_t* __restr
   if (i < n) {
     scalar_t scaled = x[i] * static_cast<scalar_t>(alpha);
     scaled += y[i];
-    out[i] = scaled - x[i] * 0.5f;
+    if (scaled > x[i] || scaled <= -1) out[i] = scaled - x[i] * 0.5f;
+    else out[i] = scaled - x[i] / 2;
   }
 }
 

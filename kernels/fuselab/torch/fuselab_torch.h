@@ -103,6 +103,13 @@ FUSELAB_TORCH_ARITHMETIC(BFloat16)
 
 }  // namespace c10
 
+// PyTorch's Half also converts to __half, for the toolkit's conversions
+// (__half2float(h) of a c10::Half); here those conversions take it directly, as
+// a conversion operator would make every comparison of two Halfs ambiguous
+// beside the toolkit's __half operators (which PyTorch's builds turn off).
+C10_HOST_DEVICE inline float __half2float(const c10::Half& value) { return float(value); }
+C10_HOST_DEVICE inline float __bfloat162float(const c10::BFloat16& value) { return float(value); }
+
 namespace at {
 using c10::BFloat16;
 using c10::Half;
