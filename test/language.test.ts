@@ -1157,6 +1157,18 @@ __global__ void lane_ids_portable(int* out) {
     expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => i % dev().props.warpSize));
   });
 
+  it("takes the math functions' mixed and integer arguments as the host <cmath> does, in double (fmax(0.0, x) of a float x, sqrt(n) of an int)", () => {
+    const module = fl.compile(`
+__global__ void mixed_math(float* out, const float* x, int n) {
+  const int i = threadIdx.x;
+  if (i < n) out[i] = fmax(0.0, x[i]) + fmin(x[i], 1.0) + pow(x[i], 2.0) + sqrt(i) + exp(i % 3) + atan2(x[i], 2);
+}`, { device: dev() });
+    const values = [-1.5, 0.25, 3, -0.125, 2.5];
+    const out = fl.full([5], NaN, { device: dev() });
+    module.fn("mixed_math").launch({ grid: 1, block: 8 }, out, fl.tensor(values, { device: dev() }), 5);
+    fl.assertClose(out, values.map((v, i) => Math.max(0, v) + Math.min(v, 1) + v * v + Math.sqrt(i) + Math.exp(i % 3) + Math.atan2(v, 2)), { rtol: 1e-6, atol: 1e-6 });
+  });
+
   it("leaves out host functions that launch with <<<...>>>, refuses a launch in device code, and shows a compile error without the headers' notes", () => {
     // A sample's main() as written: its launch, its runtime calls and its checks are host code.
     const sample = fl.compile(`

@@ -103,7 +103,7 @@ __global__ void axpby_kernel(scalar_t* __restrict__ out, const scalar_t* __restr
 template <typename scalar_t>
 __global__ void column_sum_kernel(const torch::PackedTensorAccessor64<scalar_t, 2> x, scalar_t* __restrict__ sums) {
   const int64_t r = blockIdx.y, c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (c < x.size(1)) gpuAtomicAdd(&sums[c], x[r][c]);
+  if (c < x.size(1)) gpuAtomicAdd(&sums[c], __ldg(&x[r][c]));
 }
 
 }  // namespace ext

@@ -103,6 +103,19 @@ FUSELAB_TORCH_ARITHMETIC(BFloat16)
 
 }  // namespace c10
 
+// c10's loads through the read-only cache, as the toolkit's __ldg takes no class types.
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__device__ __forceinline__ c10::Half __ldg(const c10::Half* p) {
+  return c10::Half(__ldg(reinterpret_cast<const unsigned short*>(p)), c10::Half::from_bits());
+}
+__device__ __forceinline__ c10::BFloat16 __ldg(const c10::BFloat16* p) {
+  return c10::BFloat16(__ldg(reinterpret_cast<const unsigned short*>(p)), c10::BFloat16::from_bits());
+}
+#else
+__device__ __forceinline__ c10::Half __ldg(const c10::Half* p) { return *p; }
+__device__ __forceinline__ c10::BFloat16 __ldg(const c10::BFloat16* p) { return *p; }
+#endif
+
 // PyTorch's Half also converts to __half, for the toolkit's conversions
 // (__half2float(h) of a c10::Half); here those conversions take it directly, as
 // a conversion operator would make every comparison of two Halfs ambiguous
