@@ -193,6 +193,12 @@ export class Kernel {
     return { type, value: scalarValue(where, label, type, param.declaration, arg) };
   }
 
+  private checkOnDevice(where: string, label: string, tensor: Tensor<DType>): void {
+    if (tensor.device !== this.device) {
+      throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${tensor.device.describe()}`);
+    }
+  }
+
   // A tensor accessor's argument: a tensor of its dtype and dimensions, passed as its
   // data pointer, sizes and strides (row-major, in elements).
   private accessor(where: string, label: string, param: KernelParam, accessor: TensorAccessor, arg: unknown): NativeArg {
@@ -200,9 +206,7 @@ export class Kernel {
     if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, wanted, TensorView.isView(arg) ? `${arg.describe()}, a view` : describe(arg));
     checkNotDisposed(where, label, arg);
     if (arg.dtype !== accessor.element || arg.shape.length !== accessor.dims) throw new ArgumentError(where, label, wanted, arg.describe());
-    if (arg.device !== this.device) {
-      throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${arg.device.describe()}`);
-    }
+    this.checkOnDevice(where, label, arg);
     const strides = arg.shape.map((_n, d) => arg.shape.slice(d + 1).reduce((a, b) => a * b, 1));
     const limit = { i32: 2 ** 31, u32: 2 ** 32, i64: 2 ** 63, u64: 2 ** 64 }[accessor.index];
     if ([...arg.shape, ...strides].some((n) => n >= limit)) {
@@ -222,9 +226,7 @@ export class Kernel {
     checkNotDisposed(where, label, tensor);
     const what = TensorView.isView(arg) ? arg.describe() : tensor.describe();
     if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, what);
-    if (tensor.device !== this.device) {
-      throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${tensor.device.describe()}`);
-    }
+    this.checkOnDevice(where, label, tensor);
     const buffer = tensor.handle(where);
     return TensorView.isView(arg) ? { buffer, byteOffset: arg.byteOffset, bytes: arg.bytes } : buffer;
   }
