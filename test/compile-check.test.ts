@@ -42,7 +42,8 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   // "(anonymous namespace)::", cannot be found there: it is checked on NVIDIA only.
   {
     file: "torch_extension.cu",
-    instances: ["ext::rms_norm_kernel<c10::Half>", "ext::rms_norm_kernel<c10::BFloat16>", "ext::axpby_kernel<c10::BFloat16>", "ext::column_sum_kernel<c10::Half>", "ext::column_sum_kernel<c10::BFloat16>"],
+    instances: ["ext::rms_norm_kernel<c10::Half>", "ext::rms_norm_kernel<c10::BFloat16>", "ext::axpby_kernel<c10::BFloat16>", "ext::column_sum_kernel<c10::Half>",
+      "ext::column_sum_kernel<c10::BFloat16>", "ext::row_max_kernel<c10::Half>", "ext::row_max_kernel<c10::BFloat16>"],
     nvidiaInstances: ["gated_update_kernel<float>"],
   },
 ];
@@ -152,6 +153,26 @@ describe("fl.compileCheck", () => {
   out[threadIdx.x] = b + any + all + v + lane;
 }`;
         expect(fl.compileCheck(source, { target }).kernels.map((k) => k.name)).to.deep.equal(["votes"]);
+      });
+
+      it("gives device code std::numeric_limits and the std:: math functions, with the values the C++ library gives", () => {
+        const source = `#include <limits>
+#include <cmath>
+#include <algorithm>
+#include <cstdint>
+static_assert(std::numeric_limits<int>::min() == -2147483647 - 1 && std::numeric_limits<int>::max() == 2147483647, "int");
+static_assert(std::numeric_limits<unsigned>::max() == 4294967295u && !std::numeric_limits<unsigned>::is_signed, "unsigned");
+static_assert(std::numeric_limits<int64_t>::max() == 9223372036854775807ll && std::numeric_limits<uint8_t>::max() == 255, "widths");
+static_assert(std::numeric_limits<float>::max() == 3.40282347e38f && std::numeric_limits<float>::lowest() == -3.40282347e38f, "float");
+static_assert(std::numeric_limits<float>::min() == 1.17549435e-38f && std::numeric_limits<float>::epsilon() == 1.1920929e-7f, "float small");
+static_assert(std::numeric_limits<double>::epsilon() == 2.220446049250313e-16 && std::numeric_limits<float>::digits == 24, "double");
+static_assert(std::numeric_limits<float>::infinity() > std::numeric_limits<float>::max(), "infinity");
+__global__ void limits(float* out, int n) {
+  const int i = threadIdx.x;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  if (i < n) out[i] = std::sqrt(float(i)) + std::exp(0.5f) + std::max(1.f, out[i]) + std::min(i, n) + (nan != nan) + std::fabs(-2.0);
+}`;
+        expect(fl.compileCheck(source, { target }).kernels.map((k) => k.name)).to.deep.equal(["limits"]);
       });
 
       it("reports a compile error with the compiler's log, its lines counted from the source's first line", () => {

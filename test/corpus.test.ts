@@ -162,6 +162,26 @@ describe("kernel corpus", () => {
       }
     });
 
+    it(`torch_extension.cu: std::numeric_limits of float, c10::Half and c10::BFloat16, row maxima from -infinity${label}`, () => {
+      const module = compile("torch_extension.cu", dev());
+      const rows = 37, cols = 13;
+      const limits = {
+        f32: [-3.4028234663852886e38, 3.4028234663852886e38, 2 ** -126, 2 ** -23, 2 ** -149],
+        f16: [-65504, 65504, 2 ** -14, 2 ** -10, 2 ** -24],
+        bf16: [-3.3895313892515355e38, 3.3895313892515355e38, 2 ** -126, 2 ** -7, 2 ** -133],
+      };
+      for (const [type, dtype] of [["float", "f32"], ["c10::Half", "f16"], ["c10::BFloat16", "bf16"]] as const) {
+        // Every row negative, one of them all -infinity: the maximum never stays at its start by accident.
+        const values = range(rows * cols).map((i) => (Math.floor(i / cols) === 5 ? -Infinity : -1 - ((i * 37) % 101) / 4));
+        const x = fl.tensor(values, { device: dev(), dtype, shape: [rows, cols] });
+        const maxima = fl.full([rows], NaN, { device: dev(), dtype });
+        const found = fl.full([7], NaN, { device: dev(), dtype });
+        module.fn(`ext::row_max_kernel<${type}>`).launch({ grid: 2, block: 32 }, x, maxima, found, rows, cols);
+        expect(Array.from(found.toArray()), type).to.deep.equal([...limits[dtype], Infinity, -Infinity]);
+        expect(Array.from(maxima.toArray()), type).to.deep.equal(range(rows).map((r) => Math.max(...values.slice(r * cols, (r + 1) * cols))));
+      }
+    });
+
     it(`torch_extension.cu: an accessor takes only a tensor of its dtype and dimensions${label}`, () => {
       const kernel = compile("torch_extension.cu", dev()).fn("gated_update_kernel<float>");
       const cell = fl.zeros([2, 8], { device: dev() });

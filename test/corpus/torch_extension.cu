@@ -106,6 +106,24 @@ __global__ void column_sum_kernel(const torch::PackedTensorAccessor64<scalar_t, 
   if (c < x.size(1)) gpuAtomicAdd(&sums[c], __ldg(&x[r][c]));
 }
 
+// Row maxima started from -infinity, as softmax kernels start them; block 0 also
+// writes the type's limits.
+template <typename scalar_t>
+__global__ void row_max_kernel(const scalar_t* __restrict__ x, scalar_t* __restrict__ maxima, scalar_t* __restrict__ limits,
+                               const int rows, const int cols) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r == 0) {
+    using limits_t = std::numeric_limits<scalar_t>;
+    const scalar_t all[] = {limits_t::lowest(), limits_t::max(), limits_t::min(), limits_t::epsilon(), limits_t::denorm_min(),
+                            limits_t::infinity(), -limits_t::infinity()};
+    for (int i = 0; i < 7; ++i) limits[i] = all[i];
+  }
+  if (r >= rows) return;
+  scalar_t m = -std::numeric_limits<scalar_t>::infinity();
+  for (int c = 0; c < cols; ++c) m = x[r * cols + c] > m ? x[r * cols + c] : m;
+  maxima[r] = m;
+}
+
 }  // namespace ext
 
 torch::Tensor d_sigmoid(torch::Tensor z) {

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <limits>
 
 #define C10_HOST_DEVICE __host__ __device__
 #define C10_DEVICE __device__
@@ -102,6 +103,69 @@ FUSELAB_TORCH_ARITHMETIC(BFloat16)
 #undef FUSELAB_TORCH_ARITHMETIC
 
 }  // namespace c10
+
+// std::numeric_limits of both types, as c10 gives them, specialized where the
+// target's std finds its limits: cuda::std under NVRTC, fuselab's under hiprtc.
+namespace c10 {
+namespace detail {
+template <typename T, unsigned short Lowest, unsigned short Max, unsigned short Min, unsigned short Epsilon,
+          unsigned short RoundError, unsigned short Infinity, unsigned short QuietNaN, unsigned short SignalingNaN,
+          int Digits, int Digits10, int MinExponent, int MaxExponent>
+struct sixteen_bit_limits {
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr bool is_iec559 = false;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr int digits = Digits;
+  static constexpr int digits10 = Digits10;
+  static constexpr int max_digits10 = Digits == 11 ? 5 : 4;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = MinExponent;
+  static constexpr int min_exponent10 = MinExponent == -13 ? -4 : -37;
+  static constexpr int max_exponent = MaxExponent;
+  static constexpr int max_exponent10 = MaxExponent == 16 ? 4 : 38;
+  C10_HOST_DEVICE static constexpr T min() { return T(Min, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T lowest() { return T(Lowest, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T max() { return T(Max, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T epsilon() { return T(Epsilon, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T round_error() { return T(RoundError, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T infinity() { return T(Infinity, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T quiet_NaN() { return T(QuietNaN, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T signaling_NaN() { return T(SignalingNaN, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T denorm_min() { return T(1, T::from_bits()); }
+};
+using half_limits = sixteen_bit_limits<Half, 0xfbff, 0x7bff, 0x0400, 0x1400, 0x3800, 0x7c00, 0x7e00, 0x7d00, 11, 3, -13, 16>;
+using bfloat16_limits = sixteen_bit_limits<BFloat16, 0xff7f, 0x7f7f, 0x0080, 0x3c00, 0x3f00, 0x7f80, 0x7fc0, 0x7fa0, 8, 2, -125, 128>;
+}  // namespace detail
+}  // namespace c10
+
+#if defined(__CUDACC_RTC__)
+namespace cuda {
+namespace std {
+template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
+template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
+}  // namespace std
+}  // namespace cuda
+#elif defined(__HIPCC_RTC__)
+namespace fuselab_rtc_std {
+template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
+template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
+}  // namespace fuselab_rtc_std
+#else
+namespace std {
+template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
+template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
+}  // namespace std
+#endif
 
 // c10's loads through the read-only cache, as the toolkit's __ldg takes no class types.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
