@@ -1320,4 +1320,31 @@ __global__ void bf16_ops(__nv_bfloat16* out, const __nv_bfloat16* a, const __nv_
     });
     expect(bf16Bits(bfOut.toArray())).to.deep.equal(bf16Bits(bfExpected));
   });
+  it("lets a constexpr __host__ __device__ function object call the 16-bit intrinsics, as AMD's libraries write them", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#define DEVICE_CONSTEXPR constexpr __device__ __host__
+struct half2_sum { DEVICE_CONSTEXPR __half2 operator()(__half2 x, __half2 y) const { return __hadd2(x, y); } };
+struct scaled_max {
+  DEVICE_CONSTEXPR __half operator()(__half x, __half y) const { return __hmul(__hmax(x, y), __float2half(0.5f)); }
+};
+template <class Op, class T> __global__ void combine(T* out, const T* a, const T* b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = Op{}(a[i], b[i]);
+}
+template __global__ void combine<half2_sum, __half2>(__half2*, const __half2*, const __half2*, int);
+template __global__ void combine<scaled_max, __half>(__half*, const __half*, const __half*, int);
+`, { device: dev() });
+    const n = 37;
+    const a = range(2 * n).map((i) => i * 0.37 - 9), b = range(2 * n).map((i) => 5 - i * 0.21);
+    const [ta, tb] = [a, b].map((v) => fl.tensor(v, { dtype: "f16", device: dev() }));
+    const [ha, hb] = [ta, tb].map((t) => Array.from(t.toArray()));
+    const sums = fl.full([2 * n], NaN, { dtype: "f16", device: dev() });
+    module.fn("combine<half2_sum, __half2>").launch({ grid: 2, block: 32 }, sums, ta, tb, n);
+    expect(f16Bits(sums.toArray())).to.deep.equal(f16Bits(range(2 * n).map((i) => roundF16(ha[i] + hb[i]))));
+    const maxima = fl.full([2 * n], NaN, { dtype: "f16", device: dev() });
+    module.fn("combine<scaled_max, __half>").launch({ grid: 3, block: 32 }, maxima, ta, tb, 2 * n);
+    expect(f16Bits(maxima.toArray())).to.deep.equal(f16Bits(range(2 * n).map((i) => Math.max(ha[i], hb[i]) / 2)));
+  });
 });

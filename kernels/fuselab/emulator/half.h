@@ -205,93 +205,93 @@ typedef __nv_bfloat162 nv_bfloat162;
 typedef __nv_bfloat162 __hip_bfloat162;
 
 // ---- conversions
-inline float __half2float(__half h) { return float(h); }
-inline __half __float2half(float f) { return __half(f); }
-inline __half __float2half_rn(float f) { return __half(f); }
-inline __half __float2half_rz(float f) { return __half_raw{fl::emu::float_to_half_bits_rz(f)}; }
-inline __half __double2half(double d) { return __half(d); }
-inline __half2 __float2half2_rn(float f) { return {__half(f), __half(f)}; }
-inline __half2 __floats2half2_rn(float a, float b) { return {__half(a), __half(b)}; }
-inline __half2 __float22half2_rn(float2 f) { return {__half(f.x), __half(f.y)}; }
-inline float2 __half22float2(__half2 h) { return {float(h.x), float(h.y)}; }
-inline float __low2float(__half2 h) { return float(h.x); }
-inline float __high2float(__half2 h) { return float(h.y); }
-inline __half __low2half(__half2 h) { return h.x; }
-inline __half __high2half(__half2 h) { return h.y; }
-inline __half2 __halves2half2(__half lo, __half hi) { return {lo, hi}; }
-inline __half2 __half2half2(__half h) { return {h, h}; }
-inline __half2 make_half2(__half x, __half y) { return {x, y}; }
-inline __half2 __lows2half2(__half2 a, __half2 b) { return {a.x, b.x}; }
-inline __half2 __highs2half2(__half2 a, __half2 b) { return {a.y, b.y}; }
-inline __half2 __low2half2(__half2 a) { return {a.x, a.x}; }
-inline __half2 __high2half2(__half2 a) { return {a.y, a.y}; }
-inline __half2 __lowhigh2highlow(__half2 a) { return {a.y, a.x}; }
-inline __half __int2half_rn(int v) { return __half(v); }
-inline __half __uint2half_rn(unsigned int v) { return __half(v); }
-inline __half __short2half_rn(short v) { return __half(v); }
-inline __half __ushort2half_rn(unsigned short v) { return __half(v); }
-inline __half __ll2half_rn(long long v) { return __half(v); }
-inline int __half2int_rz(__half h) { return fl_float_to_int<int>(float(h)); }
-inline int __half2int_rn(__half h) { return fl_float_to_int<int>(rintf(float(h))); }
-inline unsigned int __half2uint_rz(__half h) { return fl_float_to_int<unsigned int>(float(h)); }
-inline short __half2short_rz(__half h) { return fl_float_to_int<short>(float(h)); }
-inline short __half_as_short(__half h) { return static_cast<short>(h.__x); }
-inline unsigned short __half_as_ushort(__half h) { return h.__x; }
-inline __half __short_as_half(short v) { return __half_raw{static_cast<unsigned short>(v)}; }
-inline __half __ushort_as_half(unsigned short v) { return __half_raw{v}; }
+FL_INTRINSIC float __half2float(__half h) { return float(h); }
+FL_INTRINSIC __half __float2half(float f) { return __half(f); }
+FL_INTRINSIC __half __float2half_rn(float f) { return __half(f); }
+FL_INTRINSIC __half __float2half_rz(float f) { return __half_raw{fl::emu::float_to_half_bits_rz(f)}; }
+FL_INTRINSIC __half __double2half(double d) { return __half(d); }
+FL_INTRINSIC __half2 __float2half2_rn(float f) { return {__half(f), __half(f)}; }
+FL_INTRINSIC __half2 __floats2half2_rn(float a, float b) { return {__half(a), __half(b)}; }
+FL_INTRINSIC __half2 __float22half2_rn(float2 f) { return {__half(f.x), __half(f.y)}; }
+FL_INTRINSIC float2 __half22float2(__half2 h) { return {float(h.x), float(h.y)}; }
+FL_INTRINSIC float __low2float(__half2 h) { return float(h.x); }
+FL_INTRINSIC float __high2float(__half2 h) { return float(h.y); }
+FL_INTRINSIC __half __low2half(__half2 h) { return h.x; }
+FL_INTRINSIC __half __high2half(__half2 h) { return h.y; }
+FL_INTRINSIC __half2 __halves2half2(__half lo, __half hi) { return {lo, hi}; }
+FL_INTRINSIC __half2 __half2half2(__half h) { return {h, h}; }
+FL_INTRINSIC __half2 make_half2(__half x, __half y) { return {x, y}; }
+FL_INTRINSIC __half2 __lows2half2(__half2 a, __half2 b) { return {a.x, b.x}; }
+FL_INTRINSIC __half2 __highs2half2(__half2 a, __half2 b) { return {a.y, b.y}; }
+FL_INTRINSIC __half2 __low2half2(__half2 a) { return {a.x, a.x}; }
+FL_INTRINSIC __half2 __high2half2(__half2 a) { return {a.y, a.y}; }
+FL_INTRINSIC __half2 __lowhigh2highlow(__half2 a) { return {a.y, a.x}; }
+FL_INTRINSIC __half __int2half_rn(int v) { return __half(v); }
+FL_INTRINSIC __half __uint2half_rn(unsigned int v) { return __half(v); }
+FL_INTRINSIC __half __short2half_rn(short v) { return __half(v); }
+FL_INTRINSIC __half __ushort2half_rn(unsigned short v) { return __half(v); }
+FL_INTRINSIC __half __ll2half_rn(long long v) { return __half(v); }
+FL_INTRINSIC int __half2int_rz(__half h) { return fl_float_to_int<int>(float(h)); }
+FL_INTRINSIC int __half2int_rn(__half h) { return fl_float_to_int<int>(rintf(float(h))); }
+FL_INTRINSIC unsigned int __half2uint_rz(__half h) { return fl_float_to_int<unsigned int>(float(h)); }
+FL_INTRINSIC short __half2short_rz(__half h) { return fl_float_to_int<short>(float(h)); }
+FL_INTRINSIC short __half_as_short(__half h) { return static_cast<short>(h.__x); }
+FL_INTRINSIC unsigned short __half_as_ushort(__half h) { return h.__x; }
+FL_INTRINSIC __half __short_as_half(short v) { return __half_raw{static_cast<unsigned short>(v)}; }
+FL_INTRINSIC __half __ushort_as_half(unsigned short v) { return __half_raw{v}; }
 
-inline float __bfloat162float(__nv_bfloat16 h) { return float(h); }
-inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
-inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
-inline __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
-inline __nv_bfloat162 __float2bfloat162_rn(float f) { return {__nv_bfloat16(f), __nv_bfloat16(f)}; }
-inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__nv_bfloat16(a), __nv_bfloat16(b)}; }
-inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return {__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
-inline float2 __bfloat1622float2(__nv_bfloat162 h) { return {float(h.x), float(h.y)}; }
-inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { return {lo, hi}; }
-inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 h) { return {h, h}; }
-inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return {x, y}; }
-inline __nv_bfloat16 __int2bfloat16_rn(int v) { return __nv_bfloat16(v); }
-inline int __bfloat162int_rz(__nv_bfloat16 h) { return fl_float_to_int<int>(float(h)); }
-inline short __bfloat16_as_short(__nv_bfloat16 h) { return static_cast<short>(h.__x); }
-inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
-inline __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{static_cast<unsigned short>(v)}; }
-inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat16_raw{v}; }
+FL_INTRINSIC float __bfloat162float(__nv_bfloat16 h) { return float(h); }
+FL_INTRINSIC __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+FL_INTRINSIC __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+FL_INTRINSIC __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
+FL_INTRINSIC __nv_bfloat162 __float2bfloat162_rn(float f) { return {__nv_bfloat16(f), __nv_bfloat16(f)}; }
+FL_INTRINSIC __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__nv_bfloat16(a), __nv_bfloat16(b)}; }
+FL_INTRINSIC __nv_bfloat162 __float22bfloat162_rn(float2 f) { return {__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+FL_INTRINSIC float2 __bfloat1622float2(__nv_bfloat162 h) { return {float(h.x), float(h.y)}; }
+FL_INTRINSIC __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { return {lo, hi}; }
+FL_INTRINSIC __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 h) { return {h, h}; }
+FL_INTRINSIC __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return {x, y}; }
+FL_INTRINSIC __nv_bfloat16 __int2bfloat16_rn(int v) { return __nv_bfloat16(v); }
+FL_INTRINSIC int __bfloat162int_rz(__nv_bfloat16 h) { return fl_float_to_int<int>(float(h)); }
+FL_INTRINSIC short __bfloat16_as_short(__nv_bfloat16 h) { return static_cast<short>(h.__x); }
+FL_INTRINSIC unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
+FL_INTRINSIC __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{static_cast<unsigned short>(v)}; }
+FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat16_raw{v}; }
 
 // ---- arithmetic, one set per 16-bit type: H is the scalar, H2 the pair, P its
 // prefix in the API's names (__hadd / __hadd2 serve both types, as in CUDA).
 #define FL_HALF_ARITHMETIC(H, H2, P)                                                                       \
-  inline H __hadd(H a, H b) { return H(float(a) + float(b)); }                                             \
-  inline H __hsub(H a, H b) { return H(float(a) - float(b)); }                                             \
-  inline H __hmul(H a, H b) { return H(float(a) * float(b)); }                                             \
-  inline H __hdiv(H a, H b) { return H(float(a) / float(b)); }                                             \
-  inline H __hadd_rn(H a, H b) { return __hadd(a, b); }                                                    \
-  inline H __hsub_rn(H a, H b) { return __hsub(a, b); }                                                    \
-  inline H __hmul_rn(H a, H b) { return __hmul(a, b); }                                                    \
-  inline H __hfma(H a, H b, H c) { return H(fl::emu::fma_to_odd(float(a), float(b), float(c))); }          \
-  inline H __hneg(H a) { H r = a; r.__x ^= 0x8000u; return r; }                                            \
-  inline H __habs(H a) { H r = a; r.__x &= 0x7fffu; return r; }                                            \
-  inline H fl_saturate_##P(H a) { float f = float(a); return f != f ? H(0.0f) : H(f < 0 ? 0.0f : f > 1 ? 1.0f : f); } \
-  inline H __hadd_sat(H a, H b) { return fl_saturate_##P(__hadd(a, b)); }                                 \
-  inline H __hsub_sat(H a, H b) { return fl_saturate_##P(__hsub(a, b)); }                                  \
-  inline H __hmul_sat(H a, H b) { return fl_saturate_##P(__hmul(a, b)); }                                  \
-  inline H __hfma_sat(H a, H b, H c) { return fl_saturate_##P(__hfma(a, b, c)); }                          \
-  inline H __hfma_relu(H a, H b, H c) { H r = __hfma(a, b, c); return float(r) < 0 ? H(0.0f) : r; }       \
+  FL_INTRINSIC H __hadd(H a, H b) { return H(float(a) + float(b)); }                                             \
+  FL_INTRINSIC H __hsub(H a, H b) { return H(float(a) - float(b)); }                                             \
+  FL_INTRINSIC H __hmul(H a, H b) { return H(float(a) * float(b)); }                                             \
+  FL_INTRINSIC H __hdiv(H a, H b) { return H(float(a) / float(b)); }                                             \
+  FL_INTRINSIC H __hadd_rn(H a, H b) { return __hadd(a, b); }                                                    \
+  FL_INTRINSIC H __hsub_rn(H a, H b) { return __hsub(a, b); }                                                    \
+  FL_INTRINSIC H __hmul_rn(H a, H b) { return __hmul(a, b); }                                                    \
+  FL_INTRINSIC H __hfma(H a, H b, H c) { return H(fl::emu::fma_to_odd(float(a), float(b), float(c))); }          \
+  FL_INTRINSIC H __hneg(H a) { H r = a; r.__x ^= 0x8000u; return r; }                                            \
+  FL_INTRINSIC H __habs(H a) { H r = a; r.__x &= 0x7fffu; return r; }                                            \
+  FL_INTRINSIC H fl_saturate_##P(H a) { float f = float(a); return f != f ? H(0.0f) : H(f < 0 ? 0.0f : f > 1 ? 1.0f : f); } \
+  FL_INTRINSIC H __hadd_sat(H a, H b) { return fl_saturate_##P(__hadd(a, b)); }                                 \
+  FL_INTRINSIC H __hsub_sat(H a, H b) { return fl_saturate_##P(__hsub(a, b)); }                                  \
+  FL_INTRINSIC H __hmul_sat(H a, H b) { return fl_saturate_##P(__hmul(a, b)); }                                  \
+  FL_INTRINSIC H __hfma_sat(H a, H b, H c) { return fl_saturate_##P(__hfma(a, b, c)); }                          \
+  FL_INTRINSIC H __hfma_relu(H a, H b, H c) { H r = __hfma(a, b, c); return float(r) < 0 ? H(0.0f) : r; }       \
   /* max/min: NaN loses to a number, as fmaxf; _nan forms propagate it */                                 \
-  FL_YIELDS_TO_SOURCE inline H __hmax(H a, H b) { return H(fmaxf(float(a), float(b))); }                                       \
-  FL_YIELDS_TO_SOURCE inline H __hmin(H a, H b) { return H(fminf(float(a), float(b))); }                                       \
-  FL_YIELDS_TO_SOURCE inline H __hmax_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmax(a, b); } \
-  FL_YIELDS_TO_SOURCE inline H __hmin_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmin(a, b); } \
-  inline bool __heq(H a, H b) { return float(a) == float(b); }                                             \
-  inline bool __hne(H a, H b) { return float(a) != float(b) && float(a) == float(a) && float(b) == float(b); } \
-  inline bool __hlt(H a, H b) { return float(a) < float(b); }                                              \
-  inline bool __hle(H a, H b) { return float(a) <= float(b); }                                             \
-  inline bool __hgt(H a, H b) { return float(a) > float(b); }                                              \
-  inline bool __hge(H a, H b) { return float(a) >= float(b); }                                             \
-  inline bool __hequ(H a, H b) { return !(float(a) != float(b)); }                                         \
-  inline bool __hneu(H a, H b) { return float(a) != float(b); }                                            \
-  inline bool __hisnan(H a) { return float(a) != float(a); }                                               \
-  inline int __hisinf(H a) { float f = float(a); return isinf(f) ? (f < 0 ? -1 : 1) : 0; }                \
+  FL_INTRINSIC H __hmax(H a, H b) { return H(fmaxf(float(a), float(b))); }                                       \
+  FL_INTRINSIC H __hmin(H a, H b) { return H(fminf(float(a), float(b))); }                                       \
+  FL_INTRINSIC H __hmax_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmax(a, b); } \
+  FL_INTRINSIC H __hmin_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmin(a, b); } \
+  FL_INTRINSIC bool __heq(H a, H b) { return float(a) == float(b); }                                             \
+  FL_INTRINSIC bool __hne(H a, H b) { return float(a) != float(b) && float(a) == float(a) && float(b) == float(b); } \
+  FL_INTRINSIC bool __hlt(H a, H b) { return float(a) < float(b); }                                              \
+  FL_INTRINSIC bool __hle(H a, H b) { return float(a) <= float(b); }                                             \
+  FL_INTRINSIC bool __hgt(H a, H b) { return float(a) > float(b); }                                              \
+  FL_INTRINSIC bool __hge(H a, H b) { return float(a) >= float(b); }                                             \
+  FL_INTRINSIC bool __hequ(H a, H b) { return !(float(a) != float(b)); }                                         \
+  FL_INTRINSIC bool __hneu(H a, H b) { return float(a) != float(b); }                                            \
+  FL_INTRINSIC bool __hisnan(H a) { return float(a) != float(a); }                                               \
+  FL_INTRINSIC int __hisinf(H a) { float f = float(a); return isinf(f) ? (f < 0 ? -1 : 1) : 0; }                \
   inline H operator+(const H& a, const H& b) { return __hadd(a, b); }                                      \
   inline H operator-(const H& a, const H& b) { return __hsub(a, b); }                                      \
   inline H operator*(const H& a, const H& b) { return __hmul(a, b); }                                      \
@@ -313,31 +313,31 @@ inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat
   inline bool operator>(const H& a, const H& b) { return __hgt(a, b); }                                    \
   inline bool operator>=(const H& a, const H& b) { return __hge(a, b); }                                   \
   /* pairs: each half on its own */                                                                       \
-  inline H2 __hadd2(H2 a, H2 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }                          \
-  inline H2 __hsub2(H2 a, H2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                          \
-  inline H2 __hmul2(H2 a, H2 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }                          \
-  inline H2 __h2div(H2 a, H2 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }                          \
-  inline H2 __hadd2_rn(H2 a, H2 b) { return __hadd2(a, b); }                                               \
-  inline H2 __hmul2_rn(H2 a, H2 b) { return __hmul2(a, b); }                                               \
-  inline H2 __hfma2(H2 a, H2 b, H2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }          \
-  inline H2 __hfma2_relu(H2 a, H2 b, H2 c) { return {__hfma_relu(a.x, b.x, c.x), __hfma_relu(a.y, b.y, c.y)}; } \
-  inline H2 __hadd2_sat(H2 a, H2 b) { return {__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)}; }              \
-  inline H2 __hmul2_sat(H2 a, H2 b) { return {__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y)}; }              \
-  inline H2 __hfma2_sat(H2 a, H2 b, H2 c) { return {__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y)}; } \
-  inline H2 __hneg2(H2 a) { return {__hneg(a.x), __hneg(a.y)}; }                                          \
-  inline H2 __habs2(H2 a) { return {__habs(a.x), __habs(a.y)}; }                                          \
-  inline H2 __hmax2(H2 a, H2 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }                          \
-  inline H2 __hmin2(H2 a, H2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }                          \
-  inline H2 __hmax2_nan(H2 a, H2 b) { return {__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)}; }              \
-  inline H2 __hmin2_nan(H2 a, H2 b) { return {__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)}; }              \
-  inline H2 __heq2(H2 a, H2 b) { return {H(__heq(a.x, b.x) ? 1.0f : 0.0f), H(__heq(a.y, b.y) ? 1.0f : 0.0f)}; } \
-  inline H2 __hlt2(H2 a, H2 b) { return {H(__hlt(a.x, b.x) ? 1.0f : 0.0f), H(__hlt(a.y, b.y) ? 1.0f : 0.0f)}; } \
-  inline H2 __hgt2(H2 a, H2 b) { return {H(__hgt(a.x, b.x) ? 1.0f : 0.0f), H(__hgt(a.y, b.y) ? 1.0f : 0.0f)}; } \
-  inline bool __hbeq2(H2 a, H2 b) { return __heq(a.x, b.x) && __heq(a.y, b.y); }                          \
-  inline bool __hbne2(H2 a, H2 b) { return __hne(a.x, b.x) && __hne(a.y, b.y); }                          \
-  inline bool __hblt2(H2 a, H2 b) { return __hlt(a.x, b.x) && __hlt(a.y, b.y); }                          \
-  inline bool __hbgt2(H2 a, H2 b) { return __hgt(a.x, b.x) && __hgt(a.y, b.y); }                          \
-  inline H2 __hisnan2(H2 a) { return {H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)}; }  \
+  FL_INTRINSIC H2 __hadd2(H2 a, H2 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }                          \
+  FL_INTRINSIC H2 __hsub2(H2 a, H2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                          \
+  FL_INTRINSIC H2 __hmul2(H2 a, H2 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }                          \
+  FL_INTRINSIC H2 __h2div(H2 a, H2 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }                          \
+  FL_INTRINSIC H2 __hadd2_rn(H2 a, H2 b) { return __hadd2(a, b); }                                               \
+  FL_INTRINSIC H2 __hmul2_rn(H2 a, H2 b) { return __hmul2(a, b); }                                               \
+  FL_INTRINSIC H2 __hfma2(H2 a, H2 b, H2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }          \
+  FL_INTRINSIC H2 __hfma2_relu(H2 a, H2 b, H2 c) { return {__hfma_relu(a.x, b.x, c.x), __hfma_relu(a.y, b.y, c.y)}; } \
+  FL_INTRINSIC H2 __hadd2_sat(H2 a, H2 b) { return {__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)}; }              \
+  FL_INTRINSIC H2 __hmul2_sat(H2 a, H2 b) { return {__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y)}; }              \
+  FL_INTRINSIC H2 __hfma2_sat(H2 a, H2 b, H2 c) { return {__hfma_sat(a.x, b.x, c.x), __hfma_sat(a.y, b.y, c.y)}; } \
+  FL_INTRINSIC H2 __hneg2(H2 a) { return {__hneg(a.x), __hneg(a.y)}; }                                          \
+  FL_INTRINSIC H2 __habs2(H2 a) { return {__habs(a.x), __habs(a.y)}; }                                          \
+  FL_INTRINSIC H2 __hmax2(H2 a, H2 b) { return {__hmax(a.x, b.x), __hmax(a.y, b.y)}; }                          \
+  FL_INTRINSIC H2 __hmin2(H2 a, H2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }                          \
+  FL_INTRINSIC H2 __hmax2_nan(H2 a, H2 b) { return {__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)}; }              \
+  FL_INTRINSIC H2 __hmin2_nan(H2 a, H2 b) { return {__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)}; }              \
+  FL_INTRINSIC H2 __heq2(H2 a, H2 b) { return {H(__heq(a.x, b.x) ? 1.0f : 0.0f), H(__heq(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  FL_INTRINSIC H2 __hlt2(H2 a, H2 b) { return {H(__hlt(a.x, b.x) ? 1.0f : 0.0f), H(__hlt(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  FL_INTRINSIC H2 __hgt2(H2 a, H2 b) { return {H(__hgt(a.x, b.x) ? 1.0f : 0.0f), H(__hgt(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  FL_INTRINSIC bool __hbeq2(H2 a, H2 b) { return __heq(a.x, b.x) && __heq(a.y, b.y); }                          \
+  FL_INTRINSIC bool __hbne2(H2 a, H2 b) { return __hne(a.x, b.x) && __hne(a.y, b.y); }                          \
+  FL_INTRINSIC bool __hblt2(H2 a, H2 b) { return __hlt(a.x, b.x) && __hlt(a.y, b.y); }                          \
+  FL_INTRINSIC bool __hbgt2(H2 a, H2 b) { return __hgt(a.x, b.x) && __hgt(a.y, b.y); }                          \
+  FL_INTRINSIC H2 __hisnan2(H2 a) { return {H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)}; }  \
   inline H2 operator+(const H2& a, const H2& b) { return __hadd2(a, b); }                                  \
   inline H2 operator-(const H2& a, const H2& b) { return __hsub2(a, b); }                                  \
   inline H2 operator*(const H2& a, const H2& b) { return __hmul2(a, b); }                                  \
@@ -351,34 +351,34 @@ inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat
   inline bool operator==(const H2& a, const H2& b) { return __hbeq2(a, b); }                               \
   inline bool operator!=(const H2& a, const H2& b) { return !(__heq(a.x, b.x) && __heq(a.y, b.y)); }       \
   /* functions: the float function, rounded */                                                            \
-  inline H P##exp(H a) { return H(expf(float(a))); }                                                       \
-  inline H P##exp2(H a) { return H(exp2f(float(a))); }                                                     \
-  inline H P##exp10(H a) { return H(exp10f(float(a))); }                                                   \
-  inline H P##log(H a) { return H(logf(float(a))); }                                                       \
-  inline H P##log2(H a) { return H(log2f(float(a))); }                                                     \
-  inline H P##log10(H a) { return H(log10f(float(a))); }                                                   \
-  inline H P##sqrt(H a) { return H(sqrtf(float(a))); }                                                     \
-  inline H P##rsqrt(H a) { return H(1.0f / sqrtf(float(a))); }                                             \
-  inline H P##rcp(H a) { return H(1.0f / float(a)); }                                                      \
-  inline H P##sin(H a) { return H(sinf(float(a))); }                                                       \
-  inline H P##cos(H a) { return H(cosf(float(a))); }                                                       \
-  inline H P##tanh(H a) { return H(tanhf(float(a))); }                                                     \
-  inline H P##ceil(H a) { return H(ceilf(float(a))); }                                                     \
-  inline H P##floor(H a) { return H(floorf(float(a))); }                                                   \
-  inline H P##rint(H a) { return H(rintf(float(a))); }                                                     \
-  inline H P##trunc(H a) { return H(truncf(float(a))); }                                                   \
-  inline H2 P##2exp(H2 a) { return {P##exp(a.x), P##exp(a.y)}; }                                           \
-  inline H2 P##2exp2(H2 a) { return {P##exp2(a.x), P##exp2(a.y)}; }                                        \
-  inline H2 P##2log(H2 a) { return {P##log(a.x), P##log(a.y)}; }                                           \
-  inline H2 P##2log2(H2 a) { return {P##log2(a.x), P##log2(a.y)}; }                                        \
-  inline H2 P##2sqrt(H2 a) { return {P##sqrt(a.x), P##sqrt(a.y)}; }                                        \
-  inline H2 P##2rsqrt(H2 a) { return {P##rsqrt(a.x), P##rsqrt(a.y)}; }                                     \
-  inline H2 P##2rcp(H2 a) { return {P##rcp(a.x), P##rcp(a.y)}; }                                          \
-  inline H2 P##2sin(H2 a) { return {P##sin(a.x), P##sin(a.y)}; }                                           \
-  inline H2 P##2cos(H2 a) { return {P##cos(a.x), P##cos(a.y)}; }                                           \
-  inline H2 P##2tanh(H2 a) { return {P##tanh(a.x), P##tanh(a.y)}; }                                        \
-  inline H2 P##2floor(H2 a) { return {P##floor(a.x), P##floor(a.y)}; }                                     \
-  inline H2 P##2ceil(H2 a) { return {P##ceil(a.x), P##ceil(a.y)}; }
+  FL_INTRINSIC H P##exp(H a) { return H(expf(float(a))); }                                                       \
+  FL_INTRINSIC H P##exp2(H a) { return H(exp2f(float(a))); }                                                     \
+  FL_INTRINSIC H P##exp10(H a) { return H(exp10f(float(a))); }                                                   \
+  FL_INTRINSIC H P##log(H a) { return H(logf(float(a))); }                                                       \
+  FL_INTRINSIC H P##log2(H a) { return H(log2f(float(a))); }                                                     \
+  FL_INTRINSIC H P##log10(H a) { return H(log10f(float(a))); }                                                   \
+  FL_INTRINSIC H P##sqrt(H a) { return H(sqrtf(float(a))); }                                                     \
+  FL_INTRINSIC H P##rsqrt(H a) { return H(1.0f / sqrtf(float(a))); }                                             \
+  FL_INTRINSIC H P##rcp(H a) { return H(1.0f / float(a)); }                                                      \
+  FL_INTRINSIC H P##sin(H a) { return H(sinf(float(a))); }                                                       \
+  FL_INTRINSIC H P##cos(H a) { return H(cosf(float(a))); }                                                       \
+  FL_INTRINSIC H P##tanh(H a) { return H(tanhf(float(a))); }                                                     \
+  FL_INTRINSIC H P##ceil(H a) { return H(ceilf(float(a))); }                                                     \
+  FL_INTRINSIC H P##floor(H a) { return H(floorf(float(a))); }                                                   \
+  FL_INTRINSIC H P##rint(H a) { return H(rintf(float(a))); }                                                     \
+  FL_INTRINSIC H P##trunc(H a) { return H(truncf(float(a))); }                                                   \
+  FL_INTRINSIC H2 P##2exp(H2 a) { return {P##exp(a.x), P##exp(a.y)}; }                                           \
+  FL_INTRINSIC H2 P##2exp2(H2 a) { return {P##exp2(a.x), P##exp2(a.y)}; }                                        \
+  FL_INTRINSIC H2 P##2log(H2 a) { return {P##log(a.x), P##log(a.y)}; }                                           \
+  FL_INTRINSIC H2 P##2log2(H2 a) { return {P##log2(a.x), P##log2(a.y)}; }                                        \
+  FL_INTRINSIC H2 P##2sqrt(H2 a) { return {P##sqrt(a.x), P##sqrt(a.y)}; }                                        \
+  FL_INTRINSIC H2 P##2rsqrt(H2 a) { return {P##rsqrt(a.x), P##rsqrt(a.y)}; }                                     \
+  FL_INTRINSIC H2 P##2rcp(H2 a) { return {P##rcp(a.x), P##rcp(a.y)}; }                                          \
+  FL_INTRINSIC H2 P##2sin(H2 a) { return {P##sin(a.x), P##sin(a.y)}; }                                           \
+  FL_INTRINSIC H2 P##2cos(H2 a) { return {P##cos(a.x), P##cos(a.y)}; }                                           \
+  FL_INTRINSIC H2 P##2tanh(H2 a) { return {P##tanh(a.x), P##tanh(a.y)}; }                                        \
+  FL_INTRINSIC H2 P##2floor(H2 a) { return {P##floor(a.x), P##floor(a.y)}; }                                     \
+  FL_INTRINSIC H2 P##2ceil(H2 a) { return {P##ceil(a.x), P##ceil(a.y)}; }
 
 // CUDA names the f16 functions h* (hexp, h2exp) and the bf16 ones the same (hexp
 // on __nv_bfloat16 overloads it).
@@ -386,11 +386,11 @@ FL_HALF_ARITHMETIC(__half, __half2, h)
 FL_HALF_ARITHMETIC(__nv_bfloat16, __nv_bfloat162, h)
 #undef FL_HALF_ARITHMETIC
 
-inline __nv_bfloat162 __low2bfloat162(__nv_bfloat162 a) { return {a.x, a.x}; }
-inline __nv_bfloat162 __high2bfloat162(__nv_bfloat162 a) { return {a.y, a.y}; }
-inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 a) { return a.x; }
-inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 a) { return a.y; }
-inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
-inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+FL_INTRINSIC __nv_bfloat162 __low2bfloat162(__nv_bfloat162 a) { return {a.x, a.x}; }
+FL_INTRINSIC __nv_bfloat162 __high2bfloat162(__nv_bfloat162 a) { return {a.y, a.y}; }
+FL_INTRINSIC __nv_bfloat16 __low2bfloat16(__nv_bfloat162 a) { return a.x; }
+FL_INTRINSIC __nv_bfloat16 __high2bfloat16(__nv_bfloat162 a) { return a.y; }
+FL_INTRINSIC float __low2float(__nv_bfloat162 h) { return float(h.x); }
+FL_INTRINSIC float __high2float(__nv_bfloat162 h) { return float(h.y); }
 
 #endif

@@ -29,6 +29,12 @@ inline float bits_float(uint32_t u) {
 // it would otherwise be a redefinition.
 #define FL_YIELDS_TO_SOURCE template <typename = void>
 
+// A toolkit intrinsic that a source's constexpr __host__ __device__ function may
+// call (hipcc and nvcc accept such calls; g++ refuses a call from a constexpr
+// function to one that is not): as a constexpr template, it may be called there
+// whether or not its body could be evaluated at compile time.
+#define FL_INTRINSIC template <typename = void> constexpr
+
 // Vector types, with the GPU's sizes and alignments (a float4 is one 16-byte
 // access, a float3 three 4-byte ones).
 #define FL_VECTOR_1(T, N, A) struct alignas(A) N##1 { T x; };                                   \
