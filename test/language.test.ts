@@ -1347,4 +1347,47 @@ template __global__ void combine<scaled_max, __half>(__half*, const __half*, con
     module.fn("combine<scaled_max, __half>").launch({ grid: 3, block: 32 }, maxima, ta, tb, 2 * n);
     expect(f16Bits(maxima.toArray())).to.deep.equal(f16Bits(range(2 * n).map((i) => Math.max(ha[i], hb[i]) / 2)));
   });
+  it("gives complex numbers as cuComplex.h and hip/hip_complex.h write them, scaling quotients and magnitudes past float's range", () => {
+    const module = fl.compile(`
+#include <cuComplex.h>
+#include <hip/hip_complex.h>
+__global__ void complex_ops(cuFloatComplex* out, float* magnitudes, const cuFloatComplex* a, const hipFloatComplex* b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[4 * i + 0] = cuCmulf(a[i], b[i]);
+  out[4 * i + 1] = hipCdivf(a[i], b[i]);
+  out[4 * i + 2] = cuCfmaf(a[i], cuConjf(b[i]), make_cuFloatComplex(1.f, -2.f));
+  out[4 * i + 3] = hipCsubf(hipCaddf(a[i], b[i]), make_hipFloatComplex(hipCrealf(b[i]), 0.f));
+  magnitudes[i] = cuCabsf(a[i]) + hipCsqabsf(make_hipFloatComplex(0.f, cuCimagf(b[i]) * 1e-20f));
+}
+__global__ void complex_double(cuDoubleComplex* out, const cuDoubleComplex* a, const hipDoubleComplex* b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = hipCdiv(cuCmul(a[i], b[i]), cuComplexFloatToDouble(make_cuComplex(2.f, 0.5f)));
+}
+`, { device: dev() });
+    // a or b near float's limit in some rows (never both): a naive quotient or magnitude would overflow there.
+    const n = 37;
+    const part = (i: number, k: number) => (Math.sin(i * 1.7 + k) * 4 + (k % 2 ? 0.5 : -0.25)) * (i % 5 === (k < 2 ? 0 : 1) ? 1e30 : 1);
+    const a = range(2 * n).map((j) => part(Math.floor(j / 2), j % 2)), b = range(2 * n).map((j) => part(Math.floor(j / 2), 2 + (j % 2)));
+    const [ta, tb] = [a, b].map((v) => fl.tensor(v, { device: dev(), shape: [n, 2] }));
+    const [fa, fb] = [ta, tb].map((t) => Array.from(t.toArray()));
+    const out = fl.full([4 * n, 2], NaN, { device: dev() }), magnitudes = fl.full([n], NaN, { device: dev() });
+    module.fn("complex_ops").launch({ grid: 2, block: 32 }, out, magnitudes, ta, tb, n);
+    const expected = range(n).flatMap((i) => {
+      const [ar, ai, br, bi] = [fa[2 * i], fa[2 * i + 1], fb[2 * i], fb[2 * i + 1]];
+      const norm = br * br + bi * bi;
+      return [ar * br - ai * bi, ar * bi + ai * br, (ar * br + ai * bi) / norm, (ai * br - ar * bi) / norm,
+        ar * br + ai * bi + 1, ai * br - ar * bi - 2, Math.fround(Math.fround(ar + br) - br), ai + bi];
+    });
+    fl.assertClose(out, expected, { rtol: 1e-5, atol: 1e-6 });
+    fl.assertClose(magnitudes, range(n).map((i) => Math.hypot(fa[2 * i], fa[2 * i + 1]) + (fb[2 * i + 1] * 1e-20) ** 2), { rtol: 1e-6, atol: 0 });
+    const [da, db] = [a, b].map((v) => fl.tensor(v.map((x) => x / 1e20), { device: dev(), dtype: "f64", shape: [n, 2] }));
+    const doubles = fl.full([n, 2], NaN, { device: dev(), dtype: "f64" });
+    module.fn("complex_double").launch({ grid: 2, block: 32 }, doubles, da, db, n);
+    const [xa, xb] = [da, db].map((t) => Array.from(t.toArray()));
+    fl.assertClose(doubles, range(n).flatMap((i) => {
+      const [pr, pi] = [xa[2 * i] * xb[2 * i] - xa[2 * i + 1] * xb[2 * i + 1], xa[2 * i] * xb[2 * i + 1] + xa[2 * i + 1] * xb[2 * i]];
+      return [(pr * 2 + pi * 0.5) / 4.25, (pi * 2 - pr * 0.5) / 4.25];
+    }), { rtol: 1e-12, atol: 1e-30 });
+  });
 });
