@@ -52,7 +52,7 @@ export interface KernelDeclaration {
 // C spellings (qualifiers and the pointer star removed, words in order) -> element types.
 const C_TYPES: Record<string, string> = {
   "float": "f32", "double": "f64",
-  "__half": "f16", "half": "f16", "fl_half": "f16",
+  "__half": "f16", "half": "f16", "fl_half": "f16", "_Float16": "f16",
   "fl_bf16": "bf16", "__nv_bfloat16": "bf16", "__hip_bfloat16": "bf16", "hip_bfloat16": "bf16",
   // PyTorch's (kernels/fuselab/torch).
   "c10::Half": "f16", "at::Half": "f16", "torch::Half": "f16",

@@ -1390,4 +1390,20 @@ __global__ void complex_double(cuDoubleComplex* out, const cuDoubleComplex* a, c
       return [(pr * 2 + pi * 0.5) / 4.25, (pi * 2 - pr * 0.5) / 4.25];
     }), { rtol: 1e-12, atol: 1e-30 });
   });
+  it("takes clang's _Float16 in HIP sources, as pointers and as scalars, rounding each operation", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+__global__ void steps(_Float16* out, const _Float16* in, _Float16 step, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (in[i] + step) + step;
+}
+`, { device: dev() });
+    // Past 2048 an f16 step is 2: adding 1 twice to 2048 rounds back to 2048 each time.
+    const values = [2048, 1, -3.5, 1000.25, 4095, 65504, 0.1];
+    const input = fl.tensor(values, { dtype: "f16", device: dev() });
+    const out = fl.full([values.length], NaN, { dtype: "f16", device: dev() });
+    module.fn("steps").launch({ grid: 1, block: 32 }, out, input, 1, values.length);
+    const stored = Array.from(input.toArray());
+    expect(f16Bits(out.toArray())).to.deep.equal(f16Bits(stored.map((x) => roundF16(roundF16(x + 1) + 1))));
+  });
 });

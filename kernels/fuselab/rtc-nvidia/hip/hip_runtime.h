@@ -12,6 +12,9 @@
 #endif
 #include <fuselab/fuselab.h>
 #include <fuselab/hip_spellings.h>
+// clang's 16-bit float, which AMD's HIP sources use, NVRTC does not have: CUDA's
+// __half stands in, rounding each operation as AMD's f16 instructions do.
+#define _Float16 __half
 // The runtime's handle and error types, which a source's host declarations name
 // (a launcher taking a hipStream_t): CUDA's, as HIP on NVIDIA defines them.
 typedef cudaStream_t hipStream_t;
