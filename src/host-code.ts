@@ -133,6 +133,43 @@ function withMacrosMatching(source: string, pattern: RegExp): RegExp {
   return current;
 }
 
+/**
+ * The function-like macros whose replacement defines a host function (one that
+ * `only`, where given, matches): an extension's bindings written once for each
+ * dtype (`#define BIND(tag) void run_##tag(torch::Tensor x) { tag##_kernel<<<...>>>(...); }`).
+ */
+function hostFunctionMacros(source: string, only: RegExp | undefined): string[] {
+  const names: string[] = [];
+  for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)([^\n]*)$/gm)) {
+    const body = m[3], brace = body.indexOf("{");
+    if (brace < 0) continue;
+    const head = body.slice(0, brace);
+    if (opensFunctionBody(head) && isHostFunction(head) && (!only || only.test(body))) names.push(m[1]);
+  }
+  return names;
+}
+
+/**
+ * `code` with each namespace-scope invocation of `macros` (and its `;`) blanked,
+ * through `blank` as well: the host functions they define are left out as written
+ * ones are, and the statement after an invocation reads on its own.
+ */
+function withoutInvocations(code: string, macros: string[], directive: boolean[], blank: (from: number, to: number) => void): string {
+  if (macros.length === 0) return code;
+  const chars = code.split("");
+  for (const m of code.matchAll(new RegExp(`\\b(?:${macros.join("|")})\\s*\\(`, "g"))) {
+    const start = m.index!;
+    if (directive[start] || !walkNamespaceScope(code, start)) continue;
+    let end = start + m[0].length, depth = 1;
+    for (; end < code.length && depth > 0; end++) depth += code[end] === "(" ? 1 : code[end] === ")" ? -1 : 0;
+    const semicolon = /^\s*;/.exec(code.slice(end));
+    if (semicolon) end += semicolon[0].length;
+    blank(start, end - 1);
+    for (let k = start; k < end; k++) if (chars[k] !== "\n") chars[k] = " ";
+  }
+  return chars.join("");
+}
+
 /** A statement ended at namespace scope: code[start, end], and for a function's definition where its body opens. */
 interface NamespaceStatement {
   start: number;
@@ -184,13 +221,13 @@ export function atNamespaceScope(source: string, offset: number): boolean {
 /** `source` with its namespace-scope host functions and non-const host variables blanked (see above); the rest unchanged. */
 export function withoutHostCode(source: string, options: HostCodeOptions = {}): string {
   const only = options.functionsMatching && withMacrosMatching(source, options.functionsMatching);
-  const code = stripNonCode(source);
   const directive = directives(source);
   const out = source.split("");
   // Directives between a definition's lines stay, as do the line breaks.
   const blank = (from: number, to: number) => {
     for (let k = from; k <= to; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
   };
+  const code = withoutInvocations(stripNonCode(source), hostFunctionMacros(source, only), directive, blank);
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
   // With `functionsMatching`, a host function calling one left out is left out too (a

@@ -163,6 +163,17 @@ void rms_norm(torch::Tensor& out, torch::Tensor& input, torch::Tensor& weight, d
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
+// Bindings written once for each dtype through a macro, as kernel collections write them.
+#define BIND_ROW_MAX(tag, type)                                                                  \
+  void row_max_##tag(torch::Tensor x, torch::Tensor maxima, torch::Tensor limits) {              \
+    const int rows = x.size(0), cols = x.size(1);                                              \
+    ext::row_max_kernel<type><<<(rows + 127) / 128, 128>>>(                                    \
+        x.data_ptr<type>(), maxima.data_ptr<type>(), limits.data_ptr<type>(), rows, cols);     \
+  }
+BIND_ROW_MAX(f32, float)
+BIND_ROW_MAX(f16, at::Half)
+extern void row_max_bf16(torch::Tensor x, torch::Tensor maxima, torch::Tensor limits);
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("gated_update", &gated_update, "gated state update (CUDA)");
   m.def("rms_norm", &rms_norm, "RMS norm (CUDA)");
