@@ -8,7 +8,7 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { guardFileAccess } from "./file-access";
-import { RUNTIME_CALL, atNamespaceScope, withoutHostCode } from "./host-code";
+import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
@@ -160,10 +160,11 @@ function translate(where: string, source: string, fileName: string | undefined, 
   const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  // On the CPU a source's host code is host code, but a host function calling the runtime
-  // (cudaMemcpyToSymbol ...) or launching could not compile: it is left out, as under NVRTC
-  // all host code is. hiprtc skips host code itself, but not a launch's syntax.
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { functionsMatching: RUNTIME_CALL_OR_LAUNCH }))
+  // Host code is left out of what the compiler reads: all of it on the CPU and
+  // under NVRTC (device code cannot call it, and the CPU has none of the host
+  // libraries it calls); under hiprtc, which skips host code itself, what it
+  // cannot read (a launch's syntax, PyTorch's host API).
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked))
     : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
@@ -244,11 +245,6 @@ const HOST_LAUNCH = /<<</;
 // are declared (kernels/fuselab/torch).
 const TORCH_HOST = String.raw`\b(?:torch|at)::(?:Tensor\b|[a-z_]\w*\s*\()|\b(?:at|c10)::cuda::|\b(?:py|pybind11)::|\b(?:TORCH|AT|PYBIND11|C10_CUDA)_[A-Z_]+\s*\(`;
 const HOST_LAUNCH_OR_TORCH = new RegExp(`${HOST_LAUNCH.source}|${TORCH_HOST}`);
-// cuBLAS's calls and the CUDA samples' helpers (timers, error checks, command lines,
-// device selection) are host libraries too.
-const RUNTIME_CALL_OR_LAUNCH = new RegExp(String.raw`${RUNTIME_CALL.source}|${TORCH_HOST}|\bsdk[A-Z]\w*\s*\(|<<<|\bthrust::|` +
-  String.raw`\b(?:checkCudaErrors|getLastCudaError|checkCmdLineFlag|getCmdLineArgument\w*|findCudaDevice|gpuDeviceInit|gpuGetMaxGflopsDeviceId)\s*\(`);
-
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU
 // emulator defines them as macros, so there such a local is renamed to the end of

@@ -69,7 +69,7 @@ function withoutTemplateHeads(text: string): string {
 const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b/;
 
 // A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...).
-export const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?)[A-Z]\w*\s*\(/;
+const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?)[A-Z]\w*\s*\(/;
 
 /** Whether a namespace-scope statement defines a class with no device code in it. */
 function isUnannotatedClass(statement: string): boolean {
@@ -261,7 +261,28 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   for (const statement of statements) {
     if (!blanked.has(statement) && instantiatesOneOf(code.slice(statement.start, statement.end), leftOut)) blank(statement.start, statement.end);
   }
+  // A class with no device code whose member functions no device code could call
+  // (not constexpr), and that nothing kept names (a sample's comparator of results,
+  // used by its main alone), is host code, with its specializations. A class of data
+  // alone stays: a template argument named from TS may be all that uses it.
+  const kept = statements.filter((statement) => !blanked.has(statement));
+  const textOf = (statement: NamespaceStatement) => code.slice(statement.start, statement.end);
+  const directiveText = source.split("").filter((_, k) => directive[k]).join("");
+  for (const statement of kept) {
+    const text = textOf(statement);
+    const hasHostMembers = /\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\bconstexpr\b/.test(text);
+    const name = isUnannotatedClass(text) && hasHostMembers ? className(text) : undefined;
+    if (!name) continue;
+    const mention = new RegExp(`\\b${name}\\b`);
+    const named = kept.some((other) => !(isUnannotatedClass(textOf(other)) && className(textOf(other)) === name) && mention.test(textOf(other)));
+    if (!named && !mention.test(directiveText)) blank(statement.start, statement.end);
+  }
   return out.join("");
+}
+
+/** The name a class definition's head gives (`ArrayComparator` of `template <> class ArrayComparator<float> {`). */
+function className(statement: string): string | undefined {
+  return /^(?:class|struct)\s+(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)/.exec(withoutTemplateHeads(statement.trim()))?.[1];
 }
 
 /** The name a function's head (up to its body) defines: the identifier before its parameters. */

@@ -406,7 +406,8 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     const lines = withoutHostCode(source).split("\n");
     expect(lines.length).to.equal(source.split("\n").length);
     const gone = lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0);
-    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32, 33, 35, 37]);
+    // Line 34: a class whose member functions device code could not call, which nothing kept names.
+    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32, 33, 34, 35, 37]);
     expect(lines[3]).to.equal("#if 1");
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });
