@@ -166,7 +166,7 @@ function translate(where: string, source: string, fileName: string | undefined, 
   // cannot read (a launch's syntax, PyTorch's host API).
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked))
     : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH });
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? "" : layoutAsserts(declarations)}`;
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
   return { build, file, text, declarations, templates, constants, overloaded, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
 }
@@ -279,6 +279,14 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
   const hint = hostRuntimeCallHint(e.log);
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
+}
+
+// On the CPU a module's symbols are hidden but for its kernels and __constant__
+// variables (kernels/fuselab/vendors/cpu.h): a __device__ variable the host writes
+// (module.constant(name)) is declared again, visible, after the source.
+function exportedVariables(constants: ConstantDeclaration[]): string {
+  return constants.filter((c) => c.space === "__device__" && !c.name.includes("::"))
+    .map((c) => `\nextern __typeof__(${c.name}) ${c.name} __attribute__((visibility("default")));`).join("");
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU

@@ -70,8 +70,8 @@ const HOST_ARRAYS: Record<string, new (n: number) => ArrayBufferView & ArrayLike
 };
 
 /**
- * A `__constant__` variable of a compiled module, written from the host before
- * launches as cudaMemcpyToSymbol writes it: `module.constant("table").set([...])`.
+ * A `__constant__` or `__device__` variable of a compiled module, written from the
+ * host before launches as cudaMemcpyToSymbol writes it: `module.constant("table").set([...])`.
  */
 export class Constant {
   /** @internal Constants come from `module.constant(name)`. */
@@ -139,7 +139,7 @@ export class Module {
     this.templates = Object.freeze([...(compiled?.templates.names ?? [])]);
   }
 
-  /** The `__constant__` variable `name` of the source, to set before launches. */
+  /** The `__constant__` or `__device__` variable `name` of the source, to set before launches (as cudaMemcpyToSymbol sets either). */
   constant(name: string): Constant {
     const handle = this.handle;
     if (handle === undefined) throw new FuselabError(`module.constant: the module of ${this.kernels.join(", ")} was used after dispose()`);
@@ -147,8 +147,8 @@ export class Module {
     const declaration = declared.find((c) => c.name === name);
     if (!declaration) {
       const names = declared.map((c) => c.name);
-      throw new ArgumentError("module.constant", "name", names.length > 0 ? `one of the module's __constant__ variables (${names.join(", ")})` :
-        "a __constant__ variable of the module (it declares none)", describe(name));
+      throw new ArgumentError("module.constant", "name", names.length > 0 ? `one of the module's __constant__ or __device__ variables (${names.join(", ")})` :
+        "a __constant__ or __device__ variable of the module (it declares none)", describe(name));
     }
     const bytes = nativeCall(() => native().symbol(handle, name));
     return new Constant(name, declaration.type, bytes, (data) => {

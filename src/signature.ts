@@ -280,12 +280,13 @@ export interface KernelTemplate {
   structs: SourceStructs;
 }
 
-/** A `__constant__` variable of a source, which the host sets before launches. */
+/** A `__constant__` or `__device__` variable of a source, which the host sets before launches. */
 export interface ConstantDeclaration {
   name: string;
   /** Its element type ("f32", "i32", ...), "void" for other types. */
   type: string;
   line: number;
+  space: "__constant__" | "__device__";
 }
 
 /** What a source declares: kernels to launch (explicit instantiations among them), kernel templates, constants. */
@@ -676,14 +677,24 @@ export function findKernels(source: string, predefined: Record<string, string> =
       g = stop - 1;
       continue;
     }
-    if (text === "__constant__") {
+    if (text === "__constant__" || text === "__device__") {
       // __constant__ float table[64]; the name is the identifier before [ = { or ;
+      // A __device__ variable likewise (`__device__ unsigned retirement_count = 0;`), one
+      // the host may write (not static, const or a template); a function's ( comes first.
       let end = g;
-      while (end < tokens.length && !["[", "=", "{", ";"].includes(tokens[end].text)) end++;
-      const words = tokens.slice(statementStart, end).map((t) => t.text)
-        .filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__align__"].includes(w));
+      while (end < tokens.length && !["[", "=", "{", ";", "("].includes(tokens[end].text)) {
+        const attribute = ["__align__", "alignas", "__attribute__", "__launch_bounds__"].includes(tokens[end].text) && tokens[end + 1]?.text === "(";
+        end = attribute ? closing(tokens, end + 1) + 1 : end + 1;
+      }
+      const statement = tokens.slice(statementStart, end).map((t) => t.text);
+      const device = text === "__device__";
+      if (tokens[end]?.text === "(" || (device && statement.some((w) => ["__constant__", "static", "const", "constexpr", "extern", "template", "__shared__"].includes(w)))) continue;
+      const words = statement.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__managed__", "__align__"].includes(w));
       const name = words.pop();
-      if (name) constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void", line: lineAt(code, tokens[g].at) });
+      if (name) {
+        constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void",
+          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__" });
+      }
       continue;
     }
     if (text !== "__global__") continue;

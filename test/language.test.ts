@@ -584,7 +584,38 @@ template __global__ void poly<3>(float*, const float*, int);
 
     expectThrows(() => coeffs.set([1, 2, 3, 4, 5]), fl.ArgumentError, "constant coeffs.set: values must be at most 4 f32 values (the variable's size), got 5 values");
     expectThrows(() => module.constant("offset"), fl.ArgumentError,
-      "module.constant: name must be one of the module's __constant__ variables (coeffs, offsets), got \"offset\"");
+      "module.constant: name must be one of the module's __constant__ or __device__ variables (coeffs, offsets), got \"offset\"");
+  });
+
+  it("sets __device__ variables from the host as cudaMemcpyToSymbol and hipMemcpyToSymbol do", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+__device__ float bias[3];
+__device__ __align__(8) unsigned int epoch = 7;
+static __device__ int launches_seen;
+__device__ int twice(int x) { return 2 * x; }
+__global__ void shift(float* out, const float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) launches_seen = twice(launches_seen + 1);
+  if (i < n) out[i] = x[i] + bias[i % 3] + epoch;
+}
+`, { device: dev() });
+    const n = 37;
+    const x = fl.tensor(range(n).map((i) => i * 0.5), { device: dev() });
+    const bias = module.constant("bias"), epoch = module.constant("epoch");
+    expect([bias.type, bias.length, epoch.type, epoch.length]).to.deep.equal(["f32", 3, "u32", 1]);
+    const first = fl.full([n], NaN, { device: dev() }), second = fl.full([n], NaN, { device: dev() });
+    bias.set([1, 2, 3]);
+    module.fn("shift").launch({ grid: 2, block: 32 }, first, x, n);
+    epoch.set([100]);
+    module.fn("shift").launch({ grid: 2, block: 32 }, second, x, n);
+    expect(Array.from(first.toArray())).to.deep.equal(range(n).map((i) => i * 0.5 + (i % 3) + 1 + 7));
+    expect(Array.from(second.toArray())).to.deep.equal(range(n).map((i) => i * 0.5 + (i % 3) + 1 + 100));
+    // A static variable has no symbol outside its file; a function is no variable.
+    for (const name of ["launches_seen", "twice"]) {
+      expectThrows(() => module.constant(name), fl.ArgumentError,
+        `module.constant: name must be one of the module's __constant__ or __device__ variables (bias, epoch), got "${name}"`);
+    }
   });
 
   it("computes the bit and float intrinsics exactly", () => {
@@ -1406,5 +1437,31 @@ __global__ void steps(_Float16* out, const _Float16* in, _Float16 step, int n) {
     module.fn("steps").launch({ grid: 1, block: 32 }, out, input, 1, values.length);
     const stored = Array.from(input.toArray());
     expect(f16Bits(out.toArray())).to.deep.equal(f16Bits(stored.map((x) => roundF16(roundF16(x + 1) + 1))));
+  });
+  it("gives HIP's cooperative-groups reduce and scan headers, as hipify names CUDA's", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+#include <hip/hip_cooperative_groups.h>
+#include <hip/cooperative_groups/hip_reduce.h>
+#include <hip/cooperative_groups/hip_scan.h>
+namespace cg = cooperative_groups;
+__global__ void tile_scan(const unsigned* in, unsigned* inclusive, unsigned* exclusive, unsigned* sums, int n) {
+  const cg::thread_block_tile<16> tile = cg::tiled_partition<16>(cg::this_thread_block());
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned v = i < n ? in[i] : 0u;
+  const unsigned inc = cg::inclusive_scan(tile, v), exc = cg::exclusive_scan(tile, v);
+  const unsigned total = cg::reduce(tile, v, cg::plus<unsigned>());
+  if (i < n) { inclusive[i] = inc; exclusive[i] = exc; sums[i] = total; }
+}
+`, { device: dev() });
+    const n = 45;
+    const values = range(n).map((i) => (i * 7) % 11);
+    const input = fl.tensor(values, { dtype: "u32", device: dev() });
+    const [inclusive, exclusive, sums] = range(3).map(() => fl.full([n], 12345, { dtype: "u32", device: dev() }));
+    module.fn("tile_scan").launch({ grid: 2, block: 32 }, input, inclusive, exclusive, sums, n);
+    const before = (i: number) => range(i % 16).reduce((s, k) => s + values[i - (i % 16) + k], 0);
+    expect(Array.from(inclusive.toArray())).to.deep.equal(range(n).map((i) => before(i) + values[i]));
+    expect(Array.from(exclusive.toArray())).to.deep.equal(range(n).map(before));
+    expect(Array.from(sums.toArray())).to.deep.equal(range(n).map((i) => range(16).reduce((s, k) => s + (values[i - (i % 16) + k] ?? 0), 0)));
   });
 });
