@@ -47,6 +47,9 @@ const NO_FILE_DIRECTIVES = "free of assembler directives that read a file (.incb
 // Tensor cores (wmma), asynchronous copies and their barriers: NVIDIA hardware the emulator does not model.
 const NVIDIA_HARDWARE_HEADER = /^(?:mma\.h|cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/;
 const NVIDIA_HARDWARE = "code the CPU emulator can run (it models no tensor cores and no asynchronous copies: run this source on an NVIDIA GPU)";
+// What those headers give, as code that uses it names it. A source that includes one
+// and uses none of it (a project's common header) compiles without it on the CPU.
+const NVIDIA_HARDWARE_USE = /\b(?:nvcuda|wmma|__pipeline_\w+|__awbarrier\w*|memcpy_async|wait_prior|annotated_ptr|access_property|(?:cuda|std)::(?:pipeline|barrier|make_pipeline|pipeline_shared_state))\b/;
 
 const refuse = (expected: string, got: string): never => {
   throw new Refused({ expected, got });
@@ -330,7 +333,12 @@ function guarded(text: string, target: Target, predefined: Record<string, string
     }
     const unsafe = unsafeName(header);
     if (unsafe) refuse(HEADERS, `#include of ${unsafe} ${at}`);
-    if (target === "cpu" && d.active && NVIDIA_HARDWARE_HEADER.test(header)) refuse(NVIDIA_HARDWARE, `#include <${header}> ${at}`);
+    if (target === "cpu" && d.active && NVIDIA_HARDWARE_HEADER.test(header)) {
+      const use = NVIDIA_HARDWARE_USE.exec(expanded);
+      if (use) refuse(NVIDIA_HARDWARE, `#include <${header}> ${at}, and ${use[0]} on line ${expanded.slice(0, use.index).split("\n").length}`);
+      replacedLines.set(d.line, "");
+      continue;
+    }
     if (!onDevice || compilersOwn(header)) continue;
     const file = findHeader(header, folders);
     if (file && !/["\\\n]/.test(file)) {

@@ -1143,12 +1143,22 @@ __global__ void warp_sums(const float* in, float* out) {
       "\\(past the block's last thread\\), which its mask 0xffffffff names, but no thread of the block runs there"));
   });
 
-  it("says that tensor cores and asynchronous copies need an NVIDIA GPU, naming the header and its line (emulator)", () => {
+  it("says that tensor cores and asynchronous copies need an NVIDIA GPU, naming the header, its line and the first use (emulator)", () => {
     const cpu = fl.device("cpu");
-    for (const header of ["mma.h", "cuda_pipeline.h", "cooperative_groups/memcpy_async.h", "cuda/pipeline", "cuda/barrier"]) {
-      expectThrows(() => fl.compile(`#include <cuda_fp16.h>\n#include <${header}>\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu }),
+    const uses: [string, string][] = [["mma.h", "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;"],
+      ["cuda_pipeline.h", "__pipeline_commit();"], ["cooperative_groups/memcpy_async.h", "cooperative_groups::memcpy_async(block, x + 4, x, 16);"],
+      ["cuda/pipeline", "auto pipe = cuda::make_pipeline();"], ["cuda/barrier", "__shared__ cuda::barrier<cuda::thread_scope_block> bar;"]];
+    for (const [header, use] of uses) {
+      const source = `#include <cuda_fp16.h>\n#include <${header}>\n__global__ void k(float* x) {\n  ${use}\n  x[0] = 1.f;\n}`;
+      const first = /wmma|__pipeline_commit|memcpy_async|cuda::make_pipeline|cuda::barrier/.exec(use)![0];
+      expectThrows(() => fl.compile(source, { device: cpu }),
         fl.ArgumentError, `fl.compile: source must be code the CPU emulator can run (it models no tensor cores and no asynchronous copies: ` +
-        `run this source on an NVIDIA GPU), got #include <${header}> on line 2`);
+        `run this source on an NVIDIA GPU), got #include <${header}> on line 2, and ${first} on line 4`);
+    }
+    // Included and not used (a project's common header includes it): the CPU compiles without it.
+    for (const [header] of uses) {
+      const module = fl.compile(`#include <cuda_fp16.h>\n#include <${header}>\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu });
+      expect(module.kernels, header).to.deep.equal(["k"]);
     }
     // Under a branch the CPU does not take, the header is the GPU's business.
     const module = fl.compile(`#if defined(__CUDA_ARCH__)\n#include <mma.h>\n#endif\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu });
