@@ -153,7 +153,7 @@ function translate(where: string, source: string, fileName: string | undefined, 
   const target = build.backend;
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
-  checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH }), target, predefined);
+  checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined);
   const { kernels: declarations, templates, constants, overloaded } = findKernels(source, predefined);
   if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
@@ -164,8 +164,8 @@ function translate(where: string, source: string, fileName: string | undefined, 
   // under NVRTC (device code cannot call it, and the CPU has none of the host
   // libraries it calls); under hiprtc, which skips host code itself, what it
   // cannot read (a launch's syntax, PyTorch's host API).
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked))
-    : target === "cuda" ? withoutHostCode(checked) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH });
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
+    : target === "cuda" ? withoutHostCode(checked, { predefined }) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH, predefined });
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
   return { build, file, text, declarations, templates, constants, overloaded, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };

@@ -9,6 +9,7 @@
 // and the line numbers stay. So are classes built on the host-only library (a
 // sample's timer holding a std::chrono time point), which no kernel can take.
 
+import { Directive, Preprocessor } from "./preprocess";
 import { stripNonCode } from "./signature";
 
 const ANNOTATED = /\b(?:__device__|__constant__|__shared__|__managed__|__global__|__host__)\b/;
@@ -104,9 +105,48 @@ function isHostFunction(head: string): boolean {
   return hostOnly && !/\bconstexpr\b/.test(head);
 }
 
-/** What withoutHostCode leaves out: every host function and non-const host variable, or only the host functions whose text matches `functionsMatching` (or calls a macro whose definition does). */
+/**
+ * What withoutHostCode leaves out: every host function and non-const host variable, or only the host functions whose text matches `functionsMatching` (or calls a macro whose definition does).
+ * With `predefined` (the target's macros), the source is read as the target's compiler reads it: only the branches of its `#if`s it takes.
+ */
 export interface HostCodeOptions {
   functionsMatching?: RegExp;
+  predefined?: Record<string, string>;
+}
+
+/**
+ * The lines of `source` in branches of an `#if` the preprocessor drops: two
+ * branches that each close a declaration (`int algo = 1);` / `int algo = 0);`)
+ * would otherwise read as one unbalanced statement. A condition on a name no
+ * macro defines here (`CUDART_VERSION >= 11000`, which a header defines) decides
+ * nothing: every branch of it is read.
+ */
+function droppedLines(source: string, predefined: Record<string, string>): Set<number> {
+  const directives: Directive[] = [];
+  new Preprocessor(predefined).run(source, directives);
+  const undecided = (condition: string | undefined) =>
+    /[A-Za-z_]/.test((condition ?? "").replace(/\bdefined\s*(?:\(\s*\w+\s*\)|\w+)/g, "").replace(/\b\d[\w.]*/g, ""));
+  // Per open #if: whether the current branch is read, and whether this preprocessor decided it.
+  const groups: { read: boolean; decided: boolean }[] = [{ read: true, decided: true }];
+  const dropped = new Set<number>();
+  let line = 1;
+  for (const d of directives) {
+    const top = groups[groups.length - 1];
+    if (!top.read) for (; line < d.line; line++) dropped.add(line);
+    line = d.line + d.lines;
+    const parent = groups[groups.length - 2] ?? { read: true, decided: true };
+    if (d.name === "if" || d.name === "ifdef" || d.name === "ifndef" || d.name === "elif" || d.name === "else") {
+      const opens = d.name !== "elif" && d.name !== "else";
+      const within = opens ? top : parent;
+      const decided = within.decided && (opens || top.decided) && !(d.name === "if" || d.name === "elif" ? undecided(d.expanded ?? d.rest) : false);
+      const branch = { read: within.read && (!decided || (d.opensKept ?? true)), decided };
+      if (opens) groups.push(branch);
+      else groups[groups.length - 1] = branch;
+    } else if (d.name === "endif" && groups.length > 1) {
+      groups.pop();
+    }
+  }
+  return dropped;
 }
 
 /**
@@ -227,7 +267,9 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const blank = (from: number, to: number) => {
     for (let k = from; k <= to; k++) if (out[k] !== "\n" && !directive[k]) out[k] = " ";
   };
-  const code = withoutInvocations(stripNonCode(source), hostFunctionMacros(source, only), directive, blank);
+  const dropped = options.predefined ? droppedLines(source, options.predefined) : new Set<number>();
+  const read = dropped.size === 0 ? stripNonCode(source) : stripNonCode(source).split("\n").map((text, k) => (dropped.has(k + 1) ? " ".repeat(text.length) : text)).join("\n");
+  const code = withoutInvocations(read, hostFunctionMacros(source, only), directive, blank);
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
   // With `functionsMatching`, a host function calling one left out is left out too (a

@@ -412,6 +412,27 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });
 
+  it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides", () => {
+    const source = [
+      "#if CUDART_VERSION >= 11000",           // 1: decided by a header: both branches are read
+      "void launch_new() { k<<<1, 1>>>(); }",
+      "#else",
+      "void launch_old() { k<<<1, 1>>>(); }",
+      "#endif",
+      "int gemm(int m,",                       // 6: each branch closes the declaration
+      "#if defined(SOME_OTHER_PLATFORM)",
+      "         int algo = 1);",
+      "#else",
+      "         int algo = 0);",
+      "#endif",
+      "__global__ void k() {}",                 // 12
+      "void launch() { k<<<1, 1>>>(); }",       // 13
+    ].join("\n");
+    const lines = withoutHostCode(source, { functionsMatching: /<<</, predefined: {} }).split("\n");
+    expect(lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0)).to.deep.equal([2, 4, 13]);
+    expect(lines[11]).to.equal("__global__ void k() {}");
+  });
+
   it("gives vector types, static and aligned shared memory, and dim3 views of the launch", () => {
     const module = fl.compile(`
 __global__ void vectors(float* out, int* ints) {
@@ -1473,5 +1494,31 @@ __global__ void tile_scan(const unsigned* in, unsigned* inclusive, unsigned* exc
     expect(Array.from(inclusive.toArray())).to.deep.equal(range(n).map((i) => before(i) + values[i]));
     expect(Array.from(exclusive.toArray())).to.deep.equal(range(n).map(before));
     expect(Array.from(sums.toArray())).to.deep.equal(range(n).map((i) => range(16).reduce((s, k) => s + (values[i - (i % 16) + k] ?? 0), 0)));
+  });
+  it("gives device code std::array, std::tuple and std::complex (under NVRTC the toolkit's cuda::std ones)", () => {
+    const module = fl.compile(`
+#include <array>
+#include <tuple>
+#include <complex>
+__device__ std::tuple<int, float> split(float x) { return std::make_tuple(static_cast<int>(x), x - static_cast<int>(x)); }
+__global__ void parts(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::array<float, 3> weights = {0.5f, 2.0f, -1.0f};
+  const std::tuple<int, float> whole_and_fraction = split(in[i]);
+  const std::complex<float> z(in[i], 1.0f);
+  const std::complex<float> squared = z * z;
+  out[4 * i + 0] = weights[i % weights.size()] * in[i];
+  out[4 * i + 1] = static_cast<float>(std::get<0>(whole_and_fraction));
+  out[4 * i + 2] = squared.real();
+  out[4 * i + 3] = squared.imag();
+}
+`, { device: dev() });
+    const n = 37;
+    const values = range(n).map((i) => i * 0.75 + 0.5);
+    const out = fl.full([4 * n], NaN, { device: dev() });
+    module.fn("parts").launch({ grid: 2, block: 32 }, fl.tensor(values, { device: dev() }), out, n);
+    const weights = [0.5, 2, -1];
+    expect(Array.from(out.toArray())).to.deep.equal(values.flatMap((x, i) => [weights[i % 3] * x, Math.trunc(x), Math.fround(x * x - 1), 2 * x]));
   });
 });
