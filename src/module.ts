@@ -183,7 +183,8 @@ export class Module {
         ({ handle, entry } = instance);
       }
     }
-    const overloads = typeof canonical === "string" ? this.compiled?.overloaded?.get(canonical) : undefined;
+    // An overloaded template is named with its arguments: its overloads are listed by its name.
+    const overloads = typeof canonical === "string" ? this.compiled?.overloaded?.get(canonical) ?? this.compiled?.overloaded?.get(canonical.split("<", 1)[0]) : undefined;
     if (!entry && overloads) {
       throw new ArgumentError("module.fn", "name", "a kernel its name alone picks",
         `${describe(name)}, which the source overloads (lines ${overloads.join(" and ")}): a kernel is launched by its name, so give the one to launch a name of its own`);

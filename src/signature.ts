@@ -319,6 +319,16 @@ function splitTopLevel(tokens: Token[], from: number, to: number): Token[][] {
 }
 
 /** Tokens as one canonical string: "k<float, 256>", "ns::k", "unsigned int". */
+/** A function's parameters as types alone: names and default arguments dropped, to tell a prototype from an overload. */
+function parameterTypes(params: readonly Token[][]): string {
+  return params.map((param) => {
+    const declarator = param.slice(0, param.findIndex((t) => t.text === "=") >>> 0);
+    const last = declarator[declarator.length - 1];
+    const named = declarator.length > 1 && /^[A-Za-z_]\w*$/.test(last.text) && declarator[declarator.length - 2].text !== "::";
+    return spell(named ? declarator.slice(0, -1) : declarator);
+  }).join(",");
+}
+
 function spell(tokens: readonly Token[]): string {
   let out = "";
   for (const t of tokens) {
@@ -724,9 +734,16 @@ export function findKernels(source: string, predefined: Record<string, string> =
       const openAt = statementStart + templateAt + 1;
       const templateClose = closing(tokens, openAt);
       // template <> is a specialization of a template already found: nothing new to launch.
-      if (templateClose > openAt + 1 && !templates.some((t) => t.name === name)) {
+      // Another template of the name with other parameter types overloads it (DeepSpeed's
+      // attn_softmax on float* and on __half*): neither is launched by name.
+      const earlier = templates.findIndex((t) => t.name === name);
+      if (templateClose > openAt + 1 && earlier < 0 && !overloaded.has(name)) {
         templates.push({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)), paramTokens: parts,
           structs: new Map(structs) });
+      } else if (templateClose > openAt + 1 && earlier >= 0 && parameterTypes(templates[earlier].paramTokens) !== parameterTypes(parts)) {
+        overloaded.set(name, [templates.splice(earlier, 1)[0].line, line]);
+      } else if (templateClose > openAt + 1 && overloaded.has(name) && !overloaded.get(name)!.includes(line)) {
+        overloaded.get(name)!.push(line);
       }
     } else {
       add({ name, params: parseParams(name, line, parts, structs), line }, tokens[g].at);

@@ -180,6 +180,21 @@ describe("kernel signatures", () => {
     expectThrows(() => module.fn("k"), fl.ArgumentError,
       "module.fn: name must be a kernel its name alone picks, got \"k\", which the source overloads (lines 1 and 2): " +
       "a kernel is launched by its name, so give the one to launch a name of its own");
+    // Templates overloaded on their parameters' types (DeepSpeed's attn_softmax on float* and __half*); a
+    // prototype whose parameters are named otherwise is no overload.
+    const templates = "template <int N> __global__ void t(float* v, int n = 1);\n#include <cuda_fp16.h>\n" +
+      "template <int N> __global__ void t(float* values, int count) { values[threadIdx.x] *= N; }\n" +
+      "template <int N> __global__ void t(__half* v) { v[threadIdx.x] = v[threadIdx.x] * __half(N); }\n" +
+      "template <int N> __global__ void u(float* v) { v[threadIdx.x] = N; }";
+    expect(findKernels(templates).templates.map((t) => t.name)).to.deep.equal(["u"]);
+    expect([...findKernels(templates).overloaded]).to.deep.equal([["t", [1, 4]]]);
+    const templated = fl.compile(templates, { device: testDevice(), name: "overloaded_templates" });
+    expectThrows(() => templated.fn("t<2>"), fl.ArgumentError,
+      "module.fn: name must be a kernel its name alone picks, got \"t<2>\", which the source overloads (lines 1 and 4): " +
+      "a kernel is launched by its name, so give the one to launch a name of its own");
+    const y = fl.zeros([4], { device: testDevice() });
+    templated.fn("u<5>").launch({ grid: 1, block: 4 }, y);
+    expect(Array.from(y.toArray())).to.deep.equal([5, 5, 5, 5]);
     expectThrows(() => parseKernels("__global__ void k(float& x) {}"), fl.ArgumentError,
       "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
     expectThrows(() => parseKernels("__global__ void k(Pair p) {}"), fl.ArgumentError,

@@ -826,7 +826,7 @@ __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync(
     expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(a mask computed as \(1 << n\) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: check mode reports such a shift, with its line\)/);
   });
 
-  it("leaves out host code built on the runtime, cuBLAS and the samples' helpers: a timer class, a launcher template's instantiations, a timed CPU check", () => {
+  it("leaves out host code built on the runtime, cuBLAS and the samples' helpers: a timer class, a launcher template's instantiations, a timed CPU check; cuBLAS's types serve host declarations", () => {
     const module = fl.compile(`
 #include <stdio.h>
 #include <cuda_runtime.h>
@@ -845,6 +845,8 @@ void cublasCheck(cublasStatus_t status, const char* file, int line) {
 static cublasComputeType_t compute_type = CUBLAS_COMPUTE_32F;
 cublasHandle_t cublas_handle;
 cublasLtHandle_t cublaslt_handle;
+int gemm_ex(cublasHandle_t handle, cublasOperation_t transa, int m, const float* alpha, cudaDataType_t type = CUDA_R_16F,
+            cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT_TENSOR_OP);
 StopWatchInterface* timer = NULL;
 template <class T>
 __global__ void add_one(T* x, unsigned int n) {
