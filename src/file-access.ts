@@ -19,6 +19,7 @@ import * as path from "path";
 import { ArgumentError } from "./errors";
 import type { Target } from "./language";
 import { Directive, Preprocessor, PpToken, lex, withoutComments } from "./preprocess";
+import { withoutHostCode } from "./host-code";
 
 // Assembler directives that read a file, or build directives (macros, loops, MRI mode) that could.
 const ASSEMBLER_FILE_DIRECTIVE = /\.(?:incbin|include|macro|irpc?|rept|mri|altmacro)\b/i;
@@ -44,12 +45,22 @@ const NO_LINE = "free of #line (the compiler would name another file in its mess
 const NO_DEPENDENCY = "free of #pragma GCC dependency (it looks a file up)";
 const NO_FILE_DIRECTIVES = "free of assembler directives that read a file (.incbin, .include) or build one (.macro, .irp, .rept)";
 
-// Tensor cores (wmma), asynchronous copies and their barriers: NVIDIA hardware the emulator does not model.
-const NVIDIA_HARDWARE_HEADER = /^(?:mma\.h|cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/;
-const NVIDIA_HARDWARE = "code the CPU emulator can run (it models no tensor cores and no asynchronous copies: run this source on an NVIDIA GPU)";
-// What those headers give, as code that uses it names it. A source that includes one
-// and uses none of it (a project's common header) compiles without it on the CPU.
-const NVIDIA_HARDWARE_USE = /\b(?:nvcuda|wmma|__pipeline_\w+|__awbarrier\w*|memcpy_async|wait_prior|annotated_ptr|access_property|(?:cuda|std)::(?:pipeline|barrier|make_pipeline|pipeline_shared_state))\b/;
+// NVIDIA's headers for what the CPU emulator does not have: tensor cores (wmma),
+// asynchronous copies and their barriers, and cuRAND's generators. Each with what
+// code that uses it names: a source that includes one and uses none of it (a
+// project's common header) compiles without it on the CPU.
+const NVIDIA_ONLY: { header: RegExp; use: RegExp; expected: string }[] = [
+  {
+    header: /^(?:mma\.h|cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/,
+    use: /\b(?:nvcuda|wmma|__pipeline_\w+|__awbarrier\w*|memcpy_async|wait_prior|annotated_ptr|access_property|(?:cuda|std)::(?:pipeline|barrier|make_pipeline|pipeline_shared_state))\b/,
+    expected: "code the CPU emulator can run (it models no tensor cores and no asynchronous copies: run this source on an NVIDIA GPU)",
+  },
+  {
+    header: /^curand(?:_kernel|_philox4x32_x|_mtgp32_kernel|_normal|_uniform)?\.h$/,
+    use: /\bcurand\w*/,
+    expected: "code the CPU emulator can run (it has no cuRAND generators: run this source on an NVIDIA GPU, or pass random numbers in from TS)",
+  },
+];
 
 const refuse = (expected: string, got: string): never => {
   throw new Refused({ expected, got });
@@ -311,6 +322,7 @@ function guarded(text: string, target: Target, predefined: Record<string, string
   // Whole lines replaced (a directive), and spans answered (a probe), in the text sent to the compiler.
   const replacedLines = new Map<number, string>();
   const answers: Answer[] = [];
+  let deviceCode: string | undefined;
 
   for (const d of directives) {
     const at = `on line ${d.line}`;
@@ -333,9 +345,12 @@ function guarded(text: string, target: Target, predefined: Record<string, string
     }
     const unsafe = unsafeName(header);
     if (unsafe) refuse(HEADERS, `#include of ${unsafe} ${at}`);
-    if (target === "cpu" && d.active && NVIDIA_HARDWARE_HEADER.test(header)) {
-      const use = NVIDIA_HARDWARE_USE.exec(expanded);
-      if (use) refuse(NVIDIA_HARDWARE, `#include <${header}> ${at}, and ${use[0]} on line ${expanded.slice(0, use.index).split("\n").length}`);
+    const nvidiaOnly = target === "cpu" && d.active ? NVIDIA_ONLY.find((h) => h.header.test(header)) : undefined;
+    if (nvidiaOnly) {
+      // Used by device code: host code (a generator made in main) is left out before the compile.
+      deviceCode ??= new Preprocessor(predefined).run(withoutHostCode(text, { predefined }));
+      const use = nvidiaOnly.use.exec(deviceCode);
+      if (use) refuse(nvidiaOnly.expected, `#include <${header}> ${at}, and ${use[0]} on line ${deviceCode.slice(0, use.index).split("\n").length}`);
       replacedLines.set(d.line, "");
       continue;
     }

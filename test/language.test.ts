@@ -1166,7 +1166,7 @@ __global__ void warp_sums(const float* in, float* out) {
       "\\(past the block's last thread\\), which its mask 0xffffffff names, but no thread of the block runs there"));
   });
 
-  it("says that tensor cores and asynchronous copies need an NVIDIA GPU, naming the header, its line and the first use (emulator)", () => {
+  it("says that tensor cores, asynchronous copies and cuRAND need an NVIDIA GPU, naming the header, its line and the first use (emulator)", () => {
     const cpu = fl.device("cpu");
     const uses: [string, string][] = [["mma.h", "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;"],
       ["cuda_pipeline.h", "__pipeline_commit();"], ["cooperative_groups/memcpy_async.h", "cooperative_groups::memcpy_async(block, x + 4, x, 16);"],
@@ -1178,7 +1178,15 @@ __global__ void warp_sums(const float* in, float* out) {
         fl.ArgumentError, `fl.compile: source must be code the CPU emulator can run (it models no tensor cores and no asynchronous copies: ` +
         `run this source on an NVIDIA GPU), got #include <${header}> on line 2, and ${first} on line 4`);
     }
-    // Included and not used (a project's common header includes it): the CPU compiles without it.
+    expectThrows(() => fl.compile(`#include <curand_kernel.h>\n__global__ void k(float* x) {\n  curandStatePhilox4_32_10_t state;\n` +
+      `  curand_init(7, threadIdx.x, 0, &state);\n  x[threadIdx.x] = curand_uniform(&state);\n}`, { device: cpu }), fl.ArgumentError,
+      "fl.compile: source must be code the CPU emulator can run (it has no cuRAND generators: run this source on an NVIDIA GPU, or pass random " +
+      "numbers in from TS), got #include <curand_kernel.h> on line 1, and curandStatePhilox4_32_10_t on line 3");
+    // Included and not used by device code (a project's common header includes it; a generator made on the
+    // host): the CPU compiles without it.
+    const hostGenerator = "#include <curand.h>\nvoid seed(unsigned long long s) { curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT); }\n" +
+      "__global__ void k(float* x) { x[0] = 1.f; }";
+    expect(fl.compile(hostGenerator, { device: cpu }).kernels).to.deep.equal(["k"]);
     for (const [header] of uses) {
       const module = fl.compile(`#include <cuda_fp16.h>\n#include <${header}>\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu });
       expect(module.kernels, header).to.deep.equal(["k"]);
