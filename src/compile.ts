@@ -7,7 +7,7 @@ import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
-import { guardFileAccess } from "./file-access";
+import { canonicalLines, guardFileAccess } from "./file-access";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -148,7 +148,9 @@ function checkFileName(where: string, name: unknown): string | undefined {
 }
 
 // The text `build`'s compiler reads for `source`, and the kernels, templates and constants found in it.
-function translate(where: string, source: string, fileName: string | undefined, build: Build): Translated {
+function translate(where: string, written: string, fileName: string | undefined, build: Build): Translated {
+  // Lines end as the compiler ends them: at \r\n (a file saved on Windows) and a lone \r too.
+  const source = canonicalLines(written);
   const predefined = predefinedMacros(build);
   const target = build.backend;
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));

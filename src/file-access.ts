@@ -67,7 +67,7 @@ const refuse = (expected: string, got: string): never => {
 };
 
 /** The source with \r\n and \r as \n, and a backslash that only spaces part from its newline joined to it, as compilers read it. */
-function canonicalLines(source: string): string {
+export function canonicalLines(source: string): string {
   return source.replace(/\r\n?/g, "\n").replace(/\\[ \t\f\v]+\n/g, "\\\n");
 }
 

@@ -70,7 +70,7 @@ function withoutTemplateHeads(text: string): string {
 const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b/;
 
 // A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...).
-const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?)[A-Z]\w*\s*\(/;
+const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?|curand)[A-Z]\w*\s*\(/;
 
 /** Whether a namespace-scope statement defines a class with no device code in it. */
 function isUnannotatedClass(statement: string): boolean {
@@ -124,8 +124,6 @@ export interface HostCodeOptions {
 function droppedLines(source: string, predefined: Record<string, string>): Set<number> {
   const directives: Directive[] = [];
   new Preprocessor(predefined).run(source, directives);
-  const undecided = (condition: string | undefined) =>
-    /[A-Za-z_]/.test((condition ?? "").replace(/\bdefined\s*(?:\(\s*\w+\s*\)|\w+)/g, "").replace(/\b\d[\w.]*/g, ""));
   // Per open #if: whether the current branch is read, and whether this preprocessor decided it.
   const groups: { read: boolean; decided: boolean }[] = [{ read: true, decided: true }];
   const dropped = new Set<number>();
@@ -138,7 +136,7 @@ function droppedLines(source: string, predefined: Record<string, string>): Set<n
     if (d.name === "if" || d.name === "ifdef" || d.name === "ifndef" || d.name === "elif" || d.name === "else") {
       const opens = d.name !== "elif" && d.name !== "else";
       const within = opens ? top : parent;
-      const decided = within.decided && (opens || top.decided) && !(d.name === "if" || d.name === "elif" ? undecided(d.expanded ?? d.rest) : false);
+      const decided = within.decided && (opens || top.decided) && d.decided !== false;
       const branch = { read: within.read && (!decided || (d.opensKept ?? true)), decided };
       if (opens) groups.push(branch);
       else groups[groups.length - 1] = branch;

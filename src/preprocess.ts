@@ -21,6 +21,8 @@ export interface Directive {
   expanded?: string;
   /** #if, #ifdef, #ifndef, #elif, #else: whether the text it opens is kept. */
   opensKept?: boolean;
+  /** #if, #elif: whether names no macro defines here (which a header may define) leave its value as it is. */
+  decided?: boolean;
 }
 
 interface Macro {
@@ -154,6 +156,7 @@ export class Preprocessor {
           let value = false;
           if (outer) {
             if (name === "if") value = this.evaluate(rest);
+            if (name === "if") record.decided = value === this.evaluate(rest, UNKNOWN_AS_LARGE);
             else value = this.macros.has(rest.trim().split(/\s+/)[0]) === (name === "ifdef");
           }
           stack.push({ active: outer && value, taken: value, outer });
@@ -163,6 +166,7 @@ export class Preprocessor {
         case "elif":
           if (top) {
             const value = top.outer && !top.taken && this.evaluate(rest);
+            if (top.outer && !top.taken) record.decided = value === this.evaluate(rest, UNKNOWN_AS_LARGE);
             top.active = value;
             top.taken = top.taken || value;
             record.opensKept = value;
@@ -315,8 +319,8 @@ export class Preprocessor {
     return result;
   }
 
-  /** The value of an #if expression: defined() first, then macros, then unknown names are 0. */
-  private evaluate(text: string): boolean {
+  /** The value of an #if expression: defined() first, then macros, then unknown names are 0 (or `unknown`). */
+  private evaluate(text: string, unknown = "0"): boolean {
     const tokens = lex(text);
     const resolved: PpToken[] = [];
     for (let i = 0; i < tokens.length; i++) {
@@ -340,9 +344,13 @@ export class Preprocessor {
       resolved.push(tokens[i]);
     }
     const expanded = this.expand(resolved).filter((t) => t.kind !== "ws");
-    return evaluateExpression(expanded.map((t) => (t.kind === "id" ? (t.text === "true" ? "1" : "0") : t.text))) !== 0n;
+    return evaluateExpression(expanded.map((t) => (t.kind === "id" ? (t.text === "true" ? "1" : unknown) : t.text))) !== 0n;
   }
 }
+
+// A value for names no macro defines, to tell a condition they decide (`CUDART_VERSION >= 11000`) from one
+// they do not (`defined(__HIP_PLATFORM_AMD__) && TORCH_VERSION_MAJOR < 2` where no platform macro is defined).
+const UNKNOWN_AS_LARGE = "1000000";
 
 // Integer expressions of #if, with C's precedence. Values are 64-bit; division by zero gives 0.
 function evaluateExpression(tokens: string[]): bigint {

@@ -412,7 +412,7 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });
 
-  it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides", () => {
+  it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides, Windows line ends", () => {
     const source = [
       "#if CUDART_VERSION >= 11000",           // 1: decided by a header: both branches are read
       "void launch_new() { k<<<1, 1>>>(); }",
@@ -427,10 +427,22 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
       "#endif",
       "__global__ void k() {}",                 // 12
       "void launch() { k<<<1, 1>>>(); }",       // 13
+      "int gemm_ex(int m,",                    // 14: decided though a header's name is in it
+      "#if defined(__HIP_PLATFORM_AMD__) && (TORCH_VERSION_MAJOR < 2)",
+      "         int algo = 1);",
+      "#else",
+      "         int algo = 0);",
+      "#endif",
+      "void launch_again() { k<<<1, 1>>>(); }", // 20
     ].join("\n");
     const lines = withoutHostCode(source, { functionsMatching: /<<</, predefined: {} }).split("\n");
-    expect(lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0)).to.deep.equal([2, 4, 13]);
+    expect(lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0)).to.deep.equal([2, 4, 13, 20]);
     expect(lines[11]).to.equal("__global__ void k() {}");
+    // A file saved with Windows line ends reads the same.
+    const module = fl.compile(`${source}\n__global__ void fill(int* x) { x[threadIdx.x] = 7; }\n`.replace(/\n/g, "\r\n"), { device: dev() });
+    const x = fl.zeros([4], { dtype: "i32", device: dev() });
+    module.fn("fill").launch({ grid: 1, block: 4 }, x);
+    expect(Array.from(x.toArray())).to.deep.equal([7, 7, 7, 7]);
   });
 
   it("gives vector types, static and aligned shared memory, and dim3 views of the launch", () => {
@@ -1530,5 +1542,19 @@ __global__ void parts(const float* in, float* out, int n) {
     module.fn("parts").launch({ grid: 2, block: 32 }, fl.tensor(values, { device: dev() }), out, n);
     const weights = [0.5, 2, -1];
     expect(Array.from(out.toArray())).to.deep.equal(values.flatMap((x, i) => [weights[i % 3] * x, Math.trunc(x), Math.fround(x * x - 1), 2 * x]));
+  });
+  it("gives the std:: math functions without <cmath>, as nvcc's headers give every source (Megatron's softmax)", () => {
+    const module = fl.compile(`
+#include <cfloat>
+#include <limits>
+__global__ void exps(float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = std::exp(x[i] - 1.0f) + std::sqrt(std::fabs(x[i])) + std::fmax(x[i], 0.0f);
+}
+`, { device: dev() });
+    const values = range(37).map((i) => i / 4 - 3);
+    const x = fl.tensor(values, { device: dev() });
+    module.fn("exps").launch({ grid: 2, block: 32 }, x, values.length);
+    fl.assertClose(x, values.map((v) => Math.exp(v - 1) + Math.sqrt(Math.abs(v)) + Math.max(v, 0)), { rtol: 2e-6, atol: 1e-6 });
   });
 });

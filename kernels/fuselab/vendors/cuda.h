@@ -32,6 +32,7 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 #endif
 #include <fuselab_rtc_math_constants.h>
 #include <fuselab_rtc_math_promotions.h>
+#include <fuselab_rtc_std_math.h>
 // glibc's <sys/types.h> names these, and nvcc's host headers bring them to every .cu file.
 typedef unsigned int uint;
 typedef unsigned short ushort;

@@ -11,6 +11,8 @@
 typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned long ulong;
+// std::exp, std::sqrt ... as hipcc's headers give every source.
+#include <fuselab_rtc_std_math.h>
 #endif
 #include "../hip_spellings.h"
 
