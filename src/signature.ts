@@ -61,7 +61,7 @@ const C_TYPES: Record<string, string> = {
   "unsigned char": "u8", "uint8_t": "u8",
   "short": "i16", "short int": "i16", "signed short": "i16", "int16_t": "i16",
   "unsigned short": "u16", "unsigned short int": "u16", "uint16_t": "u16", "ushort": "u16",
-  "int": "i32", "signed": "i32", "signed int": "i32", "int32_t": "i32",
+  "int": "i32", "signed": "i32", "signed int": "i32", "int32_t": "i32", "hipLaunchParm": "i32",
   "unsigned": "u32", "unsigned int": "u32", "uint32_t": "u32", "uint": "u32",
   "long": "i64", "long int": "i64", "long long": "i64", "long long int": "i64", "signed long": "i64",
   "int64_t": "i64", "ptrdiff_t": "i64", "ssize_t": "i64", "intptr_t": "i64",

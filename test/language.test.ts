@@ -1557,4 +1557,25 @@ __global__ void exps(float* x, int n) {
     module.fn("exps").launch({ grid: 2, block: 32 }, x, values.length);
     fl.assertClose(x, values.map((v) => Math.exp(v - 1) + Math.sqrt(Math.abs(v)) + Math.max(v, 0)), { rtol: 2e-6, atol: 1e-6 });
   });
+  it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {
+    const module = fl.compile(`
+#include "hip/hip_runtime.h"
+__global__ void atomic_reduction_kernel(hipLaunchParm lp, int* in, int* out, int n) {
+  const int idx = hipBlockIdx_x * hipBlockDim_x + hipThreadIdx_x;
+  int sum = 0;
+  for (int i = idx; i < n; i += hipBlockDim_x * hipGridDim_x) sum += in[i];
+  atomicAdd(out, sum);
+}
+int main() {
+  int *in = nullptr, *out = nullptr;
+  hipLaunchKernel(HIP_KERNEL_NAME(atomic_reduction_kernel), dim3(4), dim3(64), 0, 0, in, out, 1000);
+  return 0;
+}
+`, { device: dev() });
+    const n = 1000;
+    const input = fl.tensor(range(n).map((i) => (i % 13) - 6), { dtype: "i32", device: dev() });
+    const out = fl.zeros([1], { dtype: "i32", device: dev() });
+    module.fn("atomic_reduction_kernel").launch({ grid: 4, block: 64 }, 0, input, out, n);
+    expect(Array.from(out.toArray())).to.deep.equal([range(n).reduce((s, i) => s + (i % 13) - 6, 0)]);
+  });
 });

@@ -31,6 +31,11 @@
 #define hipGridDim_z (gridDim.z)
 #endif
 
+// The first parameter of HIP's first launch API (`__global__ void k(hipLaunchParm lp,
+// ...)`, launched by hipLaunchKernel): an int, as HIP 5 still declares it (the same
+// typedef again is no conflict there). From TS it takes 0.
+typedef int hipLaunchParm;
+
 #if !defined(__HIP__) && !defined(__HIPCC_RTC__)
 // clang's non-temporal loads and stores, which HIP sources call as hipcc (clang)
 // has them: elsewhere plain accesses, the cache hint dropped.
