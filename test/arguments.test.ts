@@ -430,6 +430,22 @@ __global__ void packed(double* out, Packed p) { out[0] = p.d; }`, { device: dev(
     });
   });
 
+  it("passes a struct of 32,000 bytes by value, under CUDA's 32,764-byte limit, as the CUDA samples' LargeKernelParameter does", () => {
+    const module = fl.compile(`
+#define TOTAL_PARAMS (8000)
+typedef struct { int param[TOTAL_PARAMS]; } param_large_t;
+__global__ void kernelLargeParam(__grid_constant__ const param_large_t p, int* result) {
+  int tmp = 0;
+  for (int i = 0; i < TOTAL_PARAMS; ++i) tmp += p.param[i] * (i % 3 - 1);
+  result[blockIdx.x * blockDim.x + threadIdx.x] = tmp;
+}`, { device: dev() });
+    const param = range(8000).map((i) => (i * 7919) % 1000 - 500);
+    const result = fl.full([6], -1, { dtype: "i32", device: dev() });
+    module.fn("kernelLargeParam").launch({ grid: 2, block: 3 }, { param }, result);
+    const expected = param.reduce((sum, v, i) => sum + v * ((i % 3) - 1), 0);
+    expect(Array.from(result.toArray())).to.deep.equal(range(6).map(() => expected));
+  });
+
   it("passes function objects by value: a source's own, cub's and the C++ library's, each as {}", () => {
     const module = fl.compile(`
 #include <cub/cub.cuh>

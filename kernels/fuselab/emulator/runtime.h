@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -1063,14 +1064,22 @@ inline T argument_value(const void* bytes) {
 template <auto F, typename... A, size_t... I>
 inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<I...>) {
   using packed = std::tuple<std::decay_t<A>...>;
-  packed args{argument_value<std::decay_t<A>>(desc->args[I])...};
   static std::atomic<bool> needs_fibers{false};
   auto invoke = [](const void* p) { std::apply(F, *static_cast<const packed*>(p)); };
   auto run_in_order = [](const void* p, block_state& b) {
     const packed& a = *static_cast<const packed*>(p);
     loop_in_order(b, [&] { std::apply(F, a); });
   };
-  return run_launch(desc, invoke, run_in_order, &args, &needs_fibers);
+  if constexpr ((std::is_default_constructible_v<std::decay_t<A>> && ...) && (std::is_trivially_copyable_v<std::decay_t<A>> && ...)) {
+    // On the heap, copied in place: a kernel may take 32 KB of parameters (CUDA's
+    // limit since 12.1), more than this frame may hold beside its copies.
+    auto args = std::make_unique<packed>();
+    (memcpy(static_cast<void*>(&std::get<I>(*args)), desc->args[I], sizeof(std::tuple_element_t<I, packed>)), ...);
+    return run_launch(desc, invoke, run_in_order, args.get(), &needs_fibers);
+  } else {
+    packed args{argument_value<std::decay_t<A>>(desc->args[I])...};
+    return run_launch(desc, invoke, run_in_order, &args, &needs_fibers);
+  }
 }
 
 template <typename... A>
