@@ -66,9 +66,13 @@ const refuse = (expected: string, got: string): never => {
   throw new Refused({ expected, got });
 };
 
-/** The source with \r\n and \r as \n, and a backslash that only spaces part from its newline joined to it, as compilers read it. */
+/**
+ * The source as compilers read it: a leading byte-order mark dropped (an editor on
+ * Windows writes one), \r\n and \r as \n, and a backslash that only spaces part
+ * from its newline joined to it.
+ */
 export function canonicalLines(source: string): string {
-  return source.replace(/\r\n?/g, "\n").replace(/\\[ \t\f\v]+\n/g, "\\\n");
+  return source.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/\\[ \t\f\v]+\n/g, "\\\n");
 }
 
 /** A header name's text ("cuda_fp16.h") from `<...>` or `"..."`, or undefined when it is not written out. */

@@ -412,7 +412,7 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
   });
 
-  it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides, Windows line ends", () => {
+  it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides, a file saved on Windows", () => {
     const source = [
       "#if CUDART_VERSION >= 11000",           // 1: decided by a header: both branches are read
       "void launch_new() { k<<<1, 1>>>(); }",
@@ -438,8 +438,8 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     const lines = withoutHostCode(source, { functionsMatching: /<<</, predefined: {} }).split("\n");
     expect(lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0)).to.deep.equal([2, 4, 13, 20]);
     expect(lines[11]).to.equal("__global__ void k() {}");
-    // A file saved with Windows line ends reads the same.
-    const module = fl.compile(`${source}\n__global__ void fill(int* x) { x[threadIdx.x] = 7; }\n`.replace(/\n/g, "\r\n"), { device: dev() });
+    // A file saved on Windows, with a byte-order mark and \r\n line ends, reads the same.
+    const module = fl.compile(`\uFEFF${source}\n__global__ void fill(int* x) { x[threadIdx.x] = 7; }\n`.replace(/\n/g, "\r\n"), { device: dev() });
     const x = fl.zeros([4], { dtype: "i32", device: dev() });
     module.fn("fill").launch({ grid: 1, block: 4 }, x);
     expect(Array.from(x.toArray())).to.deep.equal([7, 7, 7, 7]);
