@@ -8,8 +8,9 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
+import { Combined, checkHeaders, locate, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
-import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, userLogLines } from "./language";
+import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
@@ -26,6 +27,13 @@ export interface CompileOptions {
    * stops it too; NVRTC and hiprtc run inside the process and cannot be stopped.
    */
   timeoutMs?: number;
+  /**
+   * A project's own headers, by the name an #include spells (`"common.h"`,
+   * `"../utils/math.cuh"`), with their text: each #include of one is replaced
+   * by its text, as by the preprocessor, and compiler messages name the header
+   * and its line. No file is read.
+   */
+  headers?: Record<string, string>;
 }
 
 /** How long a compile may run when `timeoutMs` is left out. */
@@ -60,8 +68,10 @@ interface Translated {
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
-  /** Kernels of one name overloaded in the source, with their lines: compiled, not launchable by name. */
-  overloaded: Map<string, number[]>;
+  /** Kernels of one name overloaded in the source, with their lines ("12", "40 of common.h"): compiled, not launchable by name. */
+  overloaded: Map<string, string[]>;
+  /** The files compiler messages name: the source's and its headers'. */
+  files: string[];
   flags: string[];
   /** For a kernel name the source spells only in text the preprocessor leaves out here: the conditional that does. */
   leftOutBy: (name: string) => string | undefined;
@@ -147,16 +157,33 @@ function checkFileName(where: string, name: unknown): string | undefined {
   return name;
 }
 
-// The text `build`'s compiler reads for `source`, and the kernels, templates and constants found in it.
-function translate(where: string, written: string, fileName: string | undefined, build: Build): Translated {
+// The text `build`'s compiler reads for `source` and the headers it was given,
+// and the kernels, templates and constants found in them. Messages name the
+// header and line where a line came from one.
+function translate(where: string, written: string, fileName: string | undefined, build: Build, headers: ReadonlyMap<string, string>): Translated {
+  const combined = withHeaders(where, written, headers);
+  try {
+    return translateCombined(where, combined, fileName, build);
+  } catch (e) {
+    if (!(e instanceof ArgumentError) || combined.segments.length === 0) throw e;
+    throw new ArgumentError(e.where, e.argument, locatedMessage(e.expected, combined.segments), locatedMessage(e.received, combined.segments));
+  }
+}
+
+function translateCombined(where: string, combined: Combined, fileName: string | undefined, build: Build): Translated {
   // Lines end as the compiler ends them: at \r\n (a file saved on Windows) and a lone \r too.
-  const source = canonicalLines(written);
+  const source = canonicalLines(combined.text);
   const predefined = predefinedMacros(build);
   const target = build.backend;
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined);
-  const { kernels: declarations, templates, constants, overloaded } = findKernels(source, predefined);
+  const { kernels: declarations, templates, constants, overloaded: overloadedLines } = findKernels(source, predefined);
+  const lineName = (line: number) => {
+    const at = locate(combined.segments, line);
+    return at.file ? `${at.line} of ${at.file}` : String(at.line);
+  };
+  const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map(lineName)]));
   if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
@@ -168,19 +195,27 @@ function translate(where: string, written: string, fileName: string | undefined,
   // cannot read (a launch's syntax, PyTorch's host API).
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
     : target === "cuda" ? withoutHostCode(checked, { predefined }) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH, predefined });
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(forTarget, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
+  const marked = withLineMarkers(forTarget, combined.segments, file);
+  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
-  return { build, file, text, declarations, templates, constants, overloaded, flags, leftOutBy: (name) => leftOutBy(source, target, predefined, name) };
+  const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
+  return {
+    build, file, files, text, declarations, templates, constants, overloaded, flags,
+    leftOutBy: (name) => {
+      const why = leftOutBy(source, target, predefined, name);
+      return why === undefined ? undefined : locatedMessage(why, combined.segments);
+    },
+  };
 }
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs"]);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers"]);
   if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
     throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
   }
   const dev = checkDevice(where, o.device);
-  const t = translate(where, text, checkFileName(where, o.name), buildOf(dev));
+  const t = translate(where, text, checkFileName(where, o.name), buildOf(dev), checkHeaders(where, o.headers));
   const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
   return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) };
@@ -230,12 +265,24 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
     if (!atNamespaceScope(source, offset)) return `FL_DYNAMIC_SHARED(${type}, ${name});`;
     if (target !== "cpu") return all;
     // A function where the array was declared (so that ns::name finds it) and a macro
-    // calling it, each on a line of its own; #line gives the rest of the line its number again.
-    const line = source.slice(0, offset).split("\n").length;
+    // calling it, each on a line of its own; #line gives the rest of the line its place again.
+    const at = placeOf(source, offset, file);
     const reader = `fl_dynamic_shared_${name}`;
     return `\ninline ${type}* ${reader}() { return reinterpret_cast<${type}*>(::fl::emu::dynamic_shared()); }\n` +
-      `#define ${name} ${reader}()\n#line ${line} "${file}"\n`;
+      `#define ${name} ${reader}()\n#line ${at.line} "${at.file}"\n`;
   });
+}
+
+// The file and line the compiler gives `offset` in `text`: counted from the
+// last #line before it (a header's, from withLineMarkers), else from `file`'s first.
+function placeOf(text: string, offset: number, file: string): { file: string; line: number } {
+  const before = text.slice(0, offset);
+  const marker = /^#line (\d+) "([^"\n]*)"$/gm;
+  let last: RegExpExecArray | null = null;
+  for (let m = marker.exec(before); m !== null; m = marker.exec(before)) last = m;
+  if (!last) return { file, line: before.split("\n").length };
+  const after = before.slice(last.index + last[0].length + 1);
+  return { file: last[2], line: Number(last[1]) + after.split("\n").length - 1 };
 }
 
 // A call into the CUDA or HIP runtime (cudaMalloc(, hipMemcpyToSymbol( ...), a launch
@@ -275,11 +322,11 @@ function withShadowedBuiltinsRenamed(source: string): string {
 
 function compileError(where: string, p: Translated, e: unknown): Error {
   if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
-  const lines = userLogLines(e.log, p.file);
+  const lines = userLogLines(e.log, p.files);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log);
+  const hint = hostRuntimeCallHint(e.log) || missingHeaderHint(e.log);
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 
@@ -406,6 +453,8 @@ export interface CompileCheckOptions {
   name?: string;
   /** Template kernels compiled too, by name expression, as `module.fn` takes them: `["norm<float, 256>"]`. */
   instances?: string[];
+  /** A project's own headers, as `compile()` takes them. */
+  headers?: Record<string, string>;
 }
 
 /** What `compileCheck()` compiled: each kernel (and instance) with its symbol in the code, and the compiler's warnings. */
@@ -427,7 +476,7 @@ const CHECK_TARGET = /^(?:hip:(gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*|cuda:(sm_\d{2,3
 export function compileCheck(source: string, options: CompileCheckOptions): CompileCheckResult {
   const where = "fl.compileCheck";
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["target", "name", "instances"]);
+  const o = checkOptionsObject(where, options, ["target", "name", "instances", "headers"]);
   const match = typeof o.target === "string" ? CHECK_TARGET.exec(o.target) : null;
   if (!match) throw new ArgumentError(where, "options.target", `"hip:<gfx architecture>" or "cuda:sm_<NN>" ("hip:gfx90a", "cuda:sm_90")`, describe(o.target));
   const target = o.target as string;
@@ -435,7 +484,8 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
   const arch = target.slice(target.indexOf(":") + 1);
   // gfx9 (CDNA, GCN) runs 64-lane wavefronts; gfx10 and later default to 32.
   const warpSize = backend === "hip" && /^gfx9/.test(arch) ? 64 : 32;
-  const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}` });
+  const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}` },
+    checkHeaders(where, o.headers));
   const instances = o.instances ?? [];
   if (!Array.isArray(instances) || instances.some((i) => typeof i !== "string")) {
     throw new ArgumentError(where, "options.instances", "an array of template kernels' name expressions", describe(o.instances));

@@ -94,28 +94,29 @@ export function describe(value: unknown): string {
 }
 
 /**
- * An options object (left out: {}) whose keys are all among `keys`, as a plain
- * copy with each value read once (a getter cannot answer differently later);
- * throws an ArgumentError for anything else, also when reading it throws.
+ * An options object (left out: {}) whose keys are all among `keys` (null: any
+ * keys), as a plain copy with each value read once (a getter cannot answer
+ * differently later); throws an ArgumentError naming `argument` for anything
+ * else, also when reading it throws.
  */
-export function checkOptionsObject(where: string, options: unknown, keys: readonly string[]): Record<string, unknown> {
+export function checkOptionsObject(where: string, options: unknown, keys: readonly string[] | null, argument = "options"): Record<string, unknown> {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new ArgumentError(where, "options", "an object", describe(options));
+    throw new ArgumentError(where, argument, "an object", describe(options));
   }
   let given: string[];
   try {
     given = Object.keys(options);
   } catch (e) {
-    throw new ArgumentError(where, "options", "a plain object", `an object whose keys cannot be listed (${errorText(e)})`);
+    throw new ArgumentError(where, argument, "a plain object", `an object whose keys cannot be listed (${errorText(e)})`);
   }
   const copy: Record<string, unknown> = {};
   for (const key of given) {
-    if (!keys.includes(key)) throw new ArgumentError(where, "options", `an object with keys among ${keys.join(", ")}`, `the key ${JSON.stringify(key)}`);
+    if (keys && !keys.includes(key)) throw new ArgumentError(where, argument, `an object with keys among ${keys.join(", ")}`, `the key ${JSON.stringify(key)}`);
     try {
       copy[key] = (options as Record<string, unknown>)[key];
     } catch (e) {
-      throw new ArgumentError(where, `options.${key}`, "a value", `a getter that threw (${errorText(e)})`);
+      throw new ArgumentError(where, argument === "options" ? `options.${key}` : `${argument}[${JSON.stringify(key)}]`, "a value", `a getter that threw (${errorText(e)})`);
     }
   }
   return copy;

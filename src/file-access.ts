@@ -364,7 +364,8 @@ function guarded(text: string, target: Target, predefined: Record<string, string
       replacedLines.set(d.line, `#include "${file}"`);
     } else if (d.active) {
       const hip = target === "hip" ? cudaHeaderOnAmd(header) : undefined;
-      refuse(`${HEADERS} (one this device's compiler finds among them)`, `#include of ${JSON.stringify(header)}, which is none of them, ${at}${hip ? `: ${hip}` : ""}`);
+      const own = d.rest.trim().startsWith("\"") ? ": a project's own header is given with its text in compile's option headers" : "";
+      refuse(`${HEADERS} (one this device's compiler finds among them)`, `#include of ${JSON.stringify(header)}, which is none of them, ${at}${hip ? `: ${hip}` : own}`);
     } else {
       // A branch this preprocessor thinks is not taken: should the compiler take it, it stops here.
       replacedLines.set(d.line, `#error "fuselab: this header is not one of the toolkit's or fuselab's"`);

@@ -45,15 +45,15 @@ export function checkKernelSource(where: string, source: string, target: Target,
 
 /**
  * The lines of a compiler's log that matter to the user: those pointing into
- * the user's file (`file`, "cell.hip") and every error, each with the source
+ * the user's files (`files`: "cell.hip", the headers given with it) and every error, each with the source
  * and caret lines under it. The notes inside fuselab's and the toolkit's
  * headers (the candidates of an overload, the insides of a template) are left
  * out. The whole log when nothing is kept.
  */
-export function userLogLines(log: string, file: string): string[] {
+export function userLogLines(log: string, files: readonly string[]): string[] {
   const lines = log.split("\n");
   const kept: string[] = [];
-  const isUserLine = (line: string) => line.startsWith(`${file}:`) || line.startsWith(`${file}(`);
+  const isUserLine = (line: string) => files.some((file) => line.startsWith(`${file}:`) || line.startsWith(`${file}(`));
   const isExcerpt = (line: string) => /^\s*(\d+\s*)?\|/.test(line) || /^\s+\^/.test(line) || /^\s{2,}\S/.test(line);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -83,6 +83,18 @@ export function hostRuntimeCallHint(log: string): string {
   return `${call} is a call into the host runtime, which a source here does not make: launches, memory and ` +
     "__constant__ data come from TypeScript (module.fn(name).launch, fl.tensor, module.constant(name).set). " +
     `Remove the host function that calls ${call}.`;
+}
+
+/**
+ * Why a compile failed on a header the compiler did not find (GCC: "fatal error:
+ * common.h: No such file or directory"): a project's own header is given with
+ * its text; "" for other failures.
+ */
+export function missingHeaderHint(log: string): string {
+  const found = /fatal error: ([^\s:]+): No such file or directory/.exec(log);
+  if (!found) return "";
+  return `${found[1]} is none of the toolkit's or fuselab's headers: a project's own header is given with its text, ` +
+    `compile(source, { headers: { ${JSON.stringify(found[1])}: text } }).`;
 }
 
 /**

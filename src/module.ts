@@ -60,7 +60,7 @@ export interface CompiledParts {
   /** For a name the source spells only in text its preprocessor left out: the conditional that did. */
   leftOutBy?: (name: string) => string | undefined;
   /** Kernels the source overloads, with the lines of their definitions: a name alone cannot pick one. */
-  overloaded?: ReadonlyMap<string, readonly number[]>;
+  overloaded?: ReadonlyMap<string, readonly string[]>;
 }
 
 // Host arrays of each element type a __constant__ variable may have.

@@ -221,7 +221,7 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
 
   it("refuses a header none of the folders holds, though the working folder or a symbolic link would give one", () => {
     expectThrows(() => guard(`#include "solution.hip"\n${KERNEL}`), fl.ArgumentError,
-      refusal(`${HEADERS} (one this device's compiler finds among them)`, `#include of "solution.hip", which is none of them, on line 1`));
+      refusal(`${HEADERS} (one this device's compiler finds among them)`, `#include of "solution.hip", which is none of them, on line 1: a project's own header is given with its text in compile's option headers`));
     expectThrows(() => guard(`\n#include <escape.h>\n${KERNEL}`), fl.ArgumentError,
       refusal(`${HEADERS} (one this device's compiler finds among them)`, `#include of "escape.h", which is none of them, on line 2`));
     expectThrows(() => guard(`#define H <cuda_fp16.h>\n#define I(x) x\n#include I(UNKNOWN_HEADER_MACRO)\n${KERNEL}`), fl.ArgumentError,

@@ -1,0 +1,138 @@
+// A project's own headers given to fl.compile as text (option `headers`), on the
+// test device (the CPU emulator, or the GPU with FUSELAB_DEVICE=gpu): a source
+// that includes them compiles as written, each #include found as the
+// preprocessor finds it, and every message names the header and its line.
+import { expect } from "chai";
+import * as fl from "../src";
+import { expectThrows, range, testDevice } from "./helpers";
+
+// A small project as one is laid out: a common header with #pragma once, a
+// folder of helpers that include it and a neighbour of their own, a config
+// header by <...>, a classic include guard, and kernels in headers.
+const PROJECT: Record<string, string> = {
+  "common.h": [
+    "#pragma once",
+    "#define BLOCK 64",
+    "__device__ inline float square(float x) { return x * x; }",
+    "struct Affine { float scale; int shift; };",
+  ].join("\n"),
+  "ops/ops.cuh": [
+    "#include \"common.h\"       // from the source's folder: there is no ops/common.h",
+    "#include \"detail.h\"       // beside this header: ops/detail.h",
+    "#ifndef OPS_CUH",
+    "#define OPS_CUH",
+    "__device__ inline float affine(float x, Affine a) { return twice(square(x)) * a.scale; }",
+    "template <int STRIDE>",
+    "__global__ void gather(float* out, const float* in, int n) {",
+    "  int i = blockIdx.x * BLOCK + threadIdx.x;",
+    "  if (i < n) out[i] = in[i * STRIDE];",
+    "}",
+    "#endif",
+  ].join("\n"),
+  "ops/detail.h": "#pragma once\n__device__ inline float twice(float x) { return 2.f * x; }\n",
+  "proj/config.h": "#define SHIFT_MASK 7\n",
+};
+
+const SOURCE = [
+  "#include \"common.h\"",
+  "#include \"ops/ops.cuh\"",
+  "#include \"ops/ops.cuh\"   // again: the guard keeps one copy",
+  "#include <proj/config.h>",
+  "#include \"common.h\"",
+  "__global__ void transform(float* y, const float* x, Affine a, int n) {",
+  "  int i = blockIdx.x * BLOCK + threadIdx.x;",
+  "  if (i < n) y[i] = affine(x[i], a) + (float)(a.shift & SHIFT_MASK);",
+  "}",
+  "",
+].join("\n");
+
+describe("fl.compile's option headers: a project's own headers, given as text", () => {
+  const dev = testDevice;
+
+  it("compiles a source as written, its headers found as the preprocessor finds them, and runs it", () => {
+    const mod = fl.compile(SOURCE, { device: dev(), headers: PROJECT });
+    const n = 203;
+    const xs = range(n).map((i) => (i % 17) - 8.5);
+    const x = fl.tensor(xs, { device: dev() });
+    const y = fl.full([n], NaN, { device: dev() });
+    mod.fn("transform").launch({ grid: Math.ceil(n / 64), block: 64 }, y, x, { scale: 0.25, shift: 13 }, n);
+    fl.assertClose(y, xs.map((v) => Math.fround(Math.fround(2 * Math.fround(v * v)) * 0.25) + 5), { rtol: 0, atol: 0 });
+    // A template kernel a header defines is instanced by its name expression.
+    const g = fl.full([70], NaN, { device: dev() });
+    mod.fn("gather<3>").launch({ grid: 2, block: 64 }, g, fl.tensor(range(210), { device: dev() }), 70);
+    fl.assertClose(g, range(70).map((i) => 3 * i), { rtol: 0, atol: 0 });
+  });
+
+  it("compiles again when a header's text changes, and not when nothing does", () => {
+    const first = fl.compile(SOURCE, { device: dev(), headers: PROJECT });
+    expect(fl.compile(SOURCE, { device: dev(), headers: { ...PROJECT } })).to.equal(first);
+    const changed = fl.compile(SOURCE, { device: dev(), headers: { ...PROJECT, "proj/config.h": "#define SHIFT_MASK 1\n" } });
+    expect(changed).to.not.equal(first);
+    const y = fl.full([1], NaN, { device: dev() });
+    changed.fn("transform").launch({ grid: 1, block: 64 }, y, fl.tensor([0], { device: dev() }), { scale: 1, shift: 13 }, 1);
+    expect(Array.from(y.toArray())).to.deep.equal([1]);
+  });
+
+  it("names the header and its line in the compiler's messages, and the source's lines after a header as the source counts them", () => {
+    const broken = { ...PROJECT, "ops/detail.h": "#pragma once\n\n__device__ inline float twice(float x) { return 2.f * undeclared_name; }\n" };
+    const e = expectThrows(() => fl.compile(SOURCE, { device: dev(), headers: broken }), fl.DeviceError, /compilation failed/);
+    expect(e.message).to.match(/ops\/detail\.h[:(]3\b/);
+    expect(e.message).to.contain("undeclared_name");
+    // Dynamic shared memory declared at file scope in a header (which the CPU rewrites over several lines) keeps the count too.
+    const shared = { "tile.h": "#pragma once\nextern __shared__ float tile[];\n" };
+    const source = "#include \"tile.h\"\n__global__ void k(float* o) {\n  tile[threadIdx.x] = 1.f;\n  o[0] = tile[0] + missing_here;\n}\n";
+    const e2 = expectThrows(() => fl.compile(source, { device: dev(), headers: shared, name: "tiles" }), fl.DeviceError, /compilation failed/);
+    expect(e2.message).to.match(/tiles\.hip[:(]4\b/);
+  });
+
+  it("names the header and its line in its own refusals", () => {
+    const reading = { "evil.h": "// looks harmless\n#include \"/etc/passwd\"\n" };
+    expectThrows(() => fl.compile("#include \"evil.h\"\n__global__ void k(int* o) {}\n", { device: dev(), headers: reading }), fl.ArgumentError,
+      /source must be kernel code that includes only .*, got #include of "\/etc\/passwd" \(a full path\) on line 2 of evil\.h$/);
+    const overloads = { "k.h": "\n\n__global__ void k(float* o) {}\n" };
+    const mod = fl.compile("#include \"k.h\"\n__global__ void k(int* o) {}\n", { device: dev(), headers: overloads });
+    expectThrows(() => mod.fn("k"), fl.ArgumentError, /which the source overloads \(lines 3 of k\.h and 2\)/);
+  });
+
+  it("says how to give a header it was not given", () => {
+    const source = "#include \"missing.h\"\n__global__ void k(int* o) { o[0] = 1; }\n";
+    if (dev().backend === "cpu") {
+      expectThrows(() => fl.compile(source, { device: dev(), headers: PROJECT }), fl.DeviceError,
+        /missing\.h is none of the toolkit's or fuselab's headers: a project's own header is given with its text, compile\(source, \{ headers: \{ "missing\.h": text \} \}\)\.$/);
+    } else {
+      expectThrows(() => fl.compile(source, { device: dev(), headers: PROJECT }), fl.ArgumentError,
+        /#include of "missing\.h", which is none of them, on line 1: a project's own header is given with its text in compile's option headers$/);
+    }
+  });
+
+  it("expands no #include in a comment, and stops at a header that includes itself", () => {
+    const commented = "/* #include \"loop.h\" */\n// #include \"loop.h\"\n__global__ void k(int* o) { o[0] = 2; }\n";
+    const mod = fl.compile(commented, { device: dev(), headers: { "loop.h": "#include \"loop.h\"\n" } });
+    const o = fl.full([1], -1, { dtype: "i32", device: dev() });
+    mod.fn("k").launch({ grid: 1, block: 1 }, o);
+    expect(Array.from(o.toArray())).to.deep.equal([2]);
+    expectThrows(() => fl.compile(`#include "loop.h"\n${commented}`, { device: dev(), headers: { "loop.h": "#include \"loop.h\"\n" } }), fl.ArgumentError,
+      /options\.headers must be headers nested at most 200 deep, got loop\.h includes loop\.h includes loop\.h includes loop\.h \.\.\. \(a header that includes itself\?\)/);
+  });
+
+  it("refuses headers that are not a map of relative names to text, naming the key", () => {
+    const compile = (headers: unknown) => () => fl.compile(SOURCE, { device: dev(), headers: headers as Record<string, string> });
+    expectThrows(compile("common.h"), fl.ArgumentError, /^fl\.compile: options\.headers must be an object, got "common\.h"$/);
+    expectThrows(compile([PROJECT["common.h"]]), fl.ArgumentError, /^fl\.compile: options\.headers must be an object, got \[/);
+    expectThrows(compile({ ...PROJECT, "common.h": 42 }), fl.ArgumentError, /^fl\.compile: options\.headers\["common\.h"\] must be the header's text, a string, got 42$/);
+    expectThrows(compile({ ...PROJECT, "common.h": "#define A\n\0" }), fl.ArgumentError, /options\.headers\["common\.h"\] must be a string without NUL characters, got a NUL character on line 2/);
+    for (const key of ["/usr/include/stdio.h", "C:\\x.h", "", "."]) {
+      expectThrows(compile({ [key]: "" }), fl.ArgumentError, `fl.compile: options.headers must be an object whose keys are header names as an #include spells them, relative to the source's folder ("common.h", "../utils/math.cuh"), got the key ${JSON.stringify(key)}`);
+    }
+    expectThrows(compile({ ...PROJECT, "./common.h": "" }), fl.ArgumentError, /options\.headers must be an object naming each header once, got two keys for "common\.h"/);
+    expectThrows(() => fl.compileCheck(SOURCE, { target: "cuda:sm_90", headers: 3 as unknown as Record<string, string> }), fl.ArgumentError, /^fl\.compileCheck: options\.headers must be an object, got 3$/);
+  });
+
+  it("finds a header above the source's folder by the name the source spells (\"../cuda_compat.h\")", () => {
+    const source = "#include \"../compat.h\"\n#include \"sub/inner.h\"\n__global__ void k(int* o) { o[0] = ANSWER + INNER; }\n";
+    const headers = { "../compat.h": "#define ANSWER 40\n", "sub/inner.h": "#include \"../../compat.h\"\n#define INNER (ANSWER / 20)\n" };
+    const o = fl.full([1], -1, { dtype: "i32", device: dev() });
+    fl.compile(source, { device: dev(), headers }).fn("k").launch({ grid: 1, block: 1 }, o);
+    expect(Array.from(o.toArray())).to.deep.equal([42]);
+  });
+});
