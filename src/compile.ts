@@ -13,7 +13,10 @@ import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
-import { ConstantDeclaration, KernelDeclaration, KernelTemplate, findKernels, instantiate, paramsFromSignature, parseNameExpression } from "./signature";
+import {
+  ConstantDeclaration, KernelDeclaration, KernelTemplate, Overload, canonicalName, findKernels, instantiate, isTemplate, parameterTypes, paramsFromSignature, parseNameExpression,
+  splitParameterList, typeDeclaration,
+} from "./signature";
 
 /** Options of `compile()`. */
 export interface CompileOptions {
@@ -68,8 +71,9 @@ interface Translated {
   declarations: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
-  /** Kernels of one name overloaded in the source, with their lines ("12", "40 of common.h"): compiled, not launchable by name. */
+  /** Kernels of one name overloaded in the source, with their lines ("12", "40 of common.h"): launched by name with their parameter types. */
   overloaded: Map<string, string[]>;
+  overloads: Map<string, Overload[]>;
   /** The files compiler messages name: the source's and its headers'. */
   files: string[];
   flags: string[];
@@ -178,7 +182,7 @@ function translateCombined(where: string, combined: Combined, fileName: string |
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined);
-  const { kernels: declarations, templates, constants, overloaded: overloadedLines } = findKernels(source, predefined);
+  const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = findKernels(source, predefined);
   const lineName = (line: number) => {
     const at = locate(combined.segments, line);
     return at.file ? `${at.line} of ${at.file}` : String(at.line);
@@ -200,7 +204,7 @@ function translateCombined(where: string, combined: Combined, fileName: string |
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
-    build, file, files, text, declarations, templates, constants, overloaded, flags,
+    build, file, files, text, declarations, templates, constants, overloaded, overloads, flags,
     leftOutBy: (name) => {
       const why = leftOutBy(source, target, predefined, name);
       return why === undefined ? undefined : locatedMessage(why, combined.segments);
@@ -230,11 +234,35 @@ function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle
   }
 }
 
-// The source's template kernels: an instance named by fn() is compiled then, as a module of its own.
+// How each overload of `name` ("k", "k<32, 1>") is named with its parameter
+// types, for an error saying which to give: template arguments written in `name`.
+function overloadNames(p: Translated, name: string): string[] {
+  const parsed = parseNameExpression(name);
+  if (!parsed) return [];
+  return (p.overloads.get(parsed.name) ?? []).flatMap((o) => {
+    if (isTemplate(o) && !name.includes("<")) return [`${name}<...>(${parameterTypes(o.paramTokens).replace(/,/g, ", ")})`];
+    if (isTemplate(o) !== name.includes("<")) return [];
+    try {
+      const d = isTemplate(o) ? instantiate(o, parsed.args) : o;
+      return [`${isTemplate(o) ? name : o.name}(${d.params.map((q) => q.declaration).join(", ")})`];
+    } catch {
+      return [];
+    }
+  });
+}
+
+// The source's template kernels and overloaded kernels: an instance named by
+// fn() ("k<float, 256>"), or an overload named with its parameter types
+// ("k<32>(float*, int)"), is compiled then, as a module of its own.
 function templatesOf(p: Prepared): KernelTemplates {
   return {
     names: p.templates.map((t) => t.name),
     instantiate(name) {
+      const typed = splitParameterList(name);
+      if (typed) {
+        const entry = overloadNamed(p, name, typed);
+        return entry && { handle: compileNames("module.fn", p, [entry.name]), entry };
+      }
       const parsed = parseNameExpression(name);
       const template = parsed && name.includes("<") ? p.templates.find((t) => t.name === parsed.name) : undefined;
       if (!parsed || !template) return undefined;
@@ -242,6 +270,25 @@ function templatesOf(p: Prepared): KernelTemplates {
       return { handle: compileNames("module.fn", p, [instance.name]), entry: instance };
     },
   };
+}
+
+// The kernel `name` ("k<32>(float*, int)", canonical) picks among the source's
+// kernels of its base name, overloaded or not, by its parameter types; undefined
+// when the source has no kernel of that name; an error listing them when none has those types.
+function overloadNamed(p: Translated, name: string, typed: { name: string; types: string[] }): KernelDeclaration | undefined {
+  const parsed = parseNameExpression(typed.name);
+  if (!parsed) return undefined;
+  const withArgs = typed.name.includes("<");
+  const candidates: Overload[] = p.overloads.get(parsed.name) ??
+    [...p.declarations.filter((d) => d.name === parsed.name), ...p.templates.filter((t) => t.name === parsed.name)];
+  if (candidates.length === 0) return undefined;
+  const wanted = typed.types.map(typeDeclaration);
+  const made = candidates.flatMap((c) => (isTemplate(c) === withArgs ? [isTemplate(c) ? instantiate(c, parsed.args) : c] : []));
+  const found = made.find((d) => d.params.length === wanted.length && d.params.every((q, i) => q.declaration === wanted[i]));
+  if (found) return { ...found, name };
+  const offered = made.map((d) => `${typed.name}(${d.params.map((q) => q.declaration).join(", ")})`);
+  throw new ArgumentError("module.fn", "name", offered.length > 0 ? `one of ${offered.map((o) => JSON.stringify(o)).join(", ")}` :
+    `${parsed.name} named as the source declares it (${withArgs ? "it has no template of that name" : "with its template arguments"})`, JSON.stringify(name));
 }
 
 // `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory
@@ -416,7 +463,8 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded });
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded,
+      overloadNames: (name) => overloadNames(p, name) });
   perDevice.set(p.key, module);
   return module;
 }
@@ -491,6 +539,9 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
     throw new ArgumentError(where, "options.instances", "an array of template kernels' name expressions", describe(o.instances));
   }
   const instanceNames = (instances as string[]).map((expression, i) => {
+    const typed = splitParameterList(expression);
+    const overload = typed ? overloadNamed(t, canonicalName(expression) ?? expression, typed) : undefined;
+    if (overload) return overload.name;
     const parsed = parseNameExpression(expression);
     const template = parsed && expression.includes("<") ? t.templates.find((k) => k.name === parsed.name) : undefined;
     if (!parsed || !template) {

@@ -61,6 +61,8 @@ export interface CompiledParts {
   leftOutBy?: (name: string) => string | undefined;
   /** Kernels the source overloads, with the lines of their definitions: a name alone cannot pick one. */
   overloaded?: ReadonlyMap<string, readonly string[]>;
+  /** How the overloads of a name ("k<32>") are named with their parameter types ("k<32>(float*, int)"). */
+  overloadNames?: (name: string) => string[];
 }
 
 // Host arrays of each element type a __constant__ variable may have.
@@ -186,8 +188,10 @@ export class Module {
     // An overloaded template is named with its arguments: its overloads are listed by its name.
     const overloads = typeof canonical === "string" ? this.compiled?.overloaded?.get(canonical) ?? this.compiled?.overloaded?.get(canonical.split("<", 1)[0]) : undefined;
     if (!entry && overloads) {
+      const typed = this.compiled?.overloadNames?.(canonical) ?? [];
       throw new ArgumentError("module.fn", "name", "a kernel its name alone picks",
-        `${describe(name)}, which the source overloads (lines ${overloads.join(" and ")}): a kernel is launched by its name, so give the one to launch a name of its own`);
+        `${describe(name)}, which the source overloads (lines ${overloads.join(" and ")}): name the one to launch with its parameter types` +
+        (typed.length > 0 ? `, ${typed.map((t) => JSON.stringify(t)).join(" or ")}` : ` ("${canonical}<...>(float*, int)")`));
     }
     if (!entry) {
       const leftOut = typeof name === "string" ? this.compiled?.leftOutBy?.(name) : undefined;

@@ -294,8 +294,17 @@ export interface SourceKernels {
   kernels: KernelDeclaration[];
   templates: KernelTemplate[];
   constants: ConstantDeclaration[];
-  /** Kernels the source overloads (two or more of one name, as CUDA by Example's book.h has): compiled, not launchable by name. */
+  /** Kernels the source overloads (two or more of one name, as CUDA by Example's book.h has): launched by name with their parameter types. */
   overloaded: Map<string, number[]>;
+  /** The overloads of each such name: kernels and kernel templates. */
+  overloads: Map<string, Overload[]>;
+}
+
+/** One of a name's overloads: a kernel, or a kernel template. */
+export type Overload = KernelDeclaration | KernelTemplate;
+
+export function isTemplate(overload: Overload): overload is KernelTemplate {
+  return "templateParams" in overload;
 }
 
 // Splits tokens[from, to) at commas outside brackets.
@@ -320,7 +329,7 @@ function splitTopLevel(tokens: Token[], from: number, to: number): Token[][] {
 
 /** Tokens as one canonical string: "k<float, 256>", "ns::k", "unsigned int". */
 /** A function's parameters as types alone: names and default arguments dropped, to tell a prototype from an overload. */
-function parameterTypes(params: readonly Token[][]): string {
+export function parameterTypes(params: readonly Token[][]): string {
   return params.map((param) => {
     const declarator = param.slice(0, param.findIndex((t) => t.text === "=") >>> 0);
     const last = declarator[declarator.length - 1];
@@ -576,8 +585,41 @@ export function parseNameExpression(expression: string): { name: string; args: T
   return { name: spell(nameTokens), args: splitTopLevel(tokens, open + 1, close) };
 }
 
+/**
+ * A kernel named with its parameter types, as tools print one ("k<32, 1>(float*,
+ * const float*, int)"), to pick one of its overloads: the name expression and
+ * each type as written; undefined when there is no parameter list.
+ */
+export function splitParameterList(expression: string): { name: string; types: string[] } | undefined {
+  const tokens = tokenize(expression);
+  if (tokens.length < 3 || tokens[tokens.length - 1].text !== ")") return undefined;
+  let depth = 0, open = tokens.length - 1;
+  for (; open >= 0; open--) {
+    if (tokens[open].text === ")") depth++;
+    if (tokens[open].text === "(" && --depth === 0) break;
+  }
+  if (open <= 0) return undefined;
+  const inner = splitTopLevel(tokens, open + 1, tokens.length - 1);
+  const types = inner.length === 1 && spell(inner[0]) === "void" ? [] : inner.map(spell);
+  return { name: spell(tokens.slice(0, open)), types };
+}
+
+/** A parameter type as written ("const float*", "float const *"), as a declaration spells it: its KernelParam's `declaration`. */
+export function typeDeclaration(type: string): string {
+  const words = tokenize(type).map((t) => t.text);
+  const star = words.indexOf("*");
+  const pointer = star >= 0 || words.includes("[");
+  const isConst = pointer && words.slice(0, star >= 0 ? star : words.length).includes("const");
+  return `${isConst ? "const " : ""}${typeName(words)}${pointer ? "*" : ""}`;
+}
+
 /** The canonical spelling of a kernel name expression (spaces as `spell` puts them), or undefined when malformed. */
 export function canonicalName(expression: string): string | undefined {
+  const typed = splitParameterList(expression);
+  if (typed) {
+    const name = canonicalName(typed.name);
+    return name === undefined ? undefined : `${name}(${typed.types.join(", ")})`;
+  }
   const parsed = parseNameExpression(expression);
   if (!parsed) return undefined;
   return parsed.args.length === 0 && !expression.includes("<") ? parsed.name : `${parsed.name}<${parsed.args.map(spell).join(", ")}>`;
@@ -614,19 +656,24 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const constants: ConstantDeclaration[] = [];
   const structs = new Map<string, StructLayout | string>();
   const overloaded = new Map<string, number[]>();
-  // Each overload's parameters, to tell a prototype and its definition from another overload.
-  const overloads = new Map<string, KernelParam[][]>();
+  const overloads = new Map<string, Overload[]>();
+  // The kernels of each name, to tell a prototype and its definition from another overload.
+  const declared = new Map<string, KernelDeclaration[]>();
   const add = (declaration: KernelDeclaration, at: number) => {
-    const seen = overloads.get(declaration.name) ?? [];
-    if (seen.some((params) => sameParams(params, declaration.params))) return;  // a prototype and its definition
-    overloads.set(declaration.name, [...seen, declaration.params]);
+    const seen = declared.get(declaration.name) ?? [];
+    if (seen.some((d) => sameParams(d.params, declaration.params))) return;  // a prototype and its definition
+    declared.set(declaration.name, [...seen, declaration]);
     if (seen.length === 0) {
       kernels.push(declaration);
       return;
     }
     const earlier = kernels.findIndex((k) => k.name === declaration.name);
-    if (earlier >= 0) overloaded.set(declaration.name, [kernels.splice(earlier, 1)[0].line]);
+    if (earlier >= 0) {
+      overloaded.set(declaration.name, [kernels.splice(earlier, 1)[0].line]);
+      overloads.set(declaration.name, [...seen]);
+    }
     overloaded.get(declaration.name)!.push(lineAt(code, at));
+    overloads.get(declaration.name)!.push({ ...declaration, line: lineAt(code, at) });
   };
   // Namespaces enclosing the current token ("" for other braces).
   const scopes: string[] = [];
@@ -737,20 +784,25 @@ export function findKernels(source: string, predefined: Record<string, string> =
       // Another template of the name with other parameter types overloads it (DeepSpeed's
       // attn_softmax on float* and on __half*): neither is launched by name.
       const earlier = templates.findIndex((t) => t.name === name);
+      const template = (): KernelTemplate => ({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)),
+        paramTokens: parts, structs: new Map(structs) });
+      const known = overloads.get(name)?.filter(isTemplate) ?? [];
       if (templateClose > openAt + 1 && earlier < 0 && !overloaded.has(name)) {
-        templates.push({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)), paramTokens: parts,
-          structs: new Map(structs) });
+        templates.push(template());
       } else if (templateClose > openAt + 1 && earlier >= 0 && parameterTypes(templates[earlier].paramTokens) !== parameterTypes(parts)) {
-        overloaded.set(name, [templates.splice(earlier, 1)[0].line, line]);
-      } else if (templateClose > openAt + 1 && overloaded.has(name) && !overloaded.get(name)!.includes(line)) {
+        const first = templates.splice(earlier, 1)[0];
+        overloaded.set(name, [first.line, line]);
+        overloads.set(name, [first, template()]);
+      } else if (templateClose > openAt + 1 && overloaded.has(name) && known.every((t) => parameterTypes(t.paramTokens) !== parameterTypes(parts))) {
         overloaded.get(name)!.push(line);
+        overloads.get(name)!.push(template());
       }
     } else {
       add({ name, params: parseParams(name, line, parts, structs), line }, tokens[g].at);
     }
     g = close;
   }
-  return { kernels, templates, constants, overloaded };
+  return { kernels, templates, constants, overloaded, overloads };
 }
 
 /** The kernels of `source` (explicit template instantiations among them), with their parameters. */

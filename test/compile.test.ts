@@ -166,9 +166,9 @@ describe("kernel signatures", () => {
     expect(awkward.params[0].declaration).to.equal("const float*");
   });
 
-  it("accepts a prototype before its definition, compiles overloads without launching them by name, and refuses references", () => {
+  it("accepts a prototype before its definition, launches an overload named with its parameter types, and refuses references", () => {
     expect(parseKernels("__global__ void k(float* x);\n__global__ void k(float* x) {}").map((k) => k.name)).to.deep.equal(["k"]);
-    const overloads = "__global__ void k(float* x) {}\n__global__ void k(int* x) {}\n__global__ void k(float* x);\n" +
+    const overloads = "__global__ void k(float* x) { x[threadIdx.x] = 1.5f; }\n__global__ void k(int* x) { x[threadIdx.x] = 7; }\n__global__ void k(float* x);\n" +
       "__global__ void other(int* x) { x[threadIdx.x] = 3; }";
     expect(findKernels(overloads).kernels.map((k) => k.name)).to.deep.equal(["other"]);
     expect([...findKernels(overloads).overloaded]).to.deep.equal([["k", [1, 2]]]);
@@ -179,7 +179,16 @@ describe("kernel signatures", () => {
     expect(Array.from(x.toArray())).to.deep.equal([3, 3, 3, 3]);
     expectThrows(() => module.fn("k"), fl.ArgumentError,
       "module.fn: name must be a kernel its name alone picks, got \"k\", which the source overloads (lines 1 and 2): " +
-      "a kernel is launched by its name, so give the one to launch a name of its own");
+      "name the one to launch with its parameter types, \"k(float*)\" or \"k(int*)\"");
+    // Named as tools print a kernel, spaces and const placed either way.
+    const floats = fl.full([3], NaN, { device: testDevice() });
+    module.fn("k(float *)").launch({ grid: 1, block: 3 }, floats);
+    expect(Array.from(floats.toArray())).to.deep.equal([1.5, 1.5, 1.5]);
+    const ints = fl.full([3], -1, { dtype: "i32", device: testDevice() });
+    module.fn("k(int*)").launch({ grid: 1, block: 3 }, ints);
+    expect(Array.from(ints.toArray())).to.deep.equal([7, 7, 7]);
+    expect(module.fn("k(int *)")).to.equal(module.fn("k(int*)"));
+    expectThrows(() => module.fn("k(double*)"), fl.ArgumentError, "module.fn: name must be one of \"k(float*)\", \"k(int*)\", got \"k(double*)\"");
     // Templates overloaded on their parameters' types (DeepSpeed's attn_softmax on float* and __half*); a
     // prototype whose parameters are named otherwise is no overload.
     const templates = "template <int N> __global__ void t(float* v, int n = 1);\n#include <cuda_fp16.h>\n" +
@@ -191,7 +200,18 @@ describe("kernel signatures", () => {
     const templated = fl.compile(templates, { device: testDevice(), name: "overloaded_templates" });
     expectThrows(() => templated.fn("t<2>"), fl.ArgumentError,
       "module.fn: name must be a kernel its name alone picks, got \"t<2>\", which the source overloads (lines 1 and 4): " +
-      "a kernel is launched by its name, so give the one to launch a name of its own");
+      "name the one to launch with its parameter types, \"t<2>(float*, int)\" or \"t<2>(__half*)\"");
+    expectThrows(() => templated.fn("t"), fl.ArgumentError,
+      "module.fn: name must be a kernel its name alone picks, got \"t\", which the source overloads (lines 1 and 4): " +
+      "name the one to launch with its parameter types, \"t<...>(float*, int)\" or \"t<...>(__half*)\"");
+    const values = fl.tensor([1, 2, 3], { device: testDevice() });
+    templated.fn("t<3>(float*, int)").launch({ grid: 1, block: 3 }, values, 3);
+    expect(Array.from(values.toArray())).to.deep.equal([3, 6, 9]);
+    const halves = fl.tensor([1, 2, 3], { dtype: "f16", device: testDevice() });
+    templated.fn("t<2>(__half*)").launch({ grid: 1, block: 3 }, halves);
+    expect(Array.from(halves.toArray())).to.deep.equal([2, 4, 6]);
+    expectThrows(() => templated.fn("t(__half*)"), fl.ArgumentError,
+      "module.fn: name must be t named as the source declares it (with its template arguments), got \"t(__half*)\"");
     const y = fl.zeros([4], { device: testDevice() });
     templated.fn("u<5>").launch({ grid: 1, block: 4 }, y);
     expect(Array.from(y.toArray())).to.deep.equal([5, 5, 5, 5]);

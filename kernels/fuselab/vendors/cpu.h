@@ -331,14 +331,15 @@ inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsig
 
 #define FL_KERNEL_EXPORT_PARAMS(name, params, ...) \
   FL_PARAMS_CHECK(name, params, __VA_ARGS__)       \
-  FL_KERNEL_REGISTRAR(name, #name, params, __VA_ARGS__)
-// Exports the kernel __VA_ARGS__ ("ns::k", "k<float, 256>") of a run-time
-// module under the name text; id makes the registrar's name unique.
+  FL_KERNEL_REGISTRAR(name, #name, params, &__VA_ARGS__)
+// Exports the kernel at the address __VA_ARGS__ (&ns::k, &k<float, 256>, or an
+// overload's static_cast<void (*)(float*)>(&k<32>)) of a run-time module under
+// the name text; id makes the registrar's name unique.
 #define FL_KERNEL_EXPORT_AS(id, text, ...) FL_KERNEL_REGISTRAR(id, text, "", __VA_ARGS__)
-#define FL_KERNEL_REGISTRAR(id, text, params, ...)                                                   \
-  static ::fl::kernel_registrar fl_registrar_##id(                                                   \
-      text, ::fl::signature_of(&__VA_ARGS__), params, reinterpret_cast<const void*>(&__VA_ARGS__),   \
-      reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<&__VA_ARGS__>)));
+#define FL_KERNEL_REGISTRAR(id, text, params, ...)                                                  \
+  static ::fl::kernel_registrar fl_registrar_##id(                                                  \
+      text, ::fl::signature_of(__VA_ARGS__), params, reinterpret_cast<const void*>(__VA_ARGS__),    \
+      reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<__VA_ARGS__>)));
 
 namespace fl::emu {
 // The registry as the plugin reads it, in C. Built at the first call, after the

@@ -23,6 +23,7 @@
 
 #include "compiler_process.h"
 #include "fuselab/emulator/abi.h"
+#include "fuselab/kernel_name.h"
 #include "module_cache.h"
 #include "sha256.h"
 
@@ -430,7 +431,7 @@ compile_result compile_module(const std::string& source, const std::string& kern
   int exported = 0;
   for (const std::string& name : split_lines(kernel_names)) {
     if (!is_name_expression(name)) return fail("kernel name '" + name + "' is not a C++ name expression");
-    text += "FL_KERNEL_EXPORT_AS(" + std::to_string(exported++) + ", \"" + name + "\", " + name + ")\n";
+    text += "FL_KERNEL_EXPORT_AS(" + std::to_string(exported++) + ", \"" + name + "\", " + kernel_address(name) + ")\n";
   }
   text += "FL_EMU_MODULE_ENTRY()\n";
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "fuselab/kernel_name.h"
 #include "runtime.h"
 
 namespace fl::gpu {
@@ -152,7 +153,7 @@ int rtc_compile(const std::string& source, const std::vector<std::string>& kerne
   // A name expression is the address of the kernel; the compiler maps it to the
   // kernel's mangled symbol.
   std::vector<std::string> expressions;
-  for (const std::string& name : kernel_names) expressions.push_back("&" + name);
+  for (const std::string& name : kernel_names) expressions.push_back(kernel_address(name));
   for (const std::string& expression : expressions)
     if (rtc_code r = lib.add_name_expression(owner.program, expression.c_str()))
       return failed(FL_RTC_API "AddNameExpression", r);
