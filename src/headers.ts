@@ -63,12 +63,15 @@ const PRAGMA_ONCE = /^\s*#\s*pragma\s+once\s*$/;
  * `source` with each #include of a header in `headers` replaced by its text,
  * at any depth. A quoted name is looked up beside the including header first,
  * then from the source's folder; a name in <> from the source's folder only.
- * A header with #pragma once is kept to one inclusion by a guard of its own.
+ * A header with #pragma once is kept to one inclusion by a guard of its own,
+ * shared by every name given the same text.
  */
 export function withHeaders(where: string, source: string, headers: ReadonlyMap<string, string>): Combined {
   if (headers.size === 0) return { text: source, segments: [] };
   const out: string[] = [];
   const segments: Segment[] = [];
+  // By text: a header given under two names (reached as "common.cuh" and as
+  // "ggml-cuda/common.cuh") is one file to #pragma once, as GCC compares contents.
   const onceGuards = new Map<string, string>();
   let chars = 0;
   const emit = (line: string) => {
@@ -83,8 +86,8 @@ export function withHeaders(where: string, source: string, headers: ReadonlyMap<
     const once = lines.some((l) => PRAGMA_ONCE.test(l));
     let guard: string | undefined;
     if (once) {
-      guard = onceGuards.get(file) ?? `FL_HEADER_ONCE_${onceGuards.size}`;
-      onceGuards.set(file, guard);
+      guard = onceGuards.get(text) ?? `FL_HEADER_ONCE_${onceGuards.size}`;
+      onceGuards.set(text, guard);
       emit(`#ifndef ${guard}`);
       emit(`#define ${guard}`);
     }

@@ -287,6 +287,11 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       if (!host) continue;
       blank(start, end);
       blanked.add(statement);
+      // A class left out stays declared: a host declaration kept may name it
+      // (`void op(context& ctx, float* dst);`), as an incomplete type may be named.
+      const declaration = bodyAt === undefined ? forwardDeclaration(text) : undefined;
+      const first = code.slice(start, end).search(/\S/);
+      if (declaration && first >= 0) out[start + first] = declaration;
       const name = bodyAt === undefined ? undefined : functionName(code.slice(start, bodyAt));
       if (name && !leftOut.has(name)) {
         leftOut.add(name);
@@ -318,6 +323,20 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
     if (!named && !mention.test(directiveText)) blank(statement.start, statement.end);
   }
   return out.join("");
+}
+
+/**
+ * The forward declaration of a class definition, on one line (`struct context;`,
+ * `template <class T> struct Timer;`, `template <> struct Cmp<float>;`), or
+ * undefined for another statement or an unnamed class.
+ */
+function forwardDeclaration(statement: string): string | undefined {
+  const text = statement.trim();
+  const rest = withoutTemplateHeads(text);
+  const heads = text.slice(0, text.length - rest.length).replace(/\s+/g, " ");
+  const m = /^(class|struct)\s+(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*(<[^{:;]*>)?/.exec(rest);
+  if (!m || m[2] === "final") return undefined;
+  return `${heads}${m[1]} ${m[2]}${m[3] ?? ""};`;
 }
 
 /** The name a class definition's head gives (`ArrayComparator` of `template <> class ArrayComparator<float> {`). */

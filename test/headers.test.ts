@@ -128,6 +128,15 @@ describe("fl.compile's option headers: a project's own headers, given as text", 
     expectThrows(() => fl.compileCheck(SOURCE, { target: "cuda:sm_90", headers: 3 as unknown as Record<string, string> }), fl.ArgumentError, /^fl\.compileCheck: options\.headers must be an object, got 3$/);
   });
 
+  it("takes a #pragma once header given under two names (\"common.cuh\" and \"ggml-cuda/common.cuh\") for one file, as GCC does", () => {
+    const common = "#pragma once\n__device__ int twice(int v) { return 2 * v; }\n";
+    const source = "#include \"convert.cuh\"\n#include \"ggml-cuda/common.cuh\"\n__global__ void k(int* o) { o[0] = twice(21); }\n";
+    const headers = { "common.cuh": common, "ggml-cuda/common.cuh": common, "convert.cuh": "#pragma once\n#include \"common.cuh\"\n" };
+    const o = fl.full([1], -1, { dtype: "i32", device: dev() });
+    fl.compile(source, { device: dev(), headers }).fn("k").launch({ grid: 1, block: 1 }, o);
+    expect(Array.from(o.toArray())).to.deep.equal([42]);
+  });
+
   it("finds a header above the source's folder by the name the source spells (\"../cuda_compat.h\")", () => {
     const source = "#include \"../compat.h\"\n#include \"sub/inner.h\"\n__global__ void k(int* o) { o[0] = ANSWER + INNER; }\n";
     const headers = { "../compat.h": "#define ANSWER 40\n", "sub/inner.h": "#include \"../../compat.h\"\n#define INNER (ANSWER / 20)\n" };
