@@ -865,7 +865,29 @@ __global__ void huge_tile(float* out) {
   tile[threadIdx.x] = 1.0f;
   __syncthreads();
   out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
-}`, { device: dev }), fl.DeviceError, /the module's static __shared__ memory \(671089\d\d bytes, with the run time's own thread-local state\) is more than the 65536 bytes a block may have/);
+}`, { device: dev }), fl.DeviceError, /the kernel huge_tile\(float\*\) has 67108864 bytes of static __shared__ memory, more than the 65536 bytes a kernel may declare/);
+    // Counted per kernel, as a GPU's compiler counts it: the arrays of the device functions each kernel calls.
+    const perKernel = `
+template <int N> __device__ __noinline__ float tile_sum(const float* x) {
+  __shared__ float tile[N];
+  tile[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  float s = 0;
+  for (int i = 0; i < blockDim.x; i++) s += tile[i];
+  return s;
+}
+__device__ __noinline__ float via_helper(const float* x) { return tile_sum<10000>(x); }
+__global__ void one(float* out, const float* x) { out[threadIdx.x] = via_helper(x); }
+__global__ void other(float* out, const float* x) { out[threadIdx.x] = tile_sum<10001>(x); }
+`;
+    const two = fl.compile(perKernel, { device: dev });
+    const x = fl.tensor(range(8), { device: dev });
+    const sums = fl.full([8], NaN, { device: dev });
+    two.fn("one").launch({ grid: 1, block: 8 }, sums, x);
+    two.fn("other").launch({ grid: 1, block: 8 }, sums, x);
+    expect(Array.from(sums.toArray())).to.deep.equal(range(8).map(() => 28));
+    expectThrows(() => fl.compile(`${perKernel}__global__ void both(float* out, const float* x) { out[0] = via_helper(x) + tile_sum<10001>(x); }\n`, { device: dev }),
+      fl.DeviceError, /the kernel both\(float\*, float const\*\) has 80004 bytes of static __shared__ memory, more than the 65536 bytes a kernel may declare/);
     const local = expectThrows(() => fl.compile(`
 __global__ void huge_local(float* out, int n) {
   float scratch[100000];

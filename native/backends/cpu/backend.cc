@@ -79,8 +79,8 @@ constexpr int kMaxThreadsPerBlock = 1024;
 constexpr uint32_t kMaxBlockDim[3] = {1024, 1024, 64};
 constexpr uint32_t kMaxGridDim[3] = {2147483647u, 65535, 65535};
 constexpr size_t kSharedPerBlock = 64 * 1024;
-// A module's thread-local bytes that are the run time's own, not __shared__.
-constexpr size_t kRuntimeThreadLocalBytes = 256;
+// All the static __shared__ memory of a module's kernels, which each worker thread holds.
+constexpr size_t kModuleStaticShared = 16 * 1024 * 1024;
 constexpr size_t kAlignment = 256;
 // Guard bands before and after every allocation (checked in check mode).
 constexpr size_t kFrontGuard = kAlignment;
@@ -766,16 +766,16 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
     return fail(format("run-time compilation: the compiled module is not a fuselab CPU module of this version (ABI %d)",
                        FL_EMU_ABI));
   }
-  // Static __shared__ arrays are the module's thread-local variables (with the
-  // run time's own few bytes of state): more than a block may have is refused
-  // here, as a GPU's compiler refuses it.
+  // Static __shared__ arrays are the module's thread-local variables, held by
+  // each worker thread: each kernel's were checked against a block's limit when
+  // compiled; all of them together are bounded here, as memory.
   const size_t static_shared = object_of(reinterpret_cast<const void*>(entry)).thread_local_bytes;
-  if (static_shared > kSharedPerBlock + kRuntimeThreadLocalBytes) {
+  if (static_shared > kModuleStaticShared) {
     dlclose(library);
     close(code_fd);
-    return fail(format("run-time compilation: the module's static __shared__ memory (%zu bytes, with the run time's "
-                       "own thread-local state) is more than the %zu bytes a block may have",
-                       static_shared, kSharedPerBlock));
+    return fail(format("run-time compilation: the module's kernels have %zu bytes of static __shared__ memory in all, "
+                       "more than the %zu bytes a module may have on the CPU emulator",
+                       static_shared, kModuleStaticShared));
   }
   auto* m = new module;
   m->library = library;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler_process.h"
@@ -38,6 +41,11 @@ namespace fl::cpu {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The static __shared__ memory a kernel may declare: a block's shared memory, 64 KiB.
+constexpr size_t kStaticSharedPerKernel = 64 * 1024;
+// The checks a compiled module passed before it was cached, part of its key.
+constexpr const char* kCheckedAs = "directives; static __shared__ per kernel";
 
 const uint64_t kDefaultCacheMegabytes = 512;
 
@@ -291,6 +299,108 @@ std::string file_reading_directive(const std::string& assembly) {
   return "";
 }
 
+// The symbols a line of assembly names ("_ZZ6kernelPfE3shr" of
+// "leaq _ZZ6kernelPfE3shr@tlsld(%rip), %rdi"), relocation suffixes dropped.
+std::vector<std::string> symbols_named(const std::string& line) {
+  std::vector<std::string> names;
+  size_t i = 0;
+  while (i < line.size()) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (!(isalpha(c) || c == '_' || c == '.' || c == '$')) {
+      i++;
+      continue;
+    }
+    const size_t start = i;
+    while (i < line.size() && (isalnum(static_cast<unsigned char>(line[i])) || strchr("_.$", line[i]))) i++;
+    names.push_back(line.substr(start, i - start));
+  }
+  return names;
+}
+
+// A kernel's static __shared__ memory, as a GPU's compiler counts it: on the CPU
+// __shared__ is thread_local, so the module's thread-local objects are read from
+// its assembly, and each kernel's launch is charged those it reaches, through the
+// functions it calls. The run time's own (fl::emu's) are not __shared__.
+struct shared_use {
+  size_t bytes = 0;
+  std::string kernel;  // the launch's demangled name
+};
+
+shared_use largest_kernel_shared(const std::string& assembly) {
+  std::vector<std::string> lines;
+  std::istringstream in(assembly);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::unordered_set<std::string> functions;
+  std::unordered_map<std::string, size_t> thread_local_bytes;
+  bool in_thread_local_section = false;
+  for (const std::string& line : lines) {
+    const std::vector<std::string> words = symbols_named(line);
+    if (words.empty()) continue;
+    if (words[0] == ".section") in_thread_local_section = words.size() > 1 && (words[1].rfind(".tbss", 0) == 0 || words[1].rfind(".tdata", 0) == 0);
+    else if (words[0] == ".text" || words[0] == ".data" || words[0] == ".bss" || words[0] == ".previous") in_thread_local_section = false;
+    else if (words[0] == ".tbss" || words[0] == ".tdata") in_thread_local_section = true;
+    if (words[0] == ".type" && words.size() >= 3 && line.find("@function") != std::string::npos) functions.insert(words[1]);
+    // ".size name, 40000" in a .tbss or .tdata section: a thread-local object and its bytes.
+    if (words[0] == ".size" && words.size() >= 2 && in_thread_local_section) {
+      const size_t comma = line.find(',');
+      const char* size = comma == std::string::npos ? "" : line.c_str() + comma + 1;
+      char* end = nullptr;
+      const unsigned long long n = strtoull(size, &end, 10);
+      if (end != size) thread_local_bytes[words[1]] = n;
+    }
+  }
+  const auto runtime_own = [](const std::string& name) {
+    return name.rfind("_ZN2fl", 0) == 0 || name.rfind("_ZZN2fl", 0) == 0 || name.rfind("_ZTH", 0) == 0 || name.rfind("_ZTW", 0) == 0;
+  };
+  // What each function names: functions it calls, thread-local objects it reads or writes.
+  std::unordered_map<std::string, std::vector<std::string>> named;
+  std::string current;
+  for (const std::string& line : lines) {
+    if (!line.empty() && line[0] != '\t' && line[0] != ' ' && line.back() == ':') {
+      const std::string label = line.substr(0, line.size() - 1);
+      if (functions.count(label)) current = label;
+      continue;
+    }
+    if (current.empty()) continue;
+    for (const std::string& word : symbols_named(line)) {
+      if (word == ".size") {
+        current.clear();
+        break;
+      }
+      if (word != current && (functions.count(word) || thread_local_bytes.count(word))) named[current].push_back(word);
+    }
+  }
+  shared_use largest;
+  for (const std::string& launch : functions) {
+    if (launch.rfind("_ZN2fl3emu6launchI", 0) != 0) continue;
+    std::unordered_set<std::string> seen{launch};
+    std::vector<std::string> pending{launch};
+    size_t bytes = 0;
+    while (!pending.empty()) {
+      const std::string f = pending.back();
+      pending.pop_back();
+      for (const std::string& name : named[f]) {
+        if (!seen.insert(name).second) continue;
+        if (functions.count(name)) pending.push_back(name);
+        else if (!runtime_own(name)) bytes += thread_local_bytes[name];
+      }
+    }
+    if (bytes > largest.bytes) {
+      int status = 0;
+      char* demangled = abi::__cxa_demangle(launch.c_str(), nullptr, nullptr, &status);
+      std::string text = status == 0 && demangled ? demangled : launch;
+      free(demangled);
+      // "void fl::emu::launch<&(k(float*))>(...)": the kernel is the template's argument.
+      const size_t open = text.find("launch<"), close = text.rfind(">(");
+      if (open != std::string::npos && close != std::string::npos && close > open + 7) text = text.substr(open + 7, close - open - 7);
+      if (text.rfind("&(", 0) == 0 && text.back() == ')') text = text.substr(2, text.size() - 3);
+      else if (text.rfind("&", 0) == 0) text = text.substr(1);
+      largest = {bytes, text};
+    }
+  }
+  return largest;
+}
+
 // The log without the source lines a message quotes from a file other than
 // fuselab's or the compiler's headers, or one in the build folder (named
 // without a folder): a #line naming another file would have the compiler show
@@ -448,7 +558,8 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // Everything that goes into the module, but for the files it includes, which
   // the entry lists and checks when it is found.
   sha256 key_hash;
-  key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI));
+  // kCheckedAs: what a module was checked for when compiled (a cached one is not checked again).
+  key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI)).add_field(kCheckedAs);
   key_hash.add_field(compiler_identity());
   for (const std::string& word : command) key_hash.add_field(word);
   key_hash.add_field(text);
@@ -527,6 +638,14 @@ compile_result compile_module(const std::string& source, const std::string& kern
     result.log.clear();
     return fail("the compiled source holds the assembler directive " + directive +
                 ", which could read a file: kernels may not reach files that way");
+  }
+  // As a GPU's compiler refuses a kernel with more static __shared__ memory than a block may have.
+  const shared_use shared = largest_kernel_shared(assembly);
+  if (shared.bytes > kStaticSharedPerKernel) {
+    result.log.clear();
+    return fail("the kernel " + shared.kernel + " has " + std::to_string(shared.bytes) +
+                " bytes of static __shared__ memory, more than the " + std::to_string(kStaticSharedPerKernel) +
+                " bytes a kernel may declare");
   }
   // The checked assembly, as is (no preprocessor), to the module.
   process_limits rest = limits;
