@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import type { StructLayout } from "./layout";
-import { Device, checkDevice } from "./device";
+import { Device, backends, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkHeaders, locate, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
@@ -90,8 +90,12 @@ interface Prepared extends Translated {
 
 // What the compiler of each backend predefines, so that signatures are read as it will read them
 // (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
-function predefinedMacros(build: Build): Record<string, string> {
-  const common = { __cplusplus: "201703L" };
+function predefinedMacros(build: Build, source: string): Record<string, string> {
+  // <cuda.h>'s CUDA_VERSION, for a source that includes it: the emulator's 13000, NVRTC's own version.
+  const nvrtc = build.backend === "cuda" ? /run-time compilation: NVRTC (\d+)\.(\d+)/.exec(backendNotes("cuda")) : null;
+  const cudaVersion = build.backend === "cpu" ? "13000" : nvrtc ? String(Number(nvrtc[1]) * 1000 + Number(nvrtc[2]) * 10) : undefined;
+  const includesCuda = /^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[">]/m.test(source);
+  const common = { __cplusplus: "201703L", ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
   const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
   if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
@@ -136,6 +140,11 @@ function includeFolders(backend: Target): string[] {
   return [...ownIncludeFolders(backend), ...(toolkit ? [toolkit, path.join(toolkit, "cccl")].filter(isFolder) : [])];
 }
 
+// What a backend's plugin says of itself ("run-time compilation: NVRTC 13.0 (...)"), one note a line.
+function backendNotes(name: string): string {
+  return backends().find((b) => b.name === name)?.notes.join("\n") ?? "";
+}
+
 function isFolder(folder: string): boolean {
   try {
     return fs.statSync(folder).isDirectory();
@@ -177,7 +186,7 @@ function translate(where: string, written: string, fileName: string | undefined,
 function translateCombined(where: string, combined: Combined, fileName: string | undefined, build: Build): Translated {
   // Lines end as the compiler ends them: at \r\n (a file saved on Windows) and a lone \r too.
   const source = canonicalLines(combined.text);
-  const predefined = predefinedMacros(build);
+  const predefined = predefinedMacros(build, source);
   const target = build.backend;
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.

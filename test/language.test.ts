@@ -245,7 +245,7 @@ FILL_OP(fill_any, 1.0f)
     expectThrows(() => module.fn("fill_none"), fl.ArgumentError, /got "fill_none"$/);
   });
 
-  it("gives CUDA_VERSION from <cuda.h> where the toolkit compiles, and no version on the emulator", () => {
+  it("gives CUDA_VERSION from <cuda.h>: the toolkit's where it compiles, on the emulator the CUDA 13.0 whose device API it gives", () => {
     const module = fl.compile(`
 #include <cuda.h>
 __global__ void version(int* out) {
@@ -255,12 +255,17 @@ __global__ void version(int* out) {
   out[0] = -1;
 #endif
 }
+#if CUDA_VERSION >= 12000
+__global__ void since_cuda12(int* out) { out[0] = 12; }
+#endif
 `, { device: dev() });
+    // Read as the compiler reads it: a kernel under #if CUDA_VERSION is found where the version allows it.
+    expect(module.kernels).to.include("since_cuda12");
     const out = fl.full([1], 0, { dtype: "i32", device: dev() });
     module.fn("version").launch({ grid: 1, block: 1 }, out);
     const version = Number(out.toArray()[0]);
     if (dev().backend === "cuda") expect(version >= 11000 && version % 10 === 0, `CUDA_VERSION ${version}`).to.equal(true);
-    else expect(version).to.equal(-1);
+    else expect(version).to.equal(13000);
   });
 
   it("takes true or false for a bool parameter, beside a bool template parameter", () => {

@@ -8,9 +8,15 @@
 #include <ATen/cuda/DeviceUtils.cuh>
 #include <ATen/cuda/Atomic.cuh>
 #include <c10/cuda/CUDAGuard.h>
+#include <torch/cuda.h>
+#include <torch/headeronly/util/Half.h>
+#include <torch/headeronly/util/BFloat16.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <vector>
+
+// PyTorch 2.9's header-only names are c10's types.
+static_assert(sizeof(torch::headeronly::Half) == 2 && sizeof(torch::headeronly::BFloat16) == 2, "16-bit types");
 
 #define CHECK_CUDA(x) TORCH_CHECK(x.device().is_cuda(), #x " must be a CUDA tensor")
 #define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
