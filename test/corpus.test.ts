@@ -264,6 +264,17 @@ describe("kernel corpus", () => {
         });
         fl.assertClose(out, expected, dtype === "f32" ? { rtol: 1e-5, atol: 1e-6 } : { rtol: 4e-3, atol: 1e-3 });
       }
+      // Fewer threads than BLOCK, the last warp partial (vLLM launches min(hidden, 1024) threads): Sum(v, blockDim.x).
+      const narrow = 77;
+      const x = fl.randn([2, narrow], { device: dev(), seed: 5 });
+      const w = fl.full([narrow], 1, { device: dev() });
+      const out = fl.full([2, narrow], NaN, { device: dev() });
+      module.fn("serving::rms_norm_kernel<float, 256>").launch({ grid: 2, block: narrow }, out, x, w, eps, 2, narrow);
+      const xs = Array.from(x.toArray());
+      fl.assertClose(out, xs.map((v, i) => {
+        const row = xs.slice(Math.floor(i / narrow) * narrow, (Math.floor(i / narrow) + 1) * narrow);
+        return v / Math.sqrt(row.reduce((a, r) => a + r * r, 0) / narrow + eps);
+      }), { rtol: 1e-5, atol: 1e-6 });
     });
 
     it(`layernorm_cg.cu: layer norm with cooperative groups' tiles and cg::reduce${label}`, () => {

@@ -41,12 +41,15 @@ inline unsigned long long segment_lanes(unsigned base, unsigned width) {
 }
 
 // Reduces over the first `valid` lanes of a logical warp of `width` lanes;
-// the result is complete in its lane 0.
+// the result is complete in its lane 0. A lane whose partner is past the valid
+// ones reads its own value, so no lane reads one the block does not have.
 template <typename T, typename Op>
 inline T warp_reduce(T value, Op op, unsigned lane, unsigned width, unsigned valid, unsigned long long lanes) {
+  const unsigned base = linear_thread() % ::fl::emu::tls().warp_size - lane;
   for (unsigned offset = 1; offset < width; offset *= 2) {
-    T other = ::fl::emu::shfl_down_sync(__LINE__, lanes, value, offset, static_cast<int>(width));
-    if (lane + offset < valid) value = op(value, other);
+    const bool takes = lane + offset < valid;
+    T other = ::fl::emu::shfl_sync(__LINE__, lanes, value, static_cast<int>(base + (takes ? lane + offset : lane)));
+    if (takes) value = op(value, other);
   }
   return value;
 }
@@ -146,8 +149,11 @@ class BlockReduce {
     unsigned thread = detail::linear_thread();
     unsigned warp_size = ::fl::emu::tls().warp_size;
     unsigned warp = thread / warp_size, lane = thread % warp_size, base = warp * warp_size;
-    unsigned valid_total = num_valid < BLOCK_THREADS ? static_cast<unsigned>(num_valid) : BLOCK_THREADS;
-    unsigned in_warp = BLOCK_THREADS - base < warp_size ? BLOCK_THREADS - base : warp_size;
+    // A block may run fewer threads than BLOCK_THREADS (vLLM's BlockReduce<float, 1024> in blocks of min(hidden, 1024)).
+    const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
+    const unsigned threads = d.x * d.y * d.z < BLOCK_THREADS ? d.x * d.y * d.z : BLOCK_THREADS;
+    unsigned valid_total = num_valid < static_cast<int>(threads) ? static_cast<unsigned>(num_valid) : threads;
+    unsigned in_warp = threads - base < warp_size ? threads - base : warp_size;
     unsigned valid = valid_total <= base ? 0 : valid_total - base < in_warp ? valid_total - base : in_warp;
     T total = detail::warp_reduce(input, op, lane, warp_size, valid, detail::segment_lanes(0, in_warp));
     if (lane == 0 && valid > 0) storage_.warp_totals[warp] = total;
