@@ -6,9 +6,9 @@ import * as fs from "fs";
 import * as path from "path";
 import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./errors";
 import type { StructLayout } from "./layout";
-import { Device, backends, checkDevice } from "./device";
+import { Device, backendStatus, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
-import { Combined, checkHeaders, locate, locatedMessage, withHeaders, withLineMarkers } from "./headers";
+import { Combined, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -92,7 +92,7 @@ interface Prepared extends Translated {
 // (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
 function predefinedMacros(build: Build, source: string): Record<string, string> {
   // <cuda.h>'s CUDA_VERSION, for a source that includes it: the emulator's 13000, NVRTC's own version.
-  const nvrtc = build.backend === "cuda" ? /run-time compilation: NVRTC (\d+)\.(\d+)/.exec(backendNotes("cuda")) : null;
+  const nvrtc = build.backend === "cuda" ? /run-time compilation: NVRTC (\d+)\.(\d+)/.exec(backendStatus("cuda")?.notes.join("\n") ?? "") : null;
   const cudaVersion = build.backend === "cpu" ? "13000" : nvrtc ? String(Number(nvrtc[1]) * 1000 + Number(nvrtc[2]) * 10) : undefined;
   const includesCuda = /^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[">]/m.test(source);
   const common = { __cplusplus: "201703L", ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
@@ -138,11 +138,6 @@ function includeFolders(backend: Target): string[] {
   const home = process.env.CUDA_HOME ? path.join(process.env.CUDA_HOME, "include") : "";
   const toolkit = home && isFolder(home) ? home : isFolder("/usr/local/cuda/include") ? "/usr/local/cuda/include" : "";
   return [...ownIncludeFolders(backend), ...(toolkit ? [toolkit, path.join(toolkit, "cccl")].filter(isFolder) : [])];
-}
-
-// What a backend's plugin says of itself ("run-time compilation: NVRTC 13.0 (...)"), one note a line.
-function backendNotes(name: string): string {
-  return backends().find((b) => b.name === name)?.notes.join("\n") ?? "";
 }
 
 function isFolder(folder: string): boolean {
@@ -192,11 +187,7 @@ function translateCombined(where: string, combined: Combined, fileName: string |
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined);
   const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = findKernels(source, predefined);
-  const lineName = (line: number) => {
-    const at = locate(combined.segments, line);
-    return at.file ? `${at.line} of ${at.file}` : String(at.line);
-  };
-  const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map(lineName)]));
+  const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map((line) => lineName(combined.segments, line))]));
   if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
@@ -252,12 +243,16 @@ function overloadNames(p: Translated, name: string): string[] {
     if (isTemplate(o) && !name.includes("<")) return [`${name}<...>(${parameterTypes(o.paramTokens).replace(/,/g, ", ")})`];
     if (isTemplate(o) !== name.includes("<")) return [];
     try {
-      const d = isTemplate(o) ? instantiate(o, parsed.args) : o;
-      return [`${isTemplate(o) ? name : o.name}(${d.params.map((q) => q.declaration).join(", ")})`];
+      return [typedName(isTemplate(o) ? name : o.name, isTemplate(o) ? instantiate(o, parsed.args) : o)];
     } catch {
       return [];
     }
   });
+}
+
+// A kernel named with its parameter types, as `fn` takes an overload: "k<32>(float*, int)".
+function typedName(name: string, declaration: KernelDeclaration): string {
+  return `${name}(${declaration.params.map((q) => q.declaration).join(", ")})`;
 }
 
 // The source's template kernels and overloaded kernels: an instance named by
@@ -295,7 +290,7 @@ function overloadNamed(p: Translated, name: string, typed: { name: string; types
   const made = candidates.flatMap((c) => (isTemplate(c) === withArgs ? [isTemplate(c) ? instantiate(c, parsed.args) : c] : []));
   const found = made.find((d) => d.params.length === wanted.length && d.params.every((q, i) => q.declaration === wanted[i]));
   if (found) return { ...found, name };
-  const offered = made.map((d) => `${typed.name}(${d.params.map((q) => q.declaration).join(", ")})`);
+  const offered = made.map((d) => typedName(typed.name, d));
   throw new ArgumentError("module.fn", "name", offered.length > 0 ? `one of ${offered.map((o) => JSON.stringify(o)).join(", ")}` :
     `${parsed.name} named as the source declares it (${withArgs ? "it has no template of that name" : "with its template arguments"})`, JSON.stringify(name));
 }

@@ -112,7 +112,7 @@ export function backends(): BackendStatus[] {
 // The addon loads its plugins once, so their statuses never change: `device()`,
 // called for every tensor made without a device, reads them from here.
 let statuses: readonly BackendStatus[] | undefined;
-function backendStatus(name: string): BackendStatus | undefined {
+export function backendStatus(name: string): BackendStatus | undefined {
   statuses ??= backends();
   return statuses.find((b) => b.name === name);
 }

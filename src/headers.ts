@@ -122,13 +122,19 @@ function lookUp(name: string, quoted: boolean, from: string, headers: ReadonlyMa
 }
 
 /** The file and line a line of the combined text came from. */
-export function locate(segments: readonly Segment[], line: number): { file: string; line: number } {
+function locate(segments: readonly Segment[], line: number): { file: string; line: number } {
   let found: Segment | undefined;
   for (const s of segments) {
     if (s.line > line) break;
     found = s;
   }
   return found ? { file: found.file, line: found.fileLine + line - found.line } : { file: "", line };
+}
+
+/** A line of the combined text as messages name it: "12", or "3 of common.h" for a header's. */
+export function lineName(segments: readonly Segment[], line: number): string {
+  const at = locate(segments, line);
+  return at.file ? `${at.line} of ${at.file}` : String(at.line);
 }
 
 /**
@@ -150,8 +156,5 @@ export function withLineMarkers(text: string, segments: readonly Segment[], file
 export function locatedMessage(message: string, segments: readonly Segment[]): string {
   if (segments.length === 0) return message;
   return message.replace(/\b(lines?) (\d+(?:(?:, | and )\d+)*)/g, (_all, word: string, list: string) =>
-    `${word} ${list.replace(/\d+/g, (n) => {
-      const at = locate(segments, Number(n));
-      return at.file ? `${at.line} of ${at.file}` : String(at.line);
-    })}`);
+    `${word} ${list.replace(/\d+/g, (n) => lineName(segments, Number(n)))}`);
 }

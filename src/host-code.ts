@@ -331,17 +331,22 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
  * undefined for another statement or an unnamed class.
  */
 function forwardDeclaration(statement: string): string | undefined {
-  const text = statement.trim();
-  const rest = withoutTemplateHeads(text);
-  const heads = text.slice(0, text.length - rest.length).replace(/\s+/g, " ");
-  const m = /^(class|struct)\s+(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*(<[^{:;]*>)?/.exec(rest);
-  if (!m || m[2] === "final") return undefined;
-  return `${heads}${m[1]} ${m[2]}${m[3] ?? ""};`;
+  const head = classHead(statement);
+  if (!head || head.name === "final") return undefined;
+  return `${head.templateHeads.replace(/\s+/g, " ")}${head.keyword} ${head.name}${head.args};`;
 }
 
 /** The name a class definition's head gives (`ArrayComparator` of `template <> class ArrayComparator<float> {`). */
 function className(statement: string): string | undefined {
-  return /^(?:class|struct)\s+(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)/.exec(withoutTemplateHeads(statement.trim()))?.[1];
+  return classHead(statement)?.name;
+}
+
+/** A class definition's head: its template heads, class or struct, its name and a specialization's arguments. */
+function classHead(statement: string): { templateHeads: string; keyword: string; name: string; args: string } | undefined {
+  const text = statement.trim();
+  const rest = withoutTemplateHeads(text);
+  const m = /^(class|struct)\s+(?:alignas\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*(<[^{:;]*>)?/.exec(rest);
+  return m ? { templateHeads: text.slice(0, text.length - rest.length), keyword: m[1], name: m[2], args: m[3] ?? "" } : undefined;
 }
 
 /** The name a function's head (up to its body) defines: the identifier before its parameters. */

@@ -187,10 +187,7 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const written = words.join(" ").replace(/ ?:: ?/g, "::").replace(/ \*/g, "*");
   if (words.includes("&") || words.includes("&&")) unsupported(kernel, line, index, written, "a reference cannot be passed to a kernel");
   if (words.filter((w) => w === "*").length > 1) unsupported(kernel, line, index, written, "a pointer to a pointer cannot point into a tensor");
-  const star = words.indexOf("*");
-  const pointer = star >= 0 || words.includes("[");
-  // const before the star qualifies the pointee; after it, only the pointer itself.
-  const isConst = pointer && words.slice(0, star >= 0 ? star : words.length).includes("const");
+  const { pointer, isConst } = pointerShape(words);
   const identifiers = words.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && w !== "std");
   // The last identifier names the parameter unless the words are all one type ("unsigned int", "float").
   const named = identifiers.length >= 2 && !(identifiers.join(" ") in C_TYPES);
@@ -212,8 +209,19 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     type = "void"; // a pointer to a struct or other type: any tensor will do
   }
   if (!pointer && type === "void") unsupported(kernel, line, index, written, "void is not a value");
-  const declaration = `${isConst ? "const " : ""}${spelled}${pointer ? "*" : ""}`;
-  return { name, type, pointer, isConst, declaration };
+  return { name, type, pointer, isConst, declaration: declarationText(spelled, pointer, isConst) };
+}
+
+/** Whether a parameter's words declare a pointer (`*` or `[]`), and one to const: const before the star qualifies the pointee. */
+function pointerShape(words: readonly string[]): { pointer: boolean; isConst: boolean } {
+  const star = words.indexOf("*");
+  const pointer = star >= 0 || words.includes("[");
+  return { pointer, isConst: pointer && words.slice(0, star >= 0 ? star : words.length).includes("const") };
+}
+
+/** A parameter's type as KernelParam's `declaration` spells it: "const float*", "int". */
+function declarationText(spelled: string, pointer: boolean, isConst: boolean): string {
+  return `${isConst ? "const " : ""}${spelled}${pointer ? "*" : ""}`;
 }
 
 // The toolkit's function objects, which templated kernels take by value (`reduce<cub::Sum>(..., cub::Sum op)`):
@@ -607,10 +615,8 @@ export function splitParameterList(expression: string): { name: string; types: s
 /** A parameter type as written ("const float*", "float const *"), as a declaration spells it: its KernelParam's `declaration`. */
 export function typeDeclaration(type: string): string {
   const words = tokenize(type).map((t) => t.text);
-  const star = words.indexOf("*");
-  const pointer = star >= 0 || words.includes("[");
-  const isConst = pointer && words.slice(0, star >= 0 ? star : words.length).includes("const");
-  return `${isConst ? "const " : ""}${typeName(words)}${pointer ? "*" : ""}`;
+  const { pointer, isConst } = pointerShape(words);
+  return declarationText(typeName(words), pointer, isConst);
 }
 
 /** The canonical spelling of a kernel name expression (spaces as `spell` puts them), or undefined when malformed. */

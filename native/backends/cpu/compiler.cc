@@ -333,8 +333,11 @@ shared_use largest_kernel_shared(const std::string& assembly) {
   std::unordered_set<std::string> functions;
   std::unordered_map<std::string, size_t> thread_local_bytes;
   bool in_thread_local_section = false;
-  for (const std::string& line : lines) {
-    const std::vector<std::string> words = symbols_named(line);
+  // Each line's symbols, read once for both passes.
+  std::vector<std::vector<std::string>> symbols(lines.size());
+  for (size_t i = 0; i < lines.size(); i++) {
+    const std::string& line = lines[i];
+    const std::vector<std::string>& words = symbols[i] = symbols_named(line);
     if (words.empty()) continue;
     if (words[0] == ".section") in_thread_local_section = words.size() > 1 && (words[1].rfind(".tbss", 0) == 0 || words[1].rfind(".tdata", 0) == 0);
     else if (words[0] == ".text" || words[0] == ".data" || words[0] == ".bss" || words[0] == ".previous") in_thread_local_section = false;
@@ -355,14 +358,15 @@ shared_use largest_kernel_shared(const std::string& assembly) {
   // What each function names: functions it calls, thread-local objects it reads or writes.
   std::unordered_map<std::string, std::vector<std::string>> named;
   std::string current;
-  for (const std::string& line : lines) {
+  for (size_t i = 0; i < lines.size(); i++) {
+    const std::string& line = lines[i];
     if (!line.empty() && line[0] != '\t' && line[0] != ' ' && line.back() == ':') {
       const std::string label = line.substr(0, line.size() - 1);
       if (functions.count(label)) current = label;
       continue;
     }
     if (current.empty()) continue;
-    for (const std::string& word : symbols_named(line)) {
+    for (const std::string& word : symbols[i]) {
       if (word == ".size") {
         current.clear();
         break;
