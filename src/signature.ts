@@ -369,12 +369,21 @@ function parseTemplateParams(tokens: Token[]): TemplateParam[] {
   });
 }
 
-// Scalar spellings a source gives other names (typedef unsigned int uint; using index_t = int64_t;).
+// Scalar spellings a source gives other names (typedef unsigned int uint; using index_t = int64_t;),
+// at namespace scope: one inside a function or class body names nothing a kernel parameter sees.
 function typeAliases(tokens: Token[]): Map<string, string> {
   const aliases = new Map<string, string>();
+  let statementStart = 0;
   for (let i = 0; i < tokens.length; i++) {
     let words: string[] | undefined;
     let alias = "";
+    if (tokens[i].text === ";" || tokens[i].text === "}") statementStart = i + 1;
+    if (tokens[i].text === "{") {
+      const opener = tokens.slice(statementStart, i).map((t) => t.text);
+      if (!opener.includes("namespace") && !opener.includes("extern")) i = closing(tokens, i);
+      statementStart = i + 1;
+      continue;
+    }
     if (tokens[i].text === "typedef") {
       const end = tokens.findIndex((t, j) => j > i && t.text === ";");
       const body = tokens.slice(i + 1, end < 0 ? tokens.length : end).map((t) => t.text);
@@ -782,16 +791,19 @@ export function findKernels(source: string, predefined: Record<string, string> =
     const name = qualified(tokens[nameAt].text);
     const line = lineAt(code, tokens[g].at);
     const close = closing(tokens, i);
-    const parts = splitTopLevel(tokens, i + 1, close).map((part) => resolveAliases(part, aliases));
-    if (templateAt >= 0 && head[templateAt + 1]?.text === "<") {
-      const openAt = statementStart + templateAt + 1;
-      const templateClose = closing(tokens, openAt);
+    const templated = templateAt >= 0 && head[templateAt + 1]?.text === "<";
+    const openAt = statementStart + templateAt + 1;
+    const templateClose = templated ? closing(tokens, openAt) : openAt;
+    const templateParams = parseTemplateParams(tokens.slice(openAt + 1, templateClose));
+    // A template parameter hides an alias of its name.
+    const visible = new Map([...aliases].filter(([alias]) => !templateParams.some((p) => p.name === alias)));
+    const parts = splitTopLevel(tokens, i + 1, close).map((part) => resolveAliases(part, visible));
+    if (templated) {
       // template <> is a specialization of a template already found: nothing new to launch.
       // Another template of the name with other parameter types overloads it (DeepSpeed's
       // attn_softmax on float* and on __half*): neither is launched by name.
       const earlier = templates.findIndex((t) => t.name === name);
-      const template = (): KernelTemplate => ({ name, line, templateParams: parseTemplateParams(tokens.slice(openAt + 1, templateClose)),
-        paramTokens: parts, structs: new Map(structs) });
+      const template = (): KernelTemplate => ({ name, line, templateParams, paramTokens: parts, structs: new Map(structs) });
       const known = overloads.get(name)?.filter(isTemplate) ?? [];
       if (templateClose > openAt + 1 && earlier < 0 && !overloaded.has(name)) {
         templates.push(template());

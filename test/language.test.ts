@@ -308,6 +308,29 @@ __global__ void count_to(int* out, uint n, index_t offset) {
     expect(Array.from(out.toArray())).to.deep.equal([10, 11, 12, 13, 14, 0, 0, 0]);
   });
 
+  it("types a template kernel's parameters from its own template parameters, not from an alias of the same name inside a host function or a class", () => {
+    // vLLM's rotary_embedding() dispatches with `using cache_t = scalar_t;` in a lambda.
+    const module = fl.compile(`
+template <typename scalar_t, typename cache_t>
+__global__ void widen(scalar_t* out, const cache_t* cache, int n) {
+  if (threadIdx.x < n) out[threadIdx.x] = static_cast<scalar_t>(cache[threadIdx.x] * 2);
+}
+struct Traits { using cache_t = double; };
+void launcher(float* out, const int* cache) {
+  auto dispatch = [&] {
+    using cache_t = int;
+    widen<float, cache_t><<<1, 32>>>(out, cache, 3);
+  };
+  dispatch();
+}
+`, { device: dev() });
+    const widen = module.fn("widen<int, float>");
+    expect(widen.params.map((p) => p.type)).to.deep.equal(["i32", "f32", "i32"]);
+    const out = fl.full([4], -1, { dtype: "i32", device: dev() });
+    widen.launch({ grid: 1, block: 32 }, out, fl.tensor([1.5, 2.25, 4, 8], { device: dev() }), 3);
+    expect(Array.from(out.toArray())).to.deep.equal([3, 4, 8, -1]);
+  });
+
   it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint, M_PI with no #include, cub's umbrella header", () => {
     const module = fl.compile(`
 #include <cub/cub.cuh>
