@@ -37,7 +37,19 @@ export interface CompileOptions {
    * and its line. No file is read.
    */
   headers?: Record<string, string>;
+  /**
+   * The device code the CPU emulator compiles: a GPU's, as nvcc's device pass for
+   * it reads the source ("sm_80": `__CUDA_ARCH__` is 800), or "host", as nvcc's
+   * host pass reads it (no `__CUDA_ARCH__`). Left out, the emulator compiles
+   * sm_90's device code, or the host pass's where sm_90's has what the CPU
+   * cannot run (inline PTX, tensor cores) and the host pass does not. A GPU
+   * compiles its own architecture's: there the option may only name that.
+   */
+  arch?: string;
 }
+
+/** The GPU whose device code the CPU emulator compiles when `arch` is left out: the H100's. */
+const DEFAULT_EMULATED_ARCH = "sm_90";
 
 /** How long a compile may run when `timeoutMs` is left out. */
 const DEFAULT_COMPILE_TIMEOUT_MS = 60000;
@@ -56,6 +68,10 @@ interface Build {
   warpSize: number;
   /** "cuda:0 NVIDIA H100 ...", "hip gfx90a" */
   label: string;
+  /** On the CPU: the device pass the emulator compiles, "sm_90" or "host"; undefined: chosen from the source. */
+  emulates?: string;
+  /** Why a source the emulator chose for is compiled as the host pass reads it. */
+  hostBecause?: string;
 }
 
 function buildOf(dev: Device): Build {
@@ -79,6 +95,8 @@ interface Translated {
   flags: string[];
   /** For a kernel name the source spells only in text the preprocessor leaves out here: the conditional that does. */
   leftOutBy: (name: string) => string | undefined;
+  /** Kernels TS cannot launch, with why. */
+  unlaunchable: ReadonlyMap<string, ArgumentError>;
 }
 
 interface Prepared extends Translated {
@@ -102,7 +120,21 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   if (build.backend === "hip") {
     return { ...common, [`__${build.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
   }
-  return { ...common, FL_TARGET_CPU: "1" };
+  return { ...common, FL_TARGET_CPU: "1", ...emulatedPassMacros(build, source) };
+}
+
+// HIP's headers, which make a source a HIP one.
+const INCLUDES_HIP = /^[ \t]*#[ \t]*include[ \t]*[<"](?:hip\/hip_\w+\.h|hipcub\/)/m;
+
+// What the device pass the CPU emulator compiles predefines: nvcc's for an sm_XY
+// (__CUDA_ARCH__; a HIP source there, on NVIDIA's platform, also gets
+// __HIP_DEVICE_COMPILE__). A HIP source on a 64-lane device is on AMD's
+// platform, which has no __CUDA_ARCH__; the host pass has neither.
+function emulatedPassMacros(build: Build, source: string): Record<string, string> {
+  const sm = /^sm_(\d+)(\d)a?$/.exec(build.emulates ?? "");
+  const hip = INCLUDES_HIP.test(source);
+  if (!sm || (hip && build.warpSize === 64)) return {};
+  return { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10), ...(hip ? { __HIP_DEVICE_COMPILE__: "1" } : {}) };
 }
 
 // Headers real kernels include that each target must find: on the CPU, the
@@ -171,7 +203,19 @@ function checkFileName(where: string, name: unknown): string | undefined {
 function translate(where: string, written: string, fileName: string | undefined, build: Build, headers: ReadonlyMap<string, string>): Translated {
   const combined = withHeaders(where, written, headers);
   try {
-    return translateCombined(where, combined, fileName, build);
+    if (build.backend !== "cpu" || build.emulates !== undefined) return translateCombined(where, combined, fileName, build);
+    // The emulator's own choice: sm_90's device code, else the host pass's where
+    // only that one leaves out what the CPU cannot run.
+    try {
+      return translateCombined(where, combined, fileName, { ...build, emulates: DEFAULT_EMULATED_ARCH });
+    } catch (device) {
+      if (!(device instanceof ArgumentError)) throw device;
+      try {
+        return translateCombined(where, combined, fileName, { ...build, emulates: "host", hostBecause: `${DEFAULT_EMULATED_ARCH}'s has ${device.received}` });
+      } catch {
+        throw device;
+      }
+    }
   } catch (e) {
     if (!(e instanceof ArgumentError) || combined.segments.length === 0) throw e;
     throw new ArgumentError(e.where, e.argument, locatedMessage(e.expected, combined.segments), locatedMessage(e.received, combined.segments));
@@ -186,9 +230,14 @@ function translateCombined(where: string, combined: Combined, fileName: string |
   const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined);
-  const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = findKernels(source, predefined);
+  const found = findKernels(source, predefined);
+  const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = found;
   const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map((line) => lineName(combined.segments, line))]));
-  if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) throw new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
+  const unlaunchable = new Map([...found.unlaunchable].map(([name, e]) =>
+    [name, new ArgumentError(e.where, e.argument, locatedMessage(e.expected, combined.segments), locatedMessage(e.received, combined.segments))]));
+  if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) {
+    throw unlaunchable.values().next().value ?? new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
+  }
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
@@ -201,25 +250,49 @@ function translateCombined(where: string, combined: Combined, fileName: string |
     : target === "cuda" ? withoutHostCode(checked, { predefined }) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH, predefined });
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
-  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked)];
+  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
+    ...(target === "cpu" ? Object.entries(emulatedPassMacros(build, source)).map(([name, value]) => `-D${name}=${value}`) : [])];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
-    build, file, files, text, declarations, templates, constants, overloaded, overloads, flags,
+    build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
     leftOutBy: (name) => {
-      const why = leftOutBy(source, target, predefined, name);
+      const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build, source) : "");
       return why === undefined ? undefined : locatedMessage(why, combined.segments);
     },
   };
 }
 
+// What the emulator compiled a source as, for a message about a branch it left out.
+function emulatedPassNote(build: Build, source: string): string {
+  const macros = Object.entries(emulatedPassMacros(build, source)).map(([name, value]) => `${name} ${value}`);
+  if (build.emulates !== "host") {
+    return `the CPU emulator compiles ${build.emulates}'s device code (${macros.length > 0 ? macros.join(", ") : "a HIP source on a 64-lane device: AMD's, with no __CUDA_ARCH__"}), or options.arch's`;
+  }
+  return `the CPU emulator compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, ${build.hostBecause ?
+    `because ${build.hostBecause}, which the CPU cannot run` : "as options.arch \"host\" asks"}`;
+}
+
+// options.arch: on the CPU the device pass to emulate; on a GPU only its own architecture.
+function checkArch(where: string, arch: unknown, dev: Device): string | undefined {
+  if (arch === undefined) return undefined;
+  if (dev.backend === "cpu") {
+    if (arch === "host" || (typeof arch === "string" && /^sm_\d{2,3}a?$/.test(arch))) return arch;
+    throw new ArgumentError(where, "options.arch", `a GPU architecture whose device code the CPU emulator compiles ("sm_80", "sm_90"), or "host"`, describe(arch));
+  }
+  const own = dev.props.arch.split(":")[0];
+  if (arch === own) return undefined;
+  throw new ArgumentError(where, "options.arch", `${JSON.stringify(own)}, the architecture of ${dev.describe()}, or left out`, describe(arch));
+}
+
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers"]);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "arch"]);
   if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
     throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
   }
   const dev = checkDevice(where, o.device);
-  const t = translate(where, text, checkFileName(where, o.name), buildOf(dev), checkHeaders(where, o.headers));
+  const emulates = checkArch(where, o.arch, dev);
+  const t = translate(where, text, checkFileName(where, o.name), { ...buildOf(dev), emulates }, checkHeaders(where, o.headers));
   const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
   return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) };
@@ -467,7 +540,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded,
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded, unlaunchable: p.unlaunchable,
       overloadNames: (name) => overloadNames(p, name) });
   perDevice.set(p.key, module);
   return module;

@@ -37,7 +37,7 @@ export function checkKernelSource(where: string, source: string, target: Target,
   const runs = isa === "PTX" ? target === "cuda" : target === "hip";
   if (runs) return;
   const instead = target === "cpu"
-    ? "the CPU emulator runs C++ only: keep the assembly under #ifdef __CUDA_ARCH__ (or __HIP_DEVICE_COMPILE__) with a C++ path beside it"
+    ? "the CPU emulator runs C++ only: a C++ path beside the assembly, under #ifdef __CUDA_ARCH__, is taken when options.arch is left out or \"host\""
     : `this device runs ${target === "cuda" ? "PTX" : "GCN"} only`;
   throw new ArgumentError(where, "source", `code this device can run (${instead})`,
     `inline ${isa} assembly on line ${line}, which needs ${machine}`);
@@ -102,7 +102,7 @@ export function missingHeaderHint(log: string): string {
  * the conditional that leaves out all the text naming it ("#if __CUDA_ARCH__ >= 530
  * (line 56), a branch ..."); undefined when kept text names it, or no text does.
  */
-export function leftOutBy(source: string, target: Target, predefined: Record<string, string>, name: string): string | undefined {
+export function leftOutBy(source: string, predefined: Record<string, string>, name: string, archNote: string): string | undefined {
   const base = /^(?:\w+::)*(\w+)$/.exec(name)?.[1];
   if (base === undefined) return undefined;
   const directives: Directive[] = [];
@@ -126,7 +126,6 @@ export function leftOutBy(source: string, target: Target, predefined: Record<str
     leftOut ??= outermost;
   }
   if (!leftOut) return undefined;
-  const why = target === "cpu" && /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__/.test(leftOut.rest)
-    ? " (the CPU emulator defines neither __CUDA_ARCH__ nor __HIP_DEVICE_COMPILE__)" : "";
+  const why = archNote !== "" && /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__/.test(leftOut.rest) ? ` (${archNote})` : "";
   return `#${leftOut.name}${leftOut.rest.trimEnd()} (line ${leftOut.line}), a branch this device does not compile${why}`;
 }

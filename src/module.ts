@@ -63,6 +63,8 @@ export interface CompiledParts {
   overloaded?: ReadonlyMap<string, readonly string[]>;
   /** How the overloads of a name ("k<32>") are named with their parameter types ("k<32>(float*, int)"). */
   overloadNames?: (name: string) => string[];
+  /** Kernels of the source TS cannot launch, with why (a parameter of a type fuselab cannot pass). */
+  unlaunchable?: ReadonlyMap<string, ArgumentError>;
 }
 
 // Host arrays of each element type a __constant__ variable may have.
@@ -177,6 +179,11 @@ export class Module {
     if (cached) return cached;
     let handle = this.handle;
     let entry = typeof canonical === "string" ? this.entries.get(canonical) : undefined;
+    const refused = typeof canonical === "string" ? this.compiled?.unlaunchable?.get(canonical) : undefined;
+    if (!entry && refused) {
+      throw new ArgumentError("module.fn", "name", refused.expected.replace(/^kernels whose parameters are/, "a kernel whose parameters are"),
+        `${describe(name)}, whose ${refused.received.replace(/^(parameter \d+) of .* \(((?:on )?line [^()]*)\) declared as/, "$1 ($2) is declared as")}`);
+    }
     if (!entry && typeof canonical === "string") {
       const instance = this.compiled?.templates.instantiate(canonical);
       if (instance) {

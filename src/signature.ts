@@ -306,6 +306,8 @@ export interface SourceKernels {
   overloaded: Map<string, number[]>;
   /** The overloads of each such name: kernels and kernel templates. */
   overloads: Map<string, Overload[]>;
+  /** Kernels TS cannot launch, each with why (a parameter of a type fuselab cannot pass); the others launch. */
+  unlaunchable: Map<string, ArgumentError>;
 }
 
 /** One of a name's overloads: a kernel, or a kernel template. */
@@ -672,6 +674,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const structs = new Map<string, StructLayout | string>();
   const overloaded = new Map<string, number[]>();
   const overloads = new Map<string, Overload[]>();
+  const unlaunchable = new Map<string, ArgumentError>();
   // The kernels of each name, to tell a prototype and its definition from another overload.
   const declared = new Map<string, KernelDeclaration[]>();
   const add = (declaration: KernelDeclaration, at: number) => {
@@ -743,7 +746,13 @@ export function findKernels(source: string, predefined: Record<string, string> =
         const template = templates.find((t) => t.name === written || t.name === qualified(written));
         if (!template) continue;
         const close = closing(tokens, j + 1);
-        add(instantiate(template, splitTopLevel(tokens, j + 2, close)), tokens[g].at);
+        const args = splitTopLevel(tokens, j + 2, close);
+        try {
+          add(instantiate(template, args), tokens[g].at);
+        } catch (e) {
+          if (!(e instanceof ArgumentError)) throw e;
+          unlaunchable.set(`${template.name}<${args.map(spell).join(", ")}>`, e);
+        }
         break;
       }
       g = stop - 1;
@@ -816,16 +825,24 @@ export function findKernels(source: string, predefined: Record<string, string> =
         overloads.get(name)!.push(template());
       }
     } else {
-      add({ name, params: parseParams(name, line, parts, structs), line }, tokens[g].at);
+      try {
+        add({ name, params: parseParams(name, line, parts, structs), line }, tokens[g].at);
+      } catch (e) {
+        if (!(e instanceof ArgumentError)) throw e;
+        if (!unlaunchable.has(name)) unlaunchable.set(name, e);
+      }
     }
     g = close;
   }
-  return { kernels, templates, constants, overloaded, overloads };
+  return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }
 
-/** The kernels of `source` (explicit template instantiations among them), with their parameters. */
+/** The kernels of `source` (explicit template instantiations among them), with their parameters; an error for one TS cannot launch. */
 export function parseKernels(source: string, predefined: Record<string, string> = {}): KernelDeclaration[] {
-  return findKernels(source, predefined).kernels;
+  const found = findKernels(source, predefined);
+  const refused = found.unlaunchable.values().next();
+  if (!refused.done) throw refused.value;
+  return found.kernels;
 }
 
 /**

@@ -214,7 +214,7 @@ __global__ void codes(int* out) {
   });
 
   it("finds kernels under #if __CUDA_ARCH__ where the device compiles them, and names the #if where it does not", () => {
-    const module = fl.compile(`
+    const source = `
 #define FILL_OP(NAME, VALUE) extern "C" __global__ void NAME(float* x) { x[threadIdx.x] = VALUE; }
 #if __CUDA_ARCH__ >= 530 || defined(__HIP_DEVICE_COMPILE__)
 FILL_OP(fill_gpu, 2.0f)
@@ -222,25 +222,45 @@ FILL_OP(fill_gpu, 2.0f)
 #ifdef __CUDA_ARCH__
 FILL_OP(fill_nvidia, 3.0f)
 #endif
+#if __CUDA_ARCH__ >= 1000
+FILL_OP(fill_blackwell, 4.0f)
+#endif
 FILL_OP(fill_any, 1.0f)
-`, { device: dev(), name: "gated" });
+`;
+    const module = fl.compile(source, { device: dev(), name: "gated" });
     const out = fl.full([4], -1, { device: dev() });
     module.fn("fill_any").launch({ grid: 1, block: 4 }, out);
     expect(Array.from(out.toArray())).to.deep.equal([1, 1, 1, 1]);
     const backend = dev().backend;
-    if (backend === "cpu") {
-      expectThrows(() => module.fn("fill_gpu"), fl.ArgumentError, "module.fn: name must be one of the module's kernels (fill_any), " +
-        "got \"fill_gpu\", defined only under #if __CUDA_ARCH__ >= 530 || defined(__HIP_DEVICE_COMPILE__) (line 3), " +
-        "a branch this device does not compile (the CPU emulator defines neither __CUDA_ARCH__ nor __HIP_DEVICE_COMPILE__)");
-    } else {
-      module.fn("fill_gpu").launch({ grid: 1, block: 4 }, out);
-      expect(Array.from(out.toArray())).to.deep.equal([2, 2, 2, 2]);
-    }
-    if (backend === "cuda") {
+    // The CPU emulator compiles sm_90's device code, as the H100 does.
+    module.fn("fill_gpu").launch({ grid: 1, block: 4 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([2, 2, 2, 2]);
+    if (backend !== "hip") {
       module.fn("fill_nvidia").launch({ grid: 1, block: 4 }, out);
       expect(Array.from(out.toArray())).to.deep.equal([3, 3, 3, 3]);
     } else {
       expectThrows(() => module.fn("fill_nvidia"), fl.ArgumentError, /got "fill_nvidia", defined only under #ifdef __CUDA_ARCH__ \(line 6\), a branch this device does not compile/);
+    }
+    if (backend === "cpu") {
+      expectThrows(() => module.fn("fill_blackwell"), fl.ArgumentError, "module.fn: name must be one of the module's kernels (fill_gpu, fill_nvidia, fill_any), " +
+        "got \"fill_blackwell\", defined only under #if __CUDA_ARCH__ >= 1000 (line 9), a branch this device does not compile " +
+        "(the CPU emulator compiles sm_90's device code (__CUDA_ARCH__ 900), or options.arch's)");
+      // options.arch picks another GPU's device code, or nvcc's host pass.
+      const older = fl.compile(source, { device: dev(), arch: "sm_52" });
+      expect(older.kernels).to.deep.equal(["fill_nvidia", "fill_any"]);
+      expectThrows(() => older.fn("fill_gpu"), fl.ArgumentError, /defined only under #if __CUDA_ARCH__ >= 530 \|\| defined\(__HIP_DEVICE_COMPILE__\) \(line 3\), a branch this device does not compile \(the CPU emulator compiles sm_52's device code \(__CUDA_ARCH__ 520\), or options.arch's\)$/);
+      expect(fl.compile(source, { device: dev(), arch: "sm_100a" }).kernels).to.deep.equal(["fill_gpu", "fill_nvidia", "fill_blackwell", "fill_any"]);
+      const host = fl.compile(source, { device: dev(), arch: "host" });
+      expect(host.kernels).to.deep.equal(["fill_any"]);
+      expectThrows(() => host.fn("fill_nvidia"), fl.ArgumentError, /\(line 6\), a branch this device does not compile \(the CPU emulator compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, as options.arch "host" asks\)$/);
+      for (const arch of ["sm90", "compute_90", "gfx90a", 90, null]) {
+        expectThrows(() => fl.compile(source, { device: dev(), arch } as unknown as fl.CompileOptions), fl.ArgumentError,
+          `fl.compile: options.arch must be a GPU architecture whose device code the CPU emulator compiles ("sm_80", "sm_90"), or "host", got ${typeof arch === "string" ? JSON.stringify(arch) : String(arch)}`);
+      }
+    } else {
+      expect(fl.compile(source, { device: dev(), arch: dev().props.arch.split(":")[0] }).kernels).to.include("fill_any");
+      expectThrows(() => fl.compile(source, { device: dev(), arch: "sm_52" }), fl.ArgumentError,
+        new RegExp(`^fl.compile: options.arch must be "${dev().props.arch.split(":")[0]}", the architecture of .*, or left out, got "sm_52"$`));
     }
     expectThrows(() => module.fn("fill_none"), fl.ArgumentError, /got "fill_none"$/);
   });
@@ -363,7 +383,7 @@ template __global__ void block_sums<128>(int*, const int*, uint);
       range(blocks).map((b) => xs.slice(b * 128, (b + 1) * 128).reduce((s, v) => s + v, 0)));
   });
 
-  it("finds kernels a source defines only for newer GPUs (#if __CUDA_ARCH__ >= 800) on a GPU, and says why the CPU has none", () => {
+  it("finds kernels a source defines only for newer GPUs (#if __CUDA_ARCH__ >= 800) on NVIDIA GPUs and the CPU emulator, and says why AMD's have none", () => {
     const module = fl.compile(`
 #include <cuda_bf16.h>
 __global__ void scale_f32(float* out, const float* x, float s, int n) {
@@ -382,9 +402,9 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     const out = fl.full([n], NaN, { device: dev() });
     module.fn("scale_f32").launch({ grid: 2, block: 64 }, out, fl.tensor(xs, { device: dev() }), 0.5, n);
     expect(Array.from(out.toArray())).to.deep.equal(xs.map((v) => v * 0.5));
-    if (dev().backend === "cpu") {
-      expectThrows(() => module.fn("scale_bf16"), fl.ArgumentError, /"scale_bf16", defined only under #if __CUDA_ARCH__ >= 800 \(line 7\), a branch this device does not compile \(the CPU emulator defines neither/);
-    } else if (dev().backend === "cuda") {
+    if (dev().backend === "hip") {
+      expectThrows(() => module.fn("scale_bf16"), fl.ArgumentError, /"scale_bf16", defined only under #if __CUDA_ARCH__ >= 800 \(line 7\), a branch this device does not compile$/);
+    } else {
       const halves = fl.full([n], NaN, { dtype: "bf16", device: dev() });
       module.fn("scale_bf16").launch({ grid: 2, block: 64 }, halves, fl.tensor(xs, { dtype: "bf16", device: dev() }), 0.5, n);
       expect(Array.from(halves.toArray())).to.deep.equal(xs.map((v) => v * 0.5));
@@ -551,8 +571,8 @@ __global__ void raw_bytes(T* out) {
   });
 
   it("compiles a source's own fallbacks for older GPUs, and locals and parameters named like the built-in variables", () => {
-    // Under #if __CUDA_ARCH__ < N (compiled on the CPU, which defines no __CUDA_ARCH__) the source defines
-    // functions the toolkit also has; both must give the same results.
+    // Under #if __CUDA_ARCH__ < N (compiled on the CPU when options.arch names an older GPU) the source
+    // defines functions the toolkit also has; both must give the same results.
     const module = fl.compile(`
 #include <cuda_fp16.h>
 #include <cmath>
@@ -589,7 +609,7 @@ __global__ void fallbacks(const double* x, double* total, const __half* a, const
   cdf[i] = normcdf(x[i] / 8.0);
   wraps[i] = wrapped(i, 7);
 }
-`, { device: dev() });
+`, { device: dev(), ...(dev().backend === "cpu" ? { arch: "sm_52" } : {}) });
     const n = 150;
     const xs = range(n).map((i) => ((i * 37) % 101) - 50);
     const as = range(n).map((i) => ((i * 13) % 29) / 4 - 3), bs = range(n).map((i) => ((i * 7) % 31) / 4 - 3.5);
@@ -772,6 +792,65 @@ __global__ void counters(int* wrapped, int* down, __half* half_sum, float* doubl
     expect(halfSum.toArray()[0]).to.equal(launches * threads * 0.25);
     expect(new Float64Array(doubleSum.toArray().buffer)[0]).to.equal(launches * threads * 0.125);
     expect(floatSum.toArray()[0]).to.equal(launches * threads);
+  });
+
+  it("runs sm_80's warp reductions and sm_70's warp matches and 16-bit compare-and-swap, over the lanes their masks name", () => {
+    const module = fl.compile(`
+// The upper half-warp reduces its values (signed and not); every lane groups the warp by key.
+__global__ void warp_reduce_match(int* sums, unsigned* bits, unsigned* groups, int* uniform, const int* in, const int* keys) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  const int v = in[i];
+  if (lane >= 16) {
+    const unsigned upper = 0xffff0000u;
+    sums[3 * i] = __reduce_add_sync(upper, v);
+    sums[3 * i + 1] = __reduce_min_sync(upper, v);
+    sums[3 * i + 2] = __reduce_max_sync(upper, static_cast<unsigned>(v));
+    bits[3 * i] = __reduce_and_sync(upper, static_cast<unsigned>(v));
+    bits[3 * i + 1] = __reduce_or_sync(upper, static_cast<unsigned>(v));
+    bits[3 * i + 2] = __reduce_xor_sync(upper, static_cast<unsigned>(v));
+  }
+  const long long key = keys[i] * 1000000007LL;
+  groups[i] = static_cast<unsigned>(__match_any_sync(0xffffffffu, key));
+  int same = -1;
+  const unsigned all = static_cast<unsigned>(__match_all_sync(0xffffffffu, keys[i] / 100, &same));
+  uniform[i] = same * 2 + (all == 0xffffffffu);
+}
+// Each thread adds 1 to a 16-bit counter with a compare-and-swap loop, as projects build __half atomics.
+__global__ void count16(unsigned short* counters, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned short* c = counters + i % 3;
+  unsigned short old = *c, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(c, assumed, static_cast<unsigned short>(assumed + 1));
+  } while (old != assumed);
+}
+`, { device: dev() });
+    const threads = 64;
+    const values = range(threads).map((i) => ((i * 2654435761) % 1999) - 999);
+    const keys = range(threads).map((i) => (i * 7) % 5);
+    const sums = fl.full([3 * threads], -7, { dtype: "i32", device: dev() });
+    const bits = fl.full([3 * threads], 7, { dtype: "u32", device: dev() });
+    const groups = fl.full([threads], 7, { dtype: "u32", device: dev() });
+    const uniform = fl.full([threads], -7, { dtype: "i32", device: dev() });
+    module.fn("warp_reduce_match").launch({ grid: 1, block: threads }, sums, bits, groups, uniform,
+      fl.tensor(values, { dtype: "i32", device: dev() }), fl.tensor(keys, { dtype: "i32", device: dev() }));
+    const upperOf = (i: number) => range(16).map((l) => values[i - (i % 32) + 16 + l]);
+    const u32 = (v: number) => v >>> 0;
+    expect(Array.from(sums.toArray())).to.deep.equal(range(threads).flatMap((i) => (i % 32 < 16 ? [-7, -7, -7] :
+      [upperOf(i).reduce((a, b) => a + b, 0), Math.min(...upperOf(i)), u32(Math.max(...upperOf(i).map(u32))) | 0])));
+    expect(Array.from(bits.toArray())).to.deep.equal(range(threads).flatMap((i) => (i % 32 < 16 ? [7, 7, 7] :
+      [upperOf(i).reduce((a, b) => a & b, -1), upperOf(i).reduce((a, b) => a | b, 0), upperOf(i).reduce((a, b) => a ^ b, 0)].map(u32))));
+    expect(Array.from(groups.toArray())).to.deep.equal(range(threads).map((i) =>
+      u32(range(32).reduce((m, l) => (keys[i - (i % 32) + l] === keys[i] ? m | (1 << l) : m), 0))));
+    expect(Array.from(uniform.toArray())).to.deep.equal(range(threads).map(() => 3));
+
+    const n = 1000;
+    const counters = fl.full([3], 65530, { dtype: "u16", device: dev() });
+    module.fn("count16").launch({ grid: 8, block: 128 }, counters, n);
+    expect(Array.from(counters.toArray())).to.deep.equal([0, 1, 2].map((c) => (65530 + Math.ceil((n - c) / 3)) % 65536));
   });
 
   it("runs the _sync warp operations over the lanes their masks name", () => {
@@ -1237,7 +1316,7 @@ __global__ void warp_sums(const float* in, float* out) {
       const module = fl.compile(`#include <cuda_fp16.h>\n#include <${header}>\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu });
       expect(module.kernels, header).to.deep.equal(["k"]);
     }
-    // Under a branch the CPU does not take, the header is the GPU's business.
+    // Under a branch the CPU takes (it compiles sm_90's device code), included and not used: compiled without it.
     const module = fl.compile(`#if defined(__CUDA_ARCH__)\n#include <mma.h>\n#endif\n__global__ void k(float* x) { x[0] = 1.f; }`, { device: cpu });
     expect(module.kernels).to.deep.equal(["k"]);
   });
@@ -1257,10 +1336,12 @@ __global__ void lane_ids(int* out) {
       return;
     }
     expectThrows(() => fl.compile(source, { device: dev() }), fl.ArgumentError, dev().backend === "cpu"
-      ? "fl.compile: source must be code this device can run (the CPU emulator runs C++ only: keep the assembly under #ifdef __CUDA_ARCH__ (or __HIP_DEVICE_COMPILE__) with a C++ path beside it), got inline PTX assembly on line 4, which needs an NVIDIA GPU"
+      ? "fl.compile: source must be code this device can run (the CPU emulator runs C++ only: a C++ path beside the assembly, under #ifdef __CUDA_ARCH__, " +
+        "is taken when options.arch is left out or \"host\"), got inline PTX assembly on line 4, which needs an NVIDIA GPU"
       : /inline PTX assembly on line 4/);
-    // Under #ifdef __CUDA_ARCH__ with a C++ path beside it, the emulator takes the C++ path.
-    const guarded = fl.compile(`
+    // Under #ifdef __CUDA_ARCH__ with a C++ path beside it, the emulator takes the C++ path: it
+    // compiles the source as nvcc's host pass reads it, and says so of what that leaves out.
+    const portable = `
 __global__ void lane_ids_portable(int* out) {
 #ifdef __CUDA_ARCH__
   unsigned lane;
@@ -1270,10 +1351,20 @@ __global__ void lane_ids_portable(int* out) {
 #endif
   out[threadIdx.x] = static_cast<int>(lane);
 }
-`, { device: dev() });
+#if __CUDA_ARCH__ >= 800
+__global__ void newer(int* out) { out[0] = 1; }
+#endif
+`;
+    const guarded = fl.compile(portable, { device: dev() });
     const out = fl.empty([40], { dtype: "i32", device: dev() });
     guarded.fn("lane_ids_portable").launch({ grid: 1, block: 40 }, out);
     expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => i % dev().props.warpSize));
+    if (dev().backend !== "cpu") return;
+    expectThrows(() => guarded.fn("newer"), fl.ArgumentError, "module.fn: name must be one of the module's kernels (lane_ids_portable), got \"newer\", " +
+      "defined only under #if __CUDA_ARCH__ >= 800 (line 11), a branch this device does not compile (the CPU emulator compiled this source as " +
+      "nvcc's host pass reads it, with no __CUDA_ARCH__, because sm_90's has inline PTX assembly on line 5, which needs an NVIDIA GPU, which the CPU cannot run)");
+    // Asked for sm_90's device code, the emulator has no C++ path to take.
+    expectThrows(() => fl.compile(portable, { device: dev(), arch: "sm_90" }), fl.ArgumentError, /got inline PTX assembly on line 5, which needs an NVIDIA GPU$/);
   });
 
   it("takes the math functions' mixed and integer arguments as the host <cmath> does, in double (fmax(0.0, x) of a float x, sqrt(n) of an int)", () => {

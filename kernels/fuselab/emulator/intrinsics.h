@@ -43,6 +43,27 @@ struct syncwarp_at {
   void operator()(uint64_t mask = ~0ull) const { syncwarp(line, mask); }
 };
 
+// __reduce_*_sync (sm_80) on 32-bit integers, signed or not, and __match_*_sync
+// (sm_70) on 32- and 64-bit numbers, compared bit for bit.
+inline int reduce_sync(warp_op op, int line, uint64_t mask, int v) {
+  return static_cast<int>(static_cast<uint32_t>(warp_exchange(op, line, static_cast<uint32_t>(v), 1, kWholeWarp, mask)));
+}
+inline unsigned reduce_sync(warp_op op, int line, uint64_t mask, unsigned v) {
+  return static_cast<unsigned>(warp_exchange(op, line, v, 0, kWholeWarp, mask));
+}
+template <typename T>
+inline uint64_t match_any_sync(int line, uint64_t mask, T v) {
+  static_assert((sizeof(T) == 4 || sizeof(T) == 8) && std::is_arithmetic<T>::value, "__match_any_sync compares 32- or 64-bit numbers");
+  return warp_exchange(warp_op::match_any, line, to_lane_bits(v), 0, kWholeWarp, mask);
+}
+template <typename T>
+inline uint64_t match_all_sync(int line, uint64_t mask, T v, int* pred) {
+  static_assert((sizeof(T) == 4 || sizeof(T) == 8) && std::is_arithmetic<T>::value, "__match_all_sync compares 32- or 64-bit numbers");
+  const uint64_t lanes = warp_exchange(warp_op::match_all, line, to_lane_bits(v), 0, kWholeWarp, mask);
+  *pred = lanes != 0;
+  return lanes;
+}
+
 template <typename T> inline T bit_cast(const void* from) {
   T to;
   memcpy(&to, from, sizeof to);
@@ -74,6 +95,16 @@ template <typename T> inline T bit_cast(const void* from) {
 #define __activemask() \
   static_cast<unsigned long long>(::fl::emu::warp_exchange(::fl::emu::warp_op::activemask, __LINE__, 0, 0, ::fl::emu::kWholeWarp))
 #define __syncwarp(...) ::fl::emu::syncwarp_at{__LINE__}(__VA_ARGS__)
+#define __reduce_add_sync(mask, v) ::fl::emu::reduce_sync(::fl::emu::warp_op::reduce_add, __LINE__, (mask), (v))
+#define __reduce_min_sync(mask, v) ::fl::emu::reduce_sync(::fl::emu::warp_op::reduce_min, __LINE__, (mask), (v))
+#define __reduce_max_sync(mask, v) ::fl::emu::reduce_sync(::fl::emu::warp_op::reduce_max, __LINE__, (mask), (v))
+#define __reduce_and_sync(mask, v) ::fl::emu::reduce_sync(::fl::emu::warp_op::reduce_and, __LINE__, (mask), (v))
+#define __reduce_or_sync(mask, v) ::fl::emu::reduce_sync(::fl::emu::warp_op::reduce_or, __LINE__, (mask), (v))
+#define __reduce_xor_sync(mask, v) ::fl::emu::reduce_sync(::fl::emu::warp_op::reduce_xor, __LINE__, (mask), (v))
+#define __match_any_sync(mask, v) static_cast<unsigned long long>(::fl::emu::match_any_sync(__LINE__, (mask), (v)))
+#define __match_all_sync(mask, v, pred) static_cast<unsigned long long>(::fl::emu::match_all_sync(__LINE__, (mask), (v), (pred)))
+// A thread's pause (sm_70): the emulator's threads switch only at barriers and warp operations.
+inline void __nanosleep(unsigned int) {}
 
 // ---- bits
 inline int __popc(unsigned int x) { return __builtin_popcount(x); }

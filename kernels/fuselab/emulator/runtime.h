@@ -95,7 +95,10 @@ inline thread_state& tls() {
 
 enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exited };
 
-enum class warp_op : uint8_t { shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp, activemask };
+enum class warp_op : uint8_t {
+  shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp, activemask,
+  reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, match_all
+};
 
 // Lanes of a warp as a mask: bit i is lane i.
 using lane_mask = uint64_t;
@@ -116,6 +119,14 @@ inline const char* warp_op_name(warp_op op, bool masked) {
     case warp_op::ballot: return masked ? "__ballot_sync" : "__ballot";
     case warp_op::syncwarp: return "__syncwarp";
     case warp_op::activemask: return "__activemask";
+    case warp_op::reduce_add: return "__reduce_add_sync";
+    case warp_op::reduce_min: return "__reduce_min_sync";
+    case warp_op::reduce_max: return "__reduce_max_sync";
+    case warp_op::reduce_and: return "__reduce_and_sync";
+    case warp_op::reduce_or: return "__reduce_or_sync";
+    case warp_op::reduce_xor: return "__reduce_xor_sync";
+    case warp_op::match_any: return "__match_any_sync";
+    case warp_op::match_all: return "__match_all_sync";
   }
   return "?";
 }
@@ -468,6 +479,24 @@ inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, ui
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
 inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
 
+// The 32-bit reduction of the group's values (__reduce_*_sync), signed or not.
+inline uint64_t reduce_lanes(warp_op op, bool is_signed, const uint64_t* values, lane_mask group) {
+  uint32_t total = static_cast<uint32_t>(values[lowest_lane(group)]);
+  for (lane_mask m = group & (group - 1); m; m &= m - 1) {
+    const uint32_t v = static_cast<uint32_t>(values[lowest_lane(m)]);
+    const bool less = is_signed ? static_cast<int32_t>(v) < static_cast<int32_t>(total) : v < total;
+    switch (op) {
+      case warp_op::reduce_add: total += v; break;
+      case warp_op::reduce_min: total = less ? v : total; break;
+      case warp_op::reduce_max: total = less || v == total ? total : v; break;
+      case warp_op::reduce_and: total &= v; break;
+      case warp_op::reduce_or: total |= v; break;
+      default: total ^= v; break;
+    }
+  }
+  return total;
+}
+
 // Computes and hands out the results of one warp operation whose group of
 // lanes has all arrived, and makes them ready.
 inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
@@ -562,6 +591,30 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
       break;
     case warp_op::syncwarp:
     case warp_op::activemask: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(0); }); break;
+    case warp_op::reduce_add:
+    case warp_op::reduce_min:
+    case warp_op::reduce_max:
+    case warp_op::reduce_and:
+    case warp_op::reduce_or:
+    case warp_op::reduce_xor: {
+      const uint64_t total = reduce_lanes(op, first.param != 0, values, group);
+      each_lane([&](uint32_t, const gpu_thread&) { return total; });
+      break;
+    }
+    case warp_op::match_any:
+      each_lane([&](uint32_t lane, const gpu_thread&) {
+        lane_mask same = 0;
+        for (lane_mask m = group; m; m &= m - 1)
+          if (values[lowest_lane(m)] == values[lane]) same |= lane_mask(1) << lowest_lane(m);
+        return same;
+      });
+      break;
+    case warp_op::match_all: {
+      bool all = true;
+      for (lane_mask m = group; m; m &= m - 1) all &= values[lowest_lane(m)] == values[lowest_lane(group)];
+      each_lane([&](uint32_t, const gpu_thread&) { return all ? group : lane_mask(0); });
+      break;
+    }
   }
   push_warp_ready(b, warp, group);
   w.arrived &= ~group;

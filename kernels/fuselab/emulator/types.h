@@ -23,8 +23,8 @@ inline float bits_float(uint32_t u) {
 }  // namespace fl::emu
 
 // Marks a toolkit function that projects also define themselves, for GPUs
-// older than the one that has it, under #if __CUDA_ARCH__ < N: the CPU defines
-// no __CUDA_ARCH__, so such a branch is compiled here. As a template, the
+// older than the one that has it, under #if __CUDA_ARCH__ < N: compiled here
+// when compile's option arch names such a GPU, or the host pass. As a template, the
 // toolkit's function loses to a source's own with the same parameters, where
 // it would otherwise be a redefinition.
 #define FL_YIELDS_TO_SOURCE template <typename = void>

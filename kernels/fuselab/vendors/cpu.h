@@ -276,6 +276,11 @@ FL_INTEGER_ATOMICS(int)
 FL_INTEGER_ATOMICS(unsigned int)
 FL_INTEGER_ATOMICS(unsigned long long)
 #undef FL_INTEGER_ATOMICS
+// A 16-bit compare-and-swap (sm_70 and later), from which projects build __half atomics.
+inline unsigned short atomicCAS(unsigned short* a, unsigned short expected, unsigned short desired) {
+  __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;
+}
 // CUDA's atomicMin and atomicMax also take signed 64-bit integers.
 inline long long atomicMin(long long* a, long long v) {
   long long old = __atomic_load_n(a, __ATOMIC_RELAXED);
