@@ -46,9 +46,10 @@ const NO_DEPENDENCY = "free of #pragma GCC dependency (it looks a file up)";
 const NO_FILE_DIRECTIVES = "free of assembler directives that read a file (.incbin, .include) or build one (.macro, .irp, .rept)";
 
 // NVIDIA's headers for what the CPU emulator does not have: tensor cores (wmma),
-// asynchronous copies and their barriers, and cuRAND's generators. Each with what
-// code that uses it names: a source that includes one and uses none of it (a
-// project's common header) compiles without it on the CPU.
+// asynchronous copies and their barriers, and cuRAND's generators other than
+// XORWOW and Philox4_32_10. Each with what code that uses it names: a source that
+// includes one and uses none of it (a project's common header) compiles without
+// it on the CPU, or with the emulator's own where it has one (curand_kernel.h).
 const NVIDIA_ONLY: { header: RegExp; use: RegExp; expected: string }[] = [
   {
     header: /^(?:mma\.h|cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/,
@@ -56,9 +57,10 @@ const NVIDIA_ONLY: { header: RegExp; use: RegExp; expected: string }[] = [
     expected: "code the CPU emulator can run (it models no tensor cores and no asynchronous copies: run this source on an NVIDIA GPU)",
   },
   {
-    header: /^curand(?:_kernel|_philox4x32_x|_mtgp32_kernel|_normal|_uniform)?\.h$/,
-    use: /\bcurand\w*/,
-    expected: "code the CPU emulator can run (it has no cuRAND generators: run this source on an NVIDIA GPU, or pass random numbers in from TS)",
+    header: /^curand(?:_kernel|_philox4x32_x|_mtgp32_kernel|_mtgp32_host|_mrg32k3a|_poisson|_discrete2?|_lognormal|_normal|_uniform)?\.h$/,
+    use: /\b(?:curandState(?:MRG32k3a|Sobol|ScrambledSobol|Mtgp32)\w*|curand_(?:poisson|discrete|mtgp32\w*)|curandMakeMTGP32\w*|curandDiscreteDistribution\w*)\b/,
+    expected: "code the CPU emulator can run (its cuRAND has the XORWOW and Philox4_32_10 generators, not MRG32k3a, Sobol or MTGP32, " +
+      "nor the Poisson and discrete distributions: run this source on an NVIDIA GPU, or pass random numbers in from TS)",
   },
 ];
 
@@ -355,7 +357,7 @@ function guarded(text: string, target: Target, predefined: Record<string, string
       deviceCode ??= new Preprocessor(predefined).run(withoutHostCode(text, { predefined }));
       const use = nvidiaOnly.use.exec(deviceCode);
       if (use) refuse(nvidiaOnly.expected, `#include <${header}> ${at}, and ${use[0]} on line ${deviceCode.slice(0, use.index).split("\n").length}`);
-      replacedLines.set(d.line, "");
+      if (findHeader(header, folders) === undefined) replacedLines.set(d.line, "");
       continue;
     }
     if (!onDevice || compilersOwn(header)) continue;

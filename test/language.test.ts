@@ -10,6 +10,7 @@ import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
 import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
 import { expectThrows, range, testDevice } from "./helpers";
+import { Philox, Xorwow, boxMuller, uniformDoubleOf, uniformOf } from "./reference/curand";
 import { roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
 
 /** f16 values as their bits, for bit-for-bit comparisons (every NaN alike: the GPU gives one NaN, 0x7fff). */
@@ -1291,7 +1292,83 @@ __global__ void warp_sums(const float* in, float* out) {
       "\\(past the block's last thread\\), which its mask 0xffffffff names, but no thread of the block runs there"));
   });
 
-  it("says that tensor cores, asynchronous copies and cuRAND need an NVIDIA GPU, naming the header, its line and the first use (emulator)", () => {
+  it("draws cuRAND's XORWOW and Philox4_32_10 streams as the GPU does: the same bits, uniforms rounded alike, normals to the GPU's fast sine", () => {
+    const module = fl.compile(`
+#include <curand_kernel.h>
+// Each thread's own subsequence, three draws in; the state kept in a tensor between launches, as samples keep it.
+__global__ void init_states(curandState* states, unsigned long long seed, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) curand_init(seed, i, 3, &states[i]);
+}
+__global__ void xorwow_draws(curandState* states, unsigned* bits, float* uniforms, double* doubles, float* normals, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  curandState s = states[i];
+  bits[2 * i] = curand(&s);
+  bits[2 * i + 1] = curand(&s);
+  uniforms[i] = curand_uniform(&s);
+  doubles[i] = curand_uniform_double(&s);
+  normals[2 * i] = curand_normal(&s);
+  normals[2 * i + 1] = curand_normal(&s);
+  skipahead(1000, &s);
+  bits[2 * n + i] = curand(&s);
+  states[i] = s;
+}
+__global__ void philox_draws(unsigned* bits, float* uniforms, float* normals, unsigned long long seed, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  curandStatePhilox4_32_10_t s;
+  curand_init(seed, i, i % 7, &s);
+  bits[5 * i] = curand(&s);
+  const uint4 four = curand4(&s);
+  bits[5 * i + 1] = four.x, bits[5 * i + 2] = four.y, bits[5 * i + 3] = four.z, bits[5 * i + 4] = four.w;
+  const float4 u = curand_uniform4(&s);
+  uniforms[4 * i] = u.x, uniforms[4 * i + 1] = u.y, uniforms[4 * i + 2] = u.z, uniforms[4 * i + 3] = u.w;
+  const float2 z = curand_normal2(&s);
+  normals[2 * i] = z.x, normals[2 * i + 1] = z.y;
+}
+`, { device: dev() });
+    const n = 70;
+    const seed = 0x1234abcd9876n;
+    const states = fl.empty([n * 48], { dtype: "u8", device: dev() });
+    module.fn("init_states").launch({ grid: 2, block: 64 }, states, seed, n);
+    const bits = fl.full([3 * n], 7, { dtype: "u32", device: dev() });
+    const uniforms = fl.full([n], NaN, { device: dev() });
+    const doubles = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    const normals = fl.full([2 * n], NaN, { device: dev() });
+    module.fn("xorwow_draws").launch({ grid: 3, block: 32 }, states, bits, uniforms, doubles, normals, n);
+    const expected = { bits: [] as number[], later: [] as number[], uniforms: [] as number[], doubles: [] as number[], normals: [] as number[] };
+    for (let i = 0; i < n; i++) {
+      const g = new Xorwow(seed, i, 3);
+      expected.bits.push(g.next(), g.next());
+      expected.uniforms.push(uniformOf(g.next()));
+      expected.doubles.push(uniformDoubleOf(g.next(), g.next()));
+      expected.normals.push(...boxMuller(g.next(), g.next()));
+      for (let k = 0; k < 1000; k++) g.next();
+      expected.later.push(g.next());
+    }
+    expect(Array.from(bits.toArray())).to.deep.equal([...expected.bits, ...expected.later]);
+    expect(Array.from(uniforms.toArray())).to.deep.equal(expected.uniforms);
+    expect(Array.from(doubles.toArray())).to.deep.equal(expected.doubles);
+    fl.assertClose(normals, expected.normals, { rtol: 1e-5, atol: 1e-5 });
+
+    const philoxBits = fl.full([5 * n], 7, { dtype: "u32", device: dev() });
+    const philoxUniforms = fl.full([4 * n], NaN, { device: dev() });
+    const philoxNormals = fl.full([2 * n], NaN, { device: dev() });
+    module.fn("philox_draws").launch({ grid: 1, block: 96 }, philoxBits, philoxUniforms, philoxNormals, seed, n);
+    const philox = { bits: [] as number[], uniforms: [] as number[], normals: [] as number[] };
+    for (let i = 0; i < n; i++) {
+      const g = new Philox(seed, i, i % 7);
+      for (let k = 0; k < 5; k++) philox.bits.push(g.next());
+      for (let k = 0; k < 4; k++) philox.uniforms.push(uniformOf(g.next()));
+      philox.normals.push(...boxMuller(g.next(), g.next()));
+    }
+    expect(Array.from(philoxBits.toArray())).to.deep.equal(philox.bits);
+    expect(Array.from(philoxUniforms.toArray())).to.deep.equal(philox.uniforms);
+    fl.assertClose(philoxNormals, philox.normals, { rtol: 1e-5, atol: 1e-5 });
+  });
+
+  it("says that tensor cores, asynchronous copies and cuRAND's other generators need an NVIDIA GPU, naming the header, its line and the first use (emulator)", () => {
     const cpu = fl.device("cpu");
     const uses: [string, string][] = [["mma.h", "wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;"],
       ["cuda_pipeline.h", "__pipeline_commit();"], ["cooperative_groups/memcpy_async.h", "cooperative_groups::memcpy_async(block, x + 4, x, 16);"],
@@ -1303,10 +1380,11 @@ __global__ void warp_sums(const float* in, float* out) {
         fl.ArgumentError, `fl.compile: source must be code the CPU emulator can run (it models no tensor cores and no asynchronous copies: ` +
         `run this source on an NVIDIA GPU), got #include <${header}> on line 2, and ${first} on line 4`);
     }
-    expectThrows(() => fl.compile(`#include <curand_kernel.h>\n__global__ void k(float* x) {\n  curandStatePhilox4_32_10_t state;\n` +
+    expectThrows(() => fl.compile(`#include <curand_kernel.h>\n__global__ void k(float* x) {\n  curandStateMRG32k3a_t state;\n` +
       `  curand_init(7, threadIdx.x, 0, &state);\n  x[threadIdx.x] = curand_uniform(&state);\n}`, { device: cpu }), fl.ArgumentError,
-      "fl.compile: source must be code the CPU emulator can run (it has no cuRAND generators: run this source on an NVIDIA GPU, or pass random " +
-      "numbers in from TS), got #include <curand_kernel.h> on line 1, and curandStatePhilox4_32_10_t on line 3");
+      "fl.compile: source must be code the CPU emulator can run (its cuRAND has the XORWOW and Philox4_32_10 generators, not MRG32k3a, Sobol or " +
+      "MTGP32, nor the Poisson and discrete distributions: run this source on an NVIDIA GPU, or pass random numbers in from TS), " +
+      "got #include <curand_kernel.h> on line 1, and curandStateMRG32k3a_t on line 3");
     // Included and not used by device code (a project's common header includes it; a generator made on the
     // host): the CPU compiles without it.
     const hostGenerator = "#include <curand.h>\nvoid seed(unsigned long long s) { curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT); }\n" +

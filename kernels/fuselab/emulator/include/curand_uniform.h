@@ -1,0 +1,2 @@
+// <curand_uniform.h> on the CPU emulator: part of cuRAND's device API, all of which <curand_kernel.h> gives.
+#include <curand_kernel.h>
