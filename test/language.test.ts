@@ -1119,6 +1119,26 @@ __global__ void tile_sums(const int* in, int* out, int n) {
     }
   });
 
+  it("gives CUDA's 8-bit floats to a source that includes the 16-bit ones and <cmath>, as NVRTC's headers do (candle's cuda_utils.cuh)", () => {
+    const module = fl.compile(`
+#include "cuda_fp16.h"
+#include "cuda_bf16.h"
+#include <cmath>
+__device__ __forceinline__ float widen(__nv_fp8_e4m3 a) { return __half2float(__nv_cvt_fp8_to_halfraw(a.__x, __NV_E4M3)); }
+__global__ void decode(float* out, const unsigned char* codes, int n) {
+  const int i = threadIdx.x;
+  if (i >= n) return;
+  __nv_fp8_e4m3 v;
+  v.__x = codes[i];
+  out[i] = widen(v);
+}
+`, { device: dev() });
+    const codes = [0x00, 0x38, 0xb8, 0x7e, 0x01, 0x44];
+    const out = fl.full([codes.length], NaN, { device: dev() });
+    module.fn("decode").launch({ grid: 1, block: 32 }, out, fl.tensor(codes, { dtype: "u8", device: dev() }), codes.length);
+    expect(Array.from(out.toArray())).to.deep.equal([0, 1, -1, 448, 2 ** -9, 3]);
+  });
+
   it("converts to and from CUDA's 8-bit floats (cuda_fp8.h) as the GPU does: nearest even, saturating or not, every code decoded", () => {
     const source = `
 #include <cuda_fp8.h>

@@ -2,4 +2,8 @@
 #ifndef FUSELAB_EMULATOR_INCLUDE_CUDA_BF16_H
 #define FUSELAB_EMULATOR_INCLUDE_CUDA_BF16_H
 #include <fuselab/fuselab.h>
+// Under NVRTC, the C++ headers a source includes with these (<cmath>: CCCL's)
+// bring CUDA's 8-bit floats along, and sources use __nv_fp8_e4m3 after including
+// no more (candle's cuda_utils.cuh): here they come with the 16-bit floats.
+#include <cuda_fp8.h>
 #endif
