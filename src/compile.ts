@@ -104,7 +104,13 @@ interface Prepared extends Translated {
   key: string;
   timeoutMs: number;
   cached?: Module;
+  /** Where the emulator chose sm_90's device code: the source as the host pass reads it, for when that code does not compile here. */
+  asHostPass?: (because: string) => Prepared;
 }
+
+// Per device, the sources whose sm_90 device code did not compile on the CPU (by
+// key), with the key of their host pass: a second compile goes straight to it.
+const compiledAsHost = new Map<Device, Map<string, string>>();
 
 // What the compiler of each backend predefines, so that signatures are read as it will read them
 // (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
@@ -211,7 +217,7 @@ function translate(where: string, written: string, fileName: string | undefined,
     } catch (device) {
       if (!(device instanceof ArgumentError)) throw device;
       try {
-        return translateCombined(where, combined, fileName, { ...build, emulates: "host", hostBecause: `${DEFAULT_EMULATED_ARCH}'s has ${device.received}` });
+        return translateCombined(where, combined, fileName, { ...build, emulates: "host", hostBecause: `${DEFAULT_EMULATED_ARCH}'s has ${device.received}, which the CPU cannot run` });
       } catch {
         throw device;
       }
@@ -269,7 +275,7 @@ function emulatedPassNote(build: Build, source: string): string {
     return `the CPU emulator compiles ${build.emulates}'s device code (${macros.length > 0 ? macros.join(", ") : "a HIP source on a 64-lane device: AMD's, with no __CUDA_ARCH__"}), or options.arch's`;
   }
   return `the CPU emulator compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, ${build.hostBecause ?
-    `because ${build.hostBecause}, which the CPU cannot run` : "as options.arch \"host\" asks"}`;
+    `because ${build.hostBecause}` : "as options.arch \"host\" asks"}`;
 }
 
 // options.arch: on the CPU the device pass to emulate; on a GPU only its own architecture.
@@ -292,10 +298,36 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   }
   const dev = checkDevice(where, o.device);
   const emulates = checkArch(where, o.arch, dev);
-  const t = translate(where, text, checkFileName(where, o.name), { ...buildOf(dev), emulates }, checkHeaders(where, o.headers));
-  const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
+  const fileName = checkFileName(where, o.name);
+  const headers = checkHeaders(where, o.headers);
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
-  return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) };
+  const made = (build: Build): Prepared => {
+    const t = translate(where, text, fileName, build, headers);
+    const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
+    // A source whose sm_90 device code the emulator chose and could not compile: its host pass, compiled before.
+    const asHost = emulates === undefined ? compiledAsHost.get(dev)?.get(key) : undefined;
+    return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) ?? (asHost === undefined ? undefined : cache.get(dev)?.get(asHost)) };
+  };
+  const p = made({ ...buildOf(dev), emulates });
+  // The emulator's own choice of sm_90, in a source whose passes differ.
+  const chosen = dev.backend === "cpu" && emulates === undefined && p.build.emulates !== "host" && /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__/.test(p.text);
+  return chosen ? { ...p, asHostPass: (because) => made({ ...buildOf(dev), emulates: "host", hostBecause: because }) } : p;
+}
+
+// The host pass of `p` after its sm_90 device code failed to compile with `e`, or undefined.
+function hostPassAfter(p: Prepared, e: unknown): Prepared | undefined {
+  if (!p.asHostPass || !(e instanceof DeviceError) || e.log === undefined) return undefined;
+  const first = userLogLines(e.log, p.files).find((line) => /\berror\b/.test(line)) ?? "";
+  let host: Prepared;
+  try {
+    host = p.asHostPass(`${p.build.emulates}'s does not compile here (${first.trim()})`);
+  } catch {
+    return undefined;
+  }
+  let perDevice = compiledAsHost.get(p.dev);
+  if (!perDevice) compiledAsHost.set(p.dev, (perDevice = new Map()));
+  perDevice.set(p.key, host.key);
+  return host;
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -555,18 +587,42 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
 export function compile(source: string, options?: CompileOptions): Module {
   const p = prepare("fl.compile", source, options);
   if (p.cached) return p.cached;
-  return remember("fl.compile", p, compileNames("fl.compile", p, p.declarations.map((d) => d.name)));
+  const build = (q: Prepared) => remember("fl.compile", q, compileNames("fl.compile", q, q.declarations.map((d) => d.name)));
+  try {
+    return build(p);
+  } catch (e) {
+    const host = hostPassAfter(p, e);
+    if (!host) throw e;
+    try {
+      return host.cached ?? build(host);
+    } catch {
+      throw e;
+    }
+  }
 }
 
 /** As `compile()`, with the compiler running off the main thread. */
 export async function compileAsync(source: string, options?: CompileOptions): Promise<Module> {
   const p = prepare("fl.compileAsync", source, options);
   if (p.cached) return p.cached;
+  const build = async (q: Prepared) => {
+    try {
+      const handle = await nativeAsync(() => native().compileAsync(q.dev.handle, q.text, q.declarations.map((d) => d.name), q.flags, q.timeoutMs));
+      return remember("fl.compileAsync", q, handle);
+    } catch (e) {
+      throw compileError("fl.compileAsync", q, e);
+    }
+  };
   try {
-    const handle = await nativeAsync(() => native().compileAsync(p.dev.handle, p.text, p.declarations.map((d) => d.name), p.flags, p.timeoutMs));
-    return remember("fl.compileAsync", p, handle);
+    return await build(p);
   } catch (e) {
-    throw compileError("fl.compileAsync", p, e);
+    const host = hostPassAfter(p, e);
+    if (!host) throw e;
+    try {
+      return host.cached ?? await build(host);
+    } catch {
+      throw e;
+    }
   }
 }
 

@@ -1419,7 +1419,7 @@ __global__ void philox_draws(unsigned* bits, float* uniforms, float* normals, un
     expect(module.kernels).to.deep.equal(["k"]);
   });
 
-  it("says that inline assembly needs the GPU it is written for, naming the line", () => {
+  it("says that inline assembly needs the GPU it is written for, naming the line", async () => {
     const source = `
 __global__ void lane_ids(int* out) {
   unsigned lane;
@@ -1461,6 +1461,31 @@ __global__ void newer(int* out) { out[0] = 1; }
     expectThrows(() => guarded.fn("newer"), fl.ArgumentError, "module.fn: name must be one of the module's kernels (lane_ids_portable), got \"newer\", " +
       "defined only under #if __CUDA_ARCH__ >= 800 (line 11), a branch this device does not compile (the CPU emulator compiled this source as " +
       "nvcc's host pass reads it, with no __CUDA_ARCH__, because sm_90's has inline PTX assembly on line 5, which needs an NVIDIA GPU, which the CPU cannot run)");
+    // sm_90's device code that the emulator cannot compile (thread block clusters), beside a path for older
+    // GPUs: the emulator compiles that path, and says why of what it leaves out.
+    const clustered = `
+#include <cooperative_groups.h>
+__global__ void ranks(int* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+#if __CUDA_ARCH__ >= 900
+  out[i] = i + 1000 * static_cast<int>(cooperative_groups::this_cluster().block_rank());
+#else
+  out[i] = i;
+#endif
+}
+#if __CUDA_ARCH__ >= 900
+__global__ void hopper_only(int* out) { out[0] = 1; }
+#endif
+`;
+    for (const compiled of [fl.compile(clustered, { device: dev() }), await fl.compileAsync(clustered, { device: dev() })]) {
+      const ranks = fl.full([50], -1, { dtype: "i32", device: dev() });
+      compiled.fn("ranks").launch({ grid: 2, block: 32 }, ranks, 45);
+      expect(Array.from(ranks.toArray())).to.deep.equal([...range(45), -1, -1, -1, -1, -1]);
+      expectThrows(() => compiled.fn("hopper_only"), fl.ArgumentError, new RegExp("\\(line 12\\), a branch this device does not compile \\(the CPU emulator " +
+        "compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, because sm_90's does not compile here \\(.*this_cluster.*\\)\\)$"));
+    }
+    expectThrows(() => fl.compile(clustered, { device: dev(), arch: "sm_90" }), fl.DeviceError, /this_cluster/);
     // Asked for sm_90's device code, the emulator has no C++ path to take.
     expectThrows(() => fl.compile(portable, { device: dev(), arch: "sm_90" }), fl.ArgumentError, /got inline PTX assembly on line 5, which needs an NVIDIA GPU$/);
   });
