@@ -11,7 +11,7 @@ import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
 import { expectThrows, range, testDevice } from "./helpers";
 import { Philox, Xorwow, boxMuller, uniformDoubleOf, uniformOf } from "./reference/curand";
-import { roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
+import { fp8Code, fp8Value, roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
 
 /** f16 values as their bits, for bit-for-bit comparisons (every NaN alike: the GPU gives one NaN, 0x7fff). */
 function f16Bits(values: ArrayLike<number>): (number | string)[] {
@@ -1117,6 +1117,66 @@ __global__ void tile_sums(const int* in, int* out, int n) {
       const expected = range(tiles).map((t) => range(tile).reduce((sum, k) => sum + (values[t * tile + k] ?? 0), 0) * tile);
       expect(Array.from(out.toArray()), `${block} threads, tiles of ${tile}`).to.deep.equal(expected);
     }
+  });
+
+  it("rounds to c10's 8-bit floats as c10 does, and gives their limits and arithmetic (vLLM's fp8 quantization)", () => {
+    const module = fl.compile(`
+#include <torch/all.h>
+#include <c10/util/Float8_e4m3fn.h>
+#include <c10/util/Float8_e5m2.h>
+template <typename fp8_t>
+__global__ void quantize(unsigned char* codes, float* back, const float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const fp8_t q = static_cast<fp8_t>(x[i]);
+  codes[i] = q.x;
+  back[i] = static_cast<float>(q);
+}
+// vLLM's scaled conversion: clamp to the type's range, then convert; and the type's limits.
+__global__ void scaled(c10::Float8_e4m3fn* out, float* limits, const float* x, float inverse_scale, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr auto kFp8Max = std::numeric_limits<c10::Float8_e4m3fn>::max();
+  const float kMax = static_cast<float>(kFp8Max);
+  if (i < n) out[i] = static_cast<c10::Float8_e4m3fn>(fmaxf(-kMax, fminf(x[i] * inverse_scale, kMax)));
+  if (i == 0) {
+    using e5m2 = std::numeric_limits<c10::Float8_e5m2>;
+    limits[0] = kMax;
+    limits[1] = static_cast<float>(std::numeric_limits<c10::Float8_e4m3fn>::lowest());
+    limits[2] = static_cast<float>(std::numeric_limits<c10::Float8_e4m3fn>::min());
+    limits[3] = static_cast<float>(e5m2::max());
+    limits[4] = static_cast<float>(e5m2::epsilon());
+    limits[5] = static_cast<float>(e5m2::infinity());
+    limits[6] = static_cast<float>(c10::Float8_e4m3fn(1.5f) * c10::Float8_e4m3fn(2.75f));
+  }
+}
+`, { device: dev() });
+    // Every code's value, the midpoints between neighbours (ties), just either side of them, and the edges.
+    const values: number[] = [0, -0, NaN, Infinity, -Infinity, 1e-9, 440, 448, 456, 460, 464, 465, 479, 480, 1e6, 57344, 60000, 61440, 61441, 65536, 2 ** -17];
+    for (const format of ["e4m3fn", "e5m2"] as const) {
+      for (let code = 0; code < 0x7c; code++) {
+        const v = fp8Value(code, format), next = fp8Value(code + 1, format);
+        values.push(v, -v);
+        if (Number.isFinite(next)) values.push((v + next) / 2, Math.fround((v + next) / 2 * (1 + 2 ** -20)), -Math.fround((v + next) / 2 * (1 - 2 ** -20)));
+      }
+    }
+    const inputs = values.map(Math.fround);
+    const x = fl.tensor(inputs, { device: dev() });
+    for (const [format, type] of [["e4m3fn", "c10::Float8_e4m3fn"], ["e5m2", "c10::Float8_e5m2"]] as const) {
+      const codes = fl.full([inputs.length], 0x55, { dtype: "u8", device: dev() });
+      const back = fl.full([inputs.length], -7, { device: dev() });
+      module.fn(`quantize<${type}>`).launch({ grid: Math.ceil(inputs.length / 128), block: 128 }, codes, back, x, inputs.length);
+      const expected = inputs.map((v) => fp8Code(v, format));
+      expect(Array.from(codes.toArray()), format).to.deep.equal(expected);
+      expect(Array.from(back.toArray()).map((v) => (Number.isNaN(v) ? "NaN" : v)), format)
+        .to.deep.equal(expected.map((c) => fp8Value(c, format)).map((v) => (Number.isNaN(v) ? "NaN" : Math.fround(v))));
+    }
+    const n = 40;
+    const xs = range(n).map((i) => (i - 20) * 37.5);
+    const out = fl.full([n], 0x55, { dtype: "u8", device: dev() });
+    const limits = fl.full([7], NaN, { device: dev() });
+    module.fn("scaled").launch({ grid: 1, block: 64 }, out, limits, fl.tensor(xs, { device: dev() }), 0.5, n);
+    expect(Array.from(out.toArray())).to.deep.equal(xs.map((v) => fp8Code(Math.max(-448, Math.min(v * 0.5, 448)), "e4m3fn")));
+    expect(Array.from(limits.toArray())).to.deep.equal([448, -448, 2 ** -6, 57344, 0.25, Infinity, 4]);
   });
 
   it("gives CUDA's 8-bit floats to a source that includes the 16-bit ones and <cmath>, as NVRTC's headers do (candle's cuda_utils.cuh)", () => {

@@ -61,3 +61,49 @@ export function roundF16Fma(x: number, y: number, z: number): number {
 export function roundBf16Fma(x: number, y: number, z: number): number {
   return roundBf16(...exactFma(x, y, z));
 }
+
+/**
+ * The code of c10's 8-bit float nearest to x, ties to even, as c10 converts a
+ * float: E4M3FN (3 mantissa bits, bias 7; 0x7f NaN, also reached by rounding
+ * past 448) or E5M2 (2 bits, bias 15; past 57344 rounds to infinity, 0x7c).
+ */
+export function fp8Code(x: number, format: "e4m3fn" | "e5m2"): number {
+  const [mantissaBits, bias] = format === "e4m3fn" ? [3, 7] : [2, 15];
+  const sign = x < 0 || Object.is(x, -0) ? 0x80 : 0;
+  const nan = 0x7f | sign;
+  if (Number.isNaN(x)) return nan;
+  const magnitude = Math.abs(x);
+  if (magnitude === Infinity) return format === "e4m3fn" ? nan : 0x7c | sign;
+  const evenRound = (q: number) => {
+    const n = Math.floor(q);
+    return q - n > 0.5 || (q - n === 0.5 && n % 2 === 1) ? n + 1 : n;
+  };
+  const minNormal = 2 ** (1 - bias);
+  let code: number;
+  if (magnitude < minNormal) {
+    code = evenRound(magnitude / 2 ** (1 - bias - mantissaBits));  // a subnormal's steps (reaching the smallest normal's code)
+  } else {
+    let e = Math.floor(Math.log2(magnitude));
+    if (2 ** e > magnitude) e--;
+    else if (2 ** (e + 1) <= magnitude) e++;
+    let m = evenRound((magnitude / 2 ** e - 1) * 2 ** mantissaBits);
+    if (m === 2 ** mantissaBits) {
+      m = 0;
+      e++;
+    }
+    code = ((e + bias) << mantissaBits) | m;
+  }
+  const top = format === "e4m3fn" ? 0x7f : 0x7c;
+  return (code >= top ? top : code) | sign;
+}
+
+/** The value of c10's 8-bit float `code`. */
+export function fp8Value(code: number, format: "e4m3fn" | "e5m2"): number {
+  const [mantissaBits, bias] = format === "e4m3fn" ? [3, 7] : [2, 15];
+  const sign = code & 0x80 ? -1 : 1;
+  const exponent = (code & 0x7f) >> mantissaBits, mantissa = code & ((1 << mantissaBits) - 1);
+  const top = (1 << (7 - mantissaBits)) - 1;
+  if (format === "e4m3fn" ? (code & 0x7f) === 0x7f : exponent === top) return mantissa === 0 && format === "e5m2" ? sign * Infinity : NaN;
+  if (exponent === 0) return sign * mantissa * 2 ** (1 - bias - mantissaBits);
+  return sign * (1 + mantissa / 2 ** mantissaBits) * 2 ** (exponent - bias);
+}

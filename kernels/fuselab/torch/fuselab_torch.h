@@ -76,7 +76,76 @@ struct alignas(2) BFloat16 {
   }
 };
 
-// PyTorch's arithmetic on its 16-bit types, one definition for both and each
+// c10's 8-bit floats: E4M3FN (bias 7, no infinity, 448 the largest, 0x7f and
+// 0xff NaN) and E5M2 (bias 15, IEEE-like). From float, each rounds to nearest
+// even as c10 does, in integer steps every target takes alike: E4M3FN gives NaN
+// from 464 up (past the largest, rounding reaches the NaN code) and from
+// infinity, E5M2 infinity from 61440 up.
+namespace detail {
+C10_HOST_DEVICE inline uint32_t bits_of(float f) {
+  float_bits b;
+  b.f = f;
+  return b.u;
+}
+C10_HOST_DEVICE inline float float_of(uint32_t u) {
+  float_bits b;
+  b.u = u;
+  return b.f;
+}
+// mantissa_bits 3 or 2, bias 7 or 15; `past` the magnitude (float bits) from which
+// the code is `past_code` (NaN, or E5M2's infinity below its NaNs).
+C10_HOST_DEVICE inline uint8_t fp8_from_float(float f, int mantissa_bits, int bias, uint32_t past, bool e5m2) {
+  uint32_t u = bits_of(f);
+  const uint32_t sign = u & 0x80000000u;
+  u ^= sign;
+  const int shift = 23 - mantissa_bits;
+  uint8_t code;
+  if (u >= past) {
+    code = e5m2 && u <= 0x7f800000u ? 0x7c : 0x7f;
+  } else if (u < static_cast<uint32_t>(127 - bias + 1) << 23) {
+    // Below the smallest normal: adding a float whose last place is the code's step rounds to it.
+    const uint32_t step = static_cast<uint32_t>(127 + 23 - (bias - 1 + mantissa_bits)) << 23;
+    code = static_cast<uint8_t>(bits_of(float_of(u) + float_of(step)) - step);
+  } else {
+    const uint32_t odd = (u >> shift) & 1u;
+    u += (static_cast<uint32_t>(bias - 127) << 23) + ((1u << (shift - 1)) - 1u) + odd;
+    code = static_cast<uint8_t>(u >> shift);
+  }
+  return static_cast<uint8_t>(code | (sign >> 24));
+}
+}  // namespace detail
+
+struct alignas(1) Float8_e4m3fn {
+  uint8_t x;
+  struct from_bits_t {};
+  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
+  Float8_e4m3fn() = default;
+  C10_HOST_DEVICE constexpr Float8_e4m3fn(uint8_t bits, from_bits_t) : x(bits) {}
+  C10_HOST_DEVICE Float8_e4m3fn(float value) : x(detail::fp8_from_float(value, 3, 7, 0x43f00000u, false)) {}
+  C10_HOST_DEVICE operator float() const {
+    const uint32_t sign = static_cast<uint32_t>(x & 0x80) << 24;
+    const uint32_t exponent = (x >> 3) & 15u, mantissa = x & 7u;
+    if (exponent == 15 && mantissa == 7) return detail::float_of(sign | 0x7fc00000u);
+    if (exponent == 0) return detail::float_of(sign | detail::bits_of(static_cast<float>(mantissa) * 0.001953125f));  // mantissa * 2^-9
+    return detail::float_of(sign | ((exponent + 120u) << 23) | (mantissa << 20));
+  }
+  C10_HOST_DEVICE bool isnan() const { return (x & 0x7f) == 0x7f; }
+};
+
+struct alignas(1) Float8_e5m2 {
+  uint8_t x;
+  struct from_bits_t {};
+  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
+  Float8_e5m2() = default;
+  C10_HOST_DEVICE constexpr Float8_e5m2(uint8_t bits, from_bits_t) : x(bits) {}
+  C10_HOST_DEVICE Float8_e5m2(float value) : x(detail::fp8_from_float(value, 2, 15, 0x47800000u, true)) {}
+  // The upper byte of an IEEE half.
+  C10_HOST_DEVICE operator float() const { return __half2float(__ushort_as_half(static_cast<unsigned short>(x << 8))); }
+  C10_HOST_DEVICE bool isnan() const { return (x & 0x7f) > 0x7c; }
+  C10_HOST_DEVICE bool isinf() const { return (x & 0x7f) == 0x7c; }
+};
+
+// PyTorch's arithmetic on its 16- and 8-bit types, one definition for each type and
 // operator: with its own type, the result rounded back to it; with float or
 // double, that type; with an integer, the integer converted first.
 #define FUSELAB_TORCH_OPERATOR(T, op)                                                                        \
@@ -99,6 +168,8 @@ struct alignas(2) BFloat16 {
   C10_HOST_DEVICE inline T operator-(const T& a) { return -float(a); }
 FUSELAB_TORCH_ARITHMETIC(Half)
 FUSELAB_TORCH_ARITHMETIC(BFloat16)
+FUSELAB_TORCH_ARITHMETIC(Float8_e4m3fn)
+FUSELAB_TORCH_ARITHMETIC(Float8_e5m2)
 #undef FUSELAB_TORCH_OPERATOR
 #undef FUSELAB_TORCH_ARITHMETIC
 
@@ -145,6 +216,43 @@ struct sixteen_bit_limits {
 };
 using half_limits = sixteen_bit_limits<Half, 0xfbff, 0x7bff, 0x0400, 0x1400, 0x3800, 0x7c00, 0x7e00, 0x7d00, 11, 3, -13, 16>;
 using bfloat16_limits = sixteen_bit_limits<BFloat16, 0xff7f, 0x7f7f, 0x0080, 0x3c00, 0x3f00, 0x7f80, 0x7fc0, 0x7fa0, 8, 2, -125, 128>;
+
+// The 8-bit floats' limits, as c10 gives them (E4M3FN has no infinity).
+template <typename T, uint8_t Lowest, uint8_t Max, uint8_t Min, uint8_t Epsilon, uint8_t Infinity, bool HasInfinity,
+          int Digits, int MaxDigits10, int MinExponent, int MinExponent10, int MaxExponent, int MaxExponent10>
+struct eight_bit_limits {
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = HasInfinity;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = false;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr bool is_iec559 = false;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr int digits = Digits;
+  static constexpr int digits10 = 0;
+  static constexpr int max_digits10 = MaxDigits10;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = MinExponent;
+  static constexpr int min_exponent10 = MinExponent10;
+  static constexpr int max_exponent = MaxExponent;
+  static constexpr int max_exponent10 = MaxExponent10;
+  C10_HOST_DEVICE static constexpr T min() { return T(Min, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T lowest() { return T(Lowest, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T max() { return T(Max, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T epsilon() { return T(Epsilon, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T round_error() { return T(0x38 - (Digits == 4 ? 8 : 0), T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T infinity() { return T(Infinity, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T quiet_NaN() { return T(0x7f, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T denorm_min() { return T(1, T::from_bits()); }
+};
+using e4m3fn_limits = eight_bit_limits<Float8_e4m3fn, 0xfe, 0x7e, 0x08, 0x20, 0x7f, false, 4, 3, -5, -1, 9, 2>;
+using e5m2_limits = eight_bit_limits<Float8_e5m2, 0xfb, 0x7b, 0x04, 0x34, 0x7c, true, 3, 2, -13, -4, 16, 4>;
 }  // namespace detail
 }  // namespace c10
 
@@ -153,17 +261,23 @@ namespace cuda {
 namespace std {
 template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
 template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
+template <> struct numeric_limits<c10::Float8_e4m3fn> : c10::detail::e4m3fn_limits {};
+template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {};
 }  // namespace std
 }  // namespace cuda
 #elif defined(__HIPCC_RTC__)
 namespace fuselab_rtc_std {
 template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
 template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
+template <> struct numeric_limits<c10::Float8_e4m3fn> : c10::detail::e4m3fn_limits {};
+template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {};
 }  // namespace fuselab_rtc_std
 #else
 namespace std {
 template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
 template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
+template <> struct numeric_limits<c10::Float8_e4m3fn> : c10::detail::e4m3fn_limits {};
+template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {};
 }  // namespace std
 #endif
 
@@ -189,6 +303,8 @@ C10_HOST_DEVICE inline float __bfloat162float(const c10::BFloat16& value) { retu
 
 namespace at {
 using c10::BFloat16;
+using c10::Float8_e4m3fn;
+using c10::Float8_e5m2;
 using c10::Half;
 
 // The type a kernel computes in (at::opmath_type<scalar_t>) and accumulates in
