@@ -45,13 +45,17 @@ union float_bits {
 };
 }  // namespace detail
 
+// A c10 type's stored bits, and its constructor from them: T(bits, T::from_bits()).
+#define FUSELAB_TORCH_STORED_AS(T, Bits)                                             \
+  Bits x;                                                                            \
+  struct from_bits_t {};                                                             \
+  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); } \
+  T() = default;                                                                     \
+  C10_HOST_DEVICE constexpr T(Bits bits, from_bits_t) : x(bits) {}
+
 // IEEE binary16, rounded to nearest even by the target's own conversion.
 struct alignas(2) Half {
-  unsigned short x;
-  struct from_bits_t {};
-  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
-  Half() = default;
-  C10_HOST_DEVICE constexpr Half(unsigned short bits, from_bits_t) : x(bits) {}
+  FUSELAB_TORCH_STORED_AS(Half, unsigned short)
   C10_HOST_DEVICE Half(float value) : x(__half_as_ushort(__float2half(value))) {}
   C10_HOST_DEVICE Half(const __half& value) : x(__half_as_ushort(value)) {}
   C10_HOST_DEVICE operator float() const { return __half2float(__ushort_as_half(x)); }
@@ -59,11 +63,7 @@ struct alignas(2) Half {
 
 // bfloat16: a float's upper 16 bits, rounded to nearest even; a NaN stays a quiet NaN.
 struct alignas(2) BFloat16 {
-  uint16_t x;
-  struct from_bits_t {};
-  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
-  BFloat16() = default;
-  C10_HOST_DEVICE constexpr BFloat16(unsigned short bits, from_bits_t) : x(bits) {}
+  FUSELAB_TORCH_STORED_AS(BFloat16, uint16_t)
   C10_HOST_DEVICE BFloat16(float value) {
     detail::float_bits b;
     b.f = value;
@@ -116,11 +116,7 @@ C10_HOST_DEVICE inline uint8_t fp8_from_float(float f, int mantissa_bits, int bi
 }  // namespace detail
 
 struct alignas(1) Float8_e4m3fn {
-  uint8_t x;
-  struct from_bits_t {};
-  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
-  Float8_e4m3fn() = default;
-  C10_HOST_DEVICE constexpr Float8_e4m3fn(uint8_t bits, from_bits_t) : x(bits) {}
+  FUSELAB_TORCH_STORED_AS(Float8_e4m3fn, uint8_t)
   C10_HOST_DEVICE Float8_e4m3fn(float value) : x(detail::fp8_from_float(value, 3, 7, 0x43f00000u, false)) {}
   C10_HOST_DEVICE operator float() const {
     const uint32_t sign = static_cast<uint32_t>(x & 0x80) << 24;
@@ -133,11 +129,7 @@ struct alignas(1) Float8_e4m3fn {
 };
 
 struct alignas(1) Float8_e5m2 {
-  uint8_t x;
-  struct from_bits_t {};
-  C10_HOST_DEVICE static constexpr from_bits_t from_bits() { return from_bits_t(); }
-  Float8_e5m2() = default;
-  C10_HOST_DEVICE constexpr Float8_e5m2(uint8_t bits, from_bits_t) : x(bits) {}
+  FUSELAB_TORCH_STORED_AS(Float8_e5m2, uint8_t)
   C10_HOST_DEVICE Float8_e5m2(float value) : x(detail::fp8_from_float(value, 2, 15, 0x47800000u, true)) {}
   // The upper byte of an IEEE half.
   C10_HOST_DEVICE operator float() const { return __half2float(__ushort_as_half(static_cast<unsigned short>(x << 8))); }
@@ -172,6 +164,7 @@ FUSELAB_TORCH_ARITHMETIC(Float8_e4m3fn)
 FUSELAB_TORCH_ARITHMETIC(Float8_e5m2)
 #undef FUSELAB_TORCH_OPERATOR
 #undef FUSELAB_TORCH_ARITHMETIC
+#undef FUSELAB_TORCH_STORED_AS
 
 }  // namespace c10
 
