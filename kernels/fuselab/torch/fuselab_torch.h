@@ -168,21 +168,23 @@ FUSELAB_TORCH_ARITHMETIC(Float8_e5m2)
 
 }  // namespace c10
 
-// std::numeric_limits of both types, as c10 gives them, specialized where the
-// target's std finds its limits: cuda::std under NVRTC, fuselab's under hiprtc.
+// std::numeric_limits of the 16- and 8-bit types, as c10 gives them, specialized
+// where the target's std finds its limits: cuda::std under NVRTC, fuselab's under
+// hiprtc. One template: each value a parameter, each constant as its bits.
 namespace c10 {
 namespace detail {
 template <typename T, unsigned short Lowest, unsigned short Max, unsigned short Min, unsigned short Epsilon,
           unsigned short RoundError, unsigned short Infinity, unsigned short QuietNaN, unsigned short SignalingNaN,
-          int Digits, int Digits10, int MinExponent, int MaxExponent>
-struct sixteen_bit_limits {
+          bool HasInfinity, bool HasSignalingNaN, int Digits, int Digits10, int MaxDigits10, int MinExponent,
+          int MinExponent10, int MaxExponent, int MaxExponent10>
+struct float_limits {
   static constexpr bool is_specialized = true;
   static constexpr bool is_signed = true;
   static constexpr bool is_integer = false;
   static constexpr bool is_exact = false;
-  static constexpr bool has_infinity = true;
+  static constexpr bool has_infinity = HasInfinity;
   static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = true;
+  static constexpr bool has_signaling_NaN = HasSignalingNaN;
   static constexpr bool has_denorm_loss = false;
   static constexpr bool is_iec559 = false;
   static constexpr bool is_bounded = true;
@@ -191,44 +193,6 @@ struct sixteen_bit_limits {
   static constexpr bool tinyness_before = false;
   static constexpr int digits = Digits;
   static constexpr int digits10 = Digits10;
-  static constexpr int max_digits10 = Digits == 11 ? 5 : 4;
-  static constexpr int radix = 2;
-  static constexpr int min_exponent = MinExponent;
-  static constexpr int min_exponent10 = MinExponent == -13 ? -4 : -37;
-  static constexpr int max_exponent = MaxExponent;
-  static constexpr int max_exponent10 = MaxExponent == 16 ? 4 : 38;
-  C10_HOST_DEVICE static constexpr T min() { return T(Min, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T lowest() { return T(Lowest, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T max() { return T(Max, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T epsilon() { return T(Epsilon, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T round_error() { return T(RoundError, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T infinity() { return T(Infinity, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T quiet_NaN() { return T(QuietNaN, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T signaling_NaN() { return T(SignalingNaN, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T denorm_min() { return T(1, T::from_bits()); }
-};
-using half_limits = sixteen_bit_limits<Half, 0xfbff, 0x7bff, 0x0400, 0x1400, 0x3800, 0x7c00, 0x7e00, 0x7d00, 11, 3, -13, 16>;
-using bfloat16_limits = sixteen_bit_limits<BFloat16, 0xff7f, 0x7f7f, 0x0080, 0x3c00, 0x3f00, 0x7f80, 0x7fc0, 0x7fa0, 8, 2, -125, 128>;
-
-// The 8-bit floats' limits, as c10 gives them (E4M3FN has no infinity).
-template <typename T, uint8_t Lowest, uint8_t Max, uint8_t Min, uint8_t Epsilon, uint8_t Infinity, bool HasInfinity,
-          int Digits, int MaxDigits10, int MinExponent, int MinExponent10, int MaxExponent, int MaxExponent10>
-struct eight_bit_limits {
-  static constexpr bool is_specialized = true;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool is_exact = false;
-  static constexpr bool has_infinity = HasInfinity;
-  static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = false;
-  static constexpr bool has_denorm_loss = false;
-  static constexpr bool is_iec559 = false;
-  static constexpr bool is_bounded = true;
-  static constexpr bool is_modulo = false;
-  static constexpr bool traps = false;
-  static constexpr bool tinyness_before = false;
-  static constexpr int digits = Digits;
-  static constexpr int digits10 = 0;
   static constexpr int max_digits10 = MaxDigits10;
   static constexpr int radix = 2;
   static constexpr int min_exponent = MinExponent;
@@ -239,13 +203,17 @@ struct eight_bit_limits {
   C10_HOST_DEVICE static constexpr T lowest() { return T(Lowest, T::from_bits()); }
   C10_HOST_DEVICE static constexpr T max() { return T(Max, T::from_bits()); }
   C10_HOST_DEVICE static constexpr T epsilon() { return T(Epsilon, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T round_error() { return T(0x38 - (Digits == 4 ? 8 : 0), T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T round_error() { return T(RoundError, T::from_bits()); }
   C10_HOST_DEVICE static constexpr T infinity() { return T(Infinity, T::from_bits()); }
-  C10_HOST_DEVICE static constexpr T quiet_NaN() { return T(0x7f, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T quiet_NaN() { return T(QuietNaN, T::from_bits()); }
+  C10_HOST_DEVICE static constexpr T signaling_NaN() { return T(SignalingNaN, T::from_bits()); }
   C10_HOST_DEVICE static constexpr T denorm_min() { return T(1, T::from_bits()); }
 };
-using e4m3fn_limits = eight_bit_limits<Float8_e4m3fn, 0xfe, 0x7e, 0x08, 0x20, 0x7f, false, 4, 3, -5, -1, 9, 2>;
-using e5m2_limits = eight_bit_limits<Float8_e5m2, 0xfb, 0x7b, 0x04, 0x34, 0x7c, true, 3, 2, -13, -4, 16, 4>;
+using half_limits = float_limits<Half, 0xfbff, 0x7bff, 0x0400, 0x1400, 0x3800, 0x7c00, 0x7e00, 0x7d00, true, true, 11, 3, 5, -13, -4, 16, 4>;
+using bfloat16_limits = float_limits<BFloat16, 0xff7f, 0x7f7f, 0x0080, 0x3c00, 0x3f00, 0x7f80, 0x7fc0, 0x7fa0, true, true, 8, 2, 4, -125, -37, 128, 38>;
+// E4M3FN has no infinity (its infinity() is its NaN), and neither 8-bit type a signaling NaN.
+using e4m3fn_limits = float_limits<Float8_e4m3fn, 0xfe, 0x7e, 0x08, 0x20, 0x30, 0x7f, 0x7f, 0x7f, false, false, 4, 0, 3, -5, -1, 9, 2>;
+using e5m2_limits = float_limits<Float8_e5m2, 0xfb, 0x7b, 0x04, 0x34, 0x38, 0x7c, 0x7f, 0x7f, true, false, 3, 0, 2, -13, -4, 16, 4>;
 }  // namespace detail
 }  // namespace c10
 

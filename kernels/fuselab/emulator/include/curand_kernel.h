@@ -294,32 +294,32 @@ inline float4 curand_normal4(curandStatePhilox4_32_10_t* state) {
   const float2 a = fl::emu::box_muller(x.x, x.y), b = fl::emu::box_muller(x.z, x.w);
   return make_float4(a.x, a.y, b.x, b.y);
 }
+namespace fl {
+namespace emu {
+// The four draws of a double Box-Muller pair: XORWOW's next four, Philox's curand4.
+inline uint4 four_draws(curandStateXORWOW_t* state) {
+  const unsigned int a = curand(state), b = curand(state), c = curand(state);
+  return make_uint4(a, b, c, curand(state));
+}
+inline uint4 four_draws(curandStatePhilox4_32_10_t* state) { return curand4(state); }
+}  // namespace emu
+}  // namespace fl
+
+template <typename State>
+inline double2 curand_normal2_double(State* state) {
+  const uint4 x = fl::emu::four_draws(state);
+  return fl::emu::box_muller_double(x.x, x.y, x.z, x.w);
+}
 template <typename State>
 inline double curand_normal_double(State* state) {
   if (state->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {
-    unsigned int x[4];
-    if constexpr (std::is_same<State, curandStatePhilox4_32_10_t>::value) {
-      const uint4 q = curand4(state);
-      x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
-    } else {
-      for (unsigned int& word : x) word = curand(state);
-    }
-    const double2 v = fl::emu::box_muller_double(x[0], x[1], x[2], x[3]);
+    const double2 v = curand_normal2_double(state);
     state->boxmuller_extra_double = v.y;
     state->boxmuller_flag_double = EXTRA_FLAG_NORMAL;
     return v.x;
   }
   state->boxmuller_flag_double = 0;
   return state->boxmuller_extra_double;
-}
-inline double2 curand_normal2_double(curandStateXORWOW_t* state) {
-  unsigned int x[4];
-  for (unsigned int& word : x) word = curand(state);
-  return fl::emu::box_muller_double(x[0], x[1], x[2], x[3]);
-}
-inline double2 curand_normal2_double(curandStatePhilox4_32_10_t* state) {
-  const uint4 q = curand4(state);
-  return fl::emu::box_muller_double(q.x, q.y, q.z, q.w);
 }
 
 template <typename State>
