@@ -378,3 +378,188 @@ describe("kernel corpus", () => {
     });
   }
 });
+
+/** A reproducible stream of integers in [0, bound). */
+function integers(n: number, bound: number, seed: number): number[] {
+  let state = seed >>> 0;
+  return range(n).map(() => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return Math.floor((state / 2 ** 32) * bound);
+  });
+}
+
+/** A stable sort of positions by `key` (ascending, or descending), as cub's sorts order. */
+function stableOrder(count: number, key: (i: number) => number, descending = false): number[] {
+  return range(count).sort((a, b) => (descending ? key(b) - key(a) : key(a) - key(b)) || a - b);
+}
+
+describe("kernel corpus: cub's sorts, exchanges and segments", () => {
+  for (const { label, dev } of variants(true)) {
+    it(`cub_block_sort.cu: BlockLoad, BlockRadixSort and BlockStore in one union, for int, float (with -0.0, infinities) and __half keys${label}`, () => {
+      const module = compile("cub_block_sort.cu", dev());
+      const ints = integers(2 * 128 * 16, 2000, 7).map((v) => v - 1000);
+      const sortedInts = fl.full([ints.length], -1, { dtype: "i32", device: dev() });
+      module.fn("block_sort<int, 128, 16>").launch({ grid: 2, block: 128 }, sortedInts, fl.tensor(ints, { dtype: "i32", device: dev() }));
+      const tiles = (values: number[], size: number) => range(values.length / size).map((b) => values.slice(b * size, (b + 1) * size));
+      expect(Array.from(sortedInts.toArray())).to.deep.equal(tiles(ints, 2048).flatMap((t) => [...t].sort((a, b) => a - b)));
+
+      const floats = integers(3 * 320, 1000, 8).map((v) => (v - 500) / 8);
+      floats[5] = -0; floats[9] = 0; floats[11] = -0; floats[700] = Infinity; floats[701] = -Infinity; floats[702] = -0; floats[703] = 0;
+      const sortedFloats = fl.full([floats.length], NaN, { device: dev() });
+      module.fn("block_sort<float, 64, 5>").launch({ grid: 3, block: 64 }, sortedFloats, fl.tensor(floats, { device: dev() }));
+      // -0.0 and +0.0 rank alike and keep their order.
+      const expected = tiles(floats, 320).flatMap((t) => stableOrder(t.length, (i) => t[i] + 0).map((i) => t[i]));
+      const got = Array.from(sortedFloats.toArray());
+      expect(got).to.deep.equal(expected);
+      expect(got.map((v) => Object.is(v, -0)), "the signs of the zeros").to.deep.equal(expected.map((v) => Object.is(v, -0)));
+
+      const halves = fl.randn([2 * 96], { device: dev(), dtype: "f16", seed: 9 });
+      const sortedHalves = fl.full([2 * 96], NaN, { device: dev(), dtype: "f16" });
+      module.fn("block_sort<__half, 32, 3>").launch({ grid: 2, block: 32 }, sortedHalves, halves);
+      expect(Array.from(sortedHalves.toArray())).to.deep.equal(tiles(Array.from(halves.toArray()), 96).flatMap((t) => [...t].sort((a, b) => a - b)));
+    });
+
+    it(`cub_block_sort.cu: a top-k of each row from BlockRadixSort's descending key-value sort, ties to the lower column${label}`, () => {
+      const rows = 5, k = 10;
+      const module = compile("cub_block_sort.cu", dev());
+      for (const cols of [256, 77]) {
+        const logits = integers(rows * cols, 40, cols).map((v) => v / 4 - 5);
+        const values = fl.full([rows * k], NaN, { device: dev() });
+        const indices = fl.full([rows * k], -1, { dtype: "i32", device: dev() });
+        module.fn("row_topk<64, 4, 10>").launch({ grid: rows, block: 64 }, values, indices, fl.tensor(logits, { device: dev() }), cols);
+        const tops = range(rows).map((r) => stableOrder(cols, (c) => logits[r * cols + c], true).slice(0, k));
+        expect(Array.from(indices.toArray()), `${cols} columns`).to.deep.equal(tops.flat());
+        expect(Array.from(values.toArray()), `${cols} columns`).to.deep.equal(tops.flatMap((top, r) => top.map((c) => logits[r * cols + c])));
+      }
+    });
+
+    it(`cub_block_sort.cu: BlockRadixSort on a range of bits, stable, stored striped; BlockMergeSort with a comparator over a partial tile${label}`, () => {
+      const module = compile("cub_block_sort.cu", dev());
+      const count = 32 * 7;
+      const codes = integers(count, 2 ** 32, 11);
+      for (const [begin, end] of [[4, 12], [0, 32], [28, 32]]) {
+        const out = fl.full([count], 0, { dtype: "u32", device: dev() });
+        const positions = fl.full([count], -1, { dtype: "i32", device: dev() });
+        module.fn("sort_bits_striped<32, 7>").launch({ grid: 1, block: 32 }, out, positions, fl.tensor(codes, { dtype: "u32", device: dev() }), begin, end);
+        const order = stableOrder(count, (i) => Math.floor(codes[i] / 2 ** begin) % 2 ** (end - begin));
+        expect(Array.from(positions.toArray()), `bits [${begin}, ${end})`).to.deep.equal(order);
+        expect(Array.from(out.toArray()), `bits [${begin}, ${end})`).to.deep.equal(order.map((i) => codes[i]));
+      }
+      for (const n of [160, 131]) {
+        const values = integers(n, 21, n).map((v) => (v - 10) / 2);
+        const out = fl.full([n], NaN, { device: dev() });
+        const positions = fl.full([n], -1, { dtype: "i32", device: dev() });
+        module.fn("merge_sort_by_magnitude<32, 5>").launch({ grid: 1, block: 32 }, out, positions, fl.tensor(values, { device: dev() }), n);
+        const order = stableOrder(n, (i) => Math.abs(values[i]));
+        expect(Array.from(positions.toArray()), `n = ${n}`).to.deep.equal(order);
+        expect(Array.from(out.toArray()), `n = ${n}`).to.deep.equal(order.map((i) => values[i]));
+      }
+    });
+  }
+
+  for (const { label, dev } of variants(false)) {
+    it(`cub_block_sort.cu: BlockExchange from striped to blocked, to warp-striped, and scattered by rank${label}`, () => {
+      const threads = 64, items = 3, count = threads * items;
+      const input = integers(count, 1000, 5);
+      const ranks = stableOrder(count, (i) => integers(count, 997, 6)[i]);
+      const blocked = fl.full([count], -1, { dtype: "i32", device: dev() });
+      const warpStriped = fl.full([count], -1, { dtype: "i32", device: dev() });
+      const scattered = fl.full([count], -1, { dtype: "i32", device: dev() });
+      compile("cub_block_sort.cu", dev()).fn("exchanges<64, 3>").launch({ grid: 1, block: threads }, blocked, warpStriped, scattered,
+        fl.tensor(input, { dtype: "i32", device: dev() }), fl.tensor(ranks, { dtype: "i32", device: dev() }));
+      expect(Array.from(blocked.toArray())).to.deep.equal(input);
+      const warpSlot = (t: number, k: number) => Math.floor(t / 32) * 32 * items + k * 32 + (t % 32);
+      expect(Array.from(warpStriped.toArray())).to.deep.equal(range(count).map((i) => input[warpSlot(Math.floor(i / items), i % items)]));
+      const expected = new Array<number>(count);
+      ranks.forEach((rank, i) => (expected[rank] = input[i]));
+      expect(Array.from(scattered.toArray())).to.deep.equal(expected);
+    });
+
+    it(`cub_segments.cu: BlockHistogram of bytes (atomic and sort algorithms) added into a global histogram${label}`, () => {
+      const module = compile("cub_segments.cu", dev());
+      for (const [name, tile] of [["byte_histogram<64, 4, cub::BLOCK_HISTO_ATOMIC>", 256], ["byte_histogram<128, 2, cub::BLOCK_HISTO_SORT>", 256]] as const) {
+        const n = 1000;
+        const bytes = integers(n, 256, 3).map((v, i) => (i % 5 === 0 ? 17 : v));
+        const histogram = fl.zeros([256], { dtype: "u32", device: dev() });
+        module.fn(name).launch({ grid: Math.ceil(n / tile), block: tile / (name.includes("64,") ? 4 : 2) }, histogram, fl.tensor(bytes, { dtype: "u8", device: dev() }), n);
+        const expected = new Array<number>(256).fill(0);
+        for (const b of bytes) expected[b]++;
+        expect(Array.from(histogram.toArray()), name).to.deep.equal(expected);
+      }
+    });
+
+    it(`cub_segments.cu: BlockDiscontinuity run heads and tails across tiles, and a flag op taking the item's index${label}`, () => {
+      const module = compile("cub_segments.cu", dev());
+      const n = 250, tile = 96;
+      const keys = integers(n, 4, 12).map((v, i) => Math.floor(i / 3) + (v === 0 ? 1 : 0));
+      const heads = fl.full([n], -1, { dtype: "i32", device: dev() });
+      const tails = fl.full([n], -1, { dtype: "i32", device: dev() });
+      module.fn("run_flags<32, 3>").launch({ grid: Math.ceil(n / tile), block: 32 }, heads, tails, fl.tensor(keys, { dtype: "i32", device: dev() }), n);
+      expect(Array.from(heads.toArray())).to.deep.equal(keys.map((k, i) => (i === 0 || keys[i - 1] !== k ? 1 : 0)));
+      expect(Array.from(tails.toArray())).to.deep.equal(keys.map((k, i) => (i === n - 1 || keys[i + 1] !== k ? 1 : 0)));
+
+      const x = integers(128, 9, 13).map((v) => v - 4.5);
+      const signHeads = fl.full([128], -1, { dtype: "i32", device: dev() });
+      module.fn("sign_heads<32, 4>").launch({ grid: 1, block: 32 }, signHeads, fl.tensor(x, { device: dev() }), 7);
+      expect(Array.from(signHeads.toArray())).to.deep.equal(x.map((v, i) => (i === 0 || i % 7 === 0 || (x[i - 1] < 0) !== (v < 0) ? 1 : 0)));
+    });
+
+    it(`cub_segments.cu: BlockAdjacentDifference delta encoding over partial tiles, left with the tile's predecessor and right${label}`, () => {
+      const n = 200, tile = 96;
+      const x = integers(n, 10000, 14);
+      const deltas = fl.full([n], -1, { dtype: "i32", device: dev() });
+      const backward = fl.full([n], -1, { dtype: "i32", device: dev() });
+      compile("cub_segments.cu", dev()).fn("delta_encode<32, 3>").launch({ grid: Math.ceil(n / tile), block: 32 }, deltas, backward, fl.tensor(x, { dtype: "i32", device: dev() }), n);
+      expect(Array.from(deltas.toArray())).to.deep.equal(x.map((v, i) => (i === 0 ? v : v - x[i - 1])));
+      const tileEnd = (i: number) => Math.min(n, (Math.floor(i / tile) + 1) * tile);
+      expect(Array.from(backward.toArray())).to.deep.equal(x.map((v, i) => (i + 1 < tileEnd(i) ? v - x[i + 1] : v)));
+    });
+
+    it(`cub_segments.cu: WarpReduce HeadSegmentedSum and TailSegmentedSum${label}`, () => {
+      const n = 200, threads = 128;
+      const x = integers(n, 100, 15);
+      const flags = integers(n, 5, 16).map((v) => (v === 0 ? 1 : 0));
+      const headSums = fl.full([n], -2, { dtype: "i32", device: dev() });
+      const tailSums = fl.full([n], -2, { dtype: "i32", device: dev() });
+      compile("cub_segments.cu", dev()).fn("warp_segment_sums").launch({ grid: Math.ceil(n / threads), block: threads }, headSums, tailSums,
+        fl.tensor(x, { dtype: "i32", device: dev() }), fl.tensor(flags, { dtype: "i32", device: dev() }), n);
+      // A segment starts at a flagged lane or a warp's first lane, and ends before the next start or at the warp's end.
+      const starts = (i: number) => flags[i] === 1 || i % 32 === 0;
+      const segmentSum = (i: number) => {
+        let sum = 0;
+        for (let j = i; j < n && (j === i || !starts(j)) && j < (Math.floor(i / 32) + 1) * 32; j++) sum += x[j];
+        return sum;
+      };
+      const expected = range(n).map((i) => (starts(i) ? segmentSum(i) : -1));
+      expect(Array.from(headSums.toArray())).to.deep.equal(expected);
+      expect(Array.from(tailSums.toArray())).to.deep.equal(expected);
+    });
+
+    it(`cub_segments.cu: a row's arg-max by BlockReduce and arg-min by WarpReduce over cub::KeyValuePair, first on ties${label}`, () => {
+      const rows = 6, cols = 300;
+      const logits = integers(rows * cols, 50, 17).map((v) => v / 5);
+      const bestColumn = fl.full([rows], -2, { dtype: "i32", device: dev() });
+      const bestValue = fl.full([rows], NaN, { device: dev() });
+      const worstColumn = fl.full([rows], -2, { dtype: "i32", device: dev() });
+      compile("cub_segments.cu", dev()).fn("row_argmax<128>").launch({ grid: rows, block: 128 }, bestColumn, bestValue, worstColumn,
+        fl.tensor(logits, { device: dev() }), cols);
+      const row = (r: number) => Array.from(fl.tensor(logits).toArray()).slice(r * cols, (r + 1) * cols);
+      expect(Array.from(bestColumn.toArray())).to.deep.equal(range(rows).map((r) => row(r).indexOf(Math.max(...row(r)))));
+      expect(Array.from(bestValue.toArray())).to.deep.equal(range(rows).map((r) => Math.max(...row(r))));
+      expect(Array.from(worstColumn.toArray())).to.deep.equal(range(rows).map((r) => row(r).indexOf(Math.min(...row(r)))));
+    });
+
+    it(`cub_segments.cu: __syncthreads_count, __syncthreads_or and cub 1's CTA_SYNC, LaneId, ThreadLoad and DivideAndRoundUp${label}`, () => {
+      const n = 300, threads = 128, blocks = Math.ceil(n / threads);
+      const x = integers(n, 200, 18).map((v) => v - 120);
+      const positives = fl.full([blocks], -1, { dtype: "i32", device: dev() });
+      const anyAbove = fl.full([blocks], -1, { dtype: "i32", device: dev() });
+      const lanes = fl.full([Math.ceil(n / 32)], -1, { dtype: "i32", device: dev() });
+      compile("cub_segments.cu", dev()).fn("block_votes").launch({ grid: blocks, block: threads }, positives, anyAbove, lanes, fl.tensor(x, { device: dev() }), n, 70);
+      const tileOf = (b: number) => x.slice(b * threads, (b + 1) * threads);
+      expect(Array.from(positives.toArray())).to.deep.equal(range(blocks).map((b) => tileOf(b).filter((v) => v > 0).length));
+      expect(Array.from(anyAbove.toArray())).to.deep.equal(range(blocks).map((b) => (tileOf(b).some((v) => v > 70) ? 1 : 0)));
+      expect(Array.from(lanes.toArray())).to.deep.equal(range(Math.ceil(n / 32)).map((w) => Math.ceil((n - 32 * w) / 32)));
+    });
+  }
+});

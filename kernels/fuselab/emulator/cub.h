@@ -9,31 +9,14 @@
 #ifndef FUSELAB_EMULATOR_CUB_H
 #define FUSELAB_EMULATOR_CUB_H
 
-#include "include/cuda/functional"
-#include "intrinsics.h"
+#include "cub_util.h"
 
 namespace cub {
-
-struct Sum {
-  template <typename T> T operator()(const T& a, const T& b) const { return a + b; }
-};
-struct Max {
-  template <typename T> T operator()(const T& a, const T& b) const { return a < b ? b : a; }
-};
-struct Min {
-  template <typename T> T operator()(const T& a, const T& b) const { return b < a ? b : a; }
-};
 
 enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
 enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
 
 namespace detail {
-
-inline unsigned linear_thread() {
-  const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
-  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
-  return t.x + d.x * (t.y + d.y * t.z);
-}
 
 // The lanes [base, base + width) of the caller's warp.
 inline unsigned long long segment_lanes(unsigned base, unsigned width) {
@@ -43,6 +26,8 @@ inline unsigned long long segment_lanes(unsigned base, unsigned width) {
 // Reduces over the first `valid` lanes of a logical warp of `width` lanes;
 // the result is complete in its lane 0. A lane whose partner is past the valid
 // ones reads its own value, so no lane reads one the block does not have.
+// Segmented, each lane reduces up to its own bound: `valid` is then the lane
+// after its segment's last.
 template <typename T, typename Op>
 inline T warp_reduce(T value, Op op, unsigned lane, unsigned width, unsigned valid, unsigned long long lanes) {
   const unsigned base = linear_thread() % ::fl::emu::tls().warp_size - lane;
@@ -87,7 +72,34 @@ class WarpReduce {
   T Sum(T input) { return Reduce(input, cub::Sum()); }
   T Sum(T input, int valid_items) { return Reduce(input, cub::Sum(), valid_items); }
 
+  // Segments marked by their first lane (head) or last lane (tail); each
+  // segment's total is valid in its first lane, reduced in cub's order.
+  template <typename Flag, typename Op> T HeadSegmentedReduce(T input, Flag head_flag, Op op) {
+    return segmented(input, head_flag != Flag(0), true, op);
+  }
+  template <typename Flag, typename Op> T TailSegmentedReduce(T input, Flag tail_flag, Op op) {
+    return segmented(input, tail_flag != Flag(0), false, op);
+  }
+  template <typename Flag> T HeadSegmentedSum(T input, Flag head_flag) { return HeadSegmentedReduce(input, head_flag, cub::Sum()); }
+  template <typename Flag> T TailSegmentedSum(T input, Flag tail_flag) { return TailSegmentedReduce(input, tail_flag, cub::Sum()); }
+
  private:
+  template <typename Op> T segmented(T input, bool flag, bool heads, Op op) {
+    const unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    const unsigned width = pow2_width();
+    const unsigned base = warp_lane / width * width;
+    const unsigned present = lanes_present(base, width);
+    const unsigned long long lanes = detail::segment_lanes(base, present);
+    const unsigned lane = warp_lane - base;
+    // Lane i ends a segment when it is flagged a tail, or lane i + 1 a head.
+    unsigned long long tails = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes, flag) >> base;
+    if (heads) tails >>= 1;
+    tails &= ~0ull << lane;
+    tails |= 1ull << (present - 1);
+    const unsigned last = static_cast<unsigned>(__builtin_ctzll(tails));
+    return detail::warp_reduce(input, op, lane, width, last + 1, lanes);
+  }
+
   // A logical warp that is not a power of two is rounded up (cub allows any size).
   static unsigned pow2_width() {
     unsigned w = 1;
@@ -112,8 +124,8 @@ class WarpScan {
   explicit WarpScan(TempStorage&) {}
 
   template <typename Op> void InclusiveScan(T input, T& output, Op op) {
-    unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
-    unsigned base = warp_lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
+    const unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    const unsigned base = segment_base();
     output = detail::warp_inclusive_scan(input, op, warp_lane - base, LOGICAL_WARP_THREADS,
                                          detail::segment_lanes(base, LOGICAL_WARP_THREADS));
   }
@@ -121,13 +133,67 @@ class WarpScan {
   template <typename Op> void ExclusiveScan(T input, T& output, T initial, Op op) {
     T inclusive;
     InclusiveScan(input, inclusive, op);
-    unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
-    unsigned base = warp_lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
-    T previous = ::fl::emu::shfl_up_sync(__LINE__, detail::segment_lanes(base, LOGICAL_WARP_THREADS), inclusive, 1,
-                                         LOGICAL_WARP_THREADS);
-    output = warp_lane == base ? initial : op(initial, previous);
+    exclusive_from(inclusive, output, initial, op);
   }
   void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T(), Sum()); }
+
+  // With the logical warp's total (every lane gets it).
+  template <typename Op> void InclusiveScan(T input, T& output, Op op, T& warp_aggregate) {
+    InclusiveScan(input, output, op);
+    warp_aggregate = Broadcast(output, LOGICAL_WARP_THREADS - 1);
+  }
+  void InclusiveSum(T input, T& output, T& warp_aggregate) { InclusiveScan(input, output, Sum(), warp_aggregate); }
+  template <typename Op> void ExclusiveScan(T input, T& output, T initial, Op op, T& warp_aggregate) {
+    T inclusive;
+    InclusiveScan(input, inclusive, op, warp_aggregate);
+    exclusive_from(inclusive, output, initial, op);
+  }
+  void ExclusiveSum(T input, T& output, T& warp_aggregate) { ExclusiveScan(input, output, T(), Sum(), warp_aggregate); }
+  // Without an initial value: lane 0's output is undefined in cub (here its input).
+  template <typename Op> void ExclusiveScan(T input, T& output, Op op) {
+    T inclusive;
+    InclusiveScan(input, inclusive, op);
+    shifted(inclusive, output, input);
+  }
+  template <typename Op> void ExclusiveScan(T input, T& output, Op op, T& warp_aggregate) {
+    T inclusive;
+    InclusiveScan(input, inclusive, op, warp_aggregate);
+    shifted(inclusive, output, input);
+  }
+  // Both scans at once.
+  template <typename Op> void Scan(T input, T& inclusive_output, T& exclusive_output, Op op) {
+    InclusiveScan(input, inclusive_output, op);
+    shifted(inclusive_output, exclusive_output, input);
+  }
+  template <typename Op> void Scan(T input, T& inclusive_output, T& exclusive_output, T initial, Op op) {
+    InclusiveScan(input, inclusive_output, op);
+    exclusive_from(inclusive_output, exclusive_output, initial, op);
+  }
+  // The value of lane src_lane of the logical warp, in every lane.
+  T Broadcast(T input, unsigned src_lane) {
+    const unsigned base = segment_base();
+    return ::fl::emu::shfl_sync(__LINE__, detail::segment_lanes(base, LOGICAL_WARP_THREADS), input,
+                                static_cast<int>(src_lane), LOGICAL_WARP_THREADS);
+  }
+
+ private:
+  static unsigned segment_base() {
+    const unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    return warp_lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
+  }
+  // output: the inclusive scan of the lane before (first_lane_value in the first lane).
+  void shifted(T inclusive, T& output, T first_lane_value) {
+    const unsigned base = segment_base();
+    T previous = ::fl::emu::shfl_up_sync(__LINE__, detail::segment_lanes(base, LOGICAL_WARP_THREADS), inclusive, 1,
+                                         LOGICAL_WARP_THREADS);
+    output = detail::linear_thread() % ::fl::emu::tls().warp_size == base ? first_lane_value : previous;
+  }
+  template <typename Op> void exclusive_from(T inclusive, T& output, T initial, Op op) {
+    T previous;
+    const bool first = detail::linear_thread() % ::fl::emu::tls().warp_size == segment_base();
+    shifted(inclusive, previous, initial);
+    output = first ? initial : op(initial, previous);
+  }
 };
 
 template <typename T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS,
@@ -138,7 +204,7 @@ class BlockReduce {
  public:
   // One slot a warp's total; sized for the smallest warps.
   struct TempStorage {
-    T warp_totals[BLOCK_THREADS];
+    detail::raw_array<T, BLOCK_THREADS> warp_totals;
   };
 
   explicit BlockReduce(TempStorage& storage) : storage_(storage) {}
@@ -184,8 +250,8 @@ class BlockScan {
 
  public:
   struct TempStorage {
-    T warp_totals[BLOCK_THREADS];
-    T block_prefix;
+    detail::raw_array<T, BLOCK_THREADS> warp_totals;
+    detail::raw_array<T, 1> block_prefix;
   };
 
   explicit BlockScan(TempStorage& storage) : storage_(storage) {}
@@ -295,10 +361,10 @@ class BlockScan {
     const unsigned thread = detail::linear_thread();
     if (thread < ::fl::emu::tls().warp_size) {
       const T prefix = prefix_op(aggregate);
-      if (thread == 0) storage_.block_prefix = prefix;
+      if (thread == 0) storage_.block_prefix[0] = prefix;
     }
     ::fl::emu::syncthreads(__LINE__);
-    const T prefix = storage_.block_prefix;
+    const T prefix = storage_.block_prefix[0];
     ::fl::emu::syncthreads(__LINE__);
     return prefix;
   }

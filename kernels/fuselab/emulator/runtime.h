@@ -187,6 +187,9 @@ struct block_state {
   uint32_t* rank;            // check mode: rank of each thread (its position in `order`)
   warp_state* warps;
   uint32_t at_barrier;
+  uint32_t barrier_votes;    // __syncthreads_count/and/or: arrivals whose predicate held
+  uint32_t barrier_result;   // the votes of the barrier last released (read before the next can be)
+  uint32_t barrier_arrivals; // how many threads it released
   int barrier_line;
   bool barrier_mismatch;
   uint32_t exited;
@@ -653,7 +656,10 @@ inline bool release_barrier(block_state& b) {
     describe_deadlock(b);
     return true;
   }
+  b.barrier_arrivals = b.at_barrier;
   b.at_barrier = 0;
+  b.barrier_result = b.barrier_votes;
+  b.barrier_votes = 0;
   for (uint32_t i = 0; i < b.size; i++)
     if (b.threads[i].status == thread_status::at_barrier) push_ready(b, i);
   return true;
@@ -724,6 +730,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
     for (uint32_t r = 0; r < b.size; r++) b.rank[b.order[r]] = r;
   }
   b.at_barrier = 0;
+  b.barrier_votes = 0;
   b.barrier_mismatch = false;
   b.exited = 0;
   for (uint32_t w = 0; w < warps; w++) b.warps[w] = warp_state{0, 0, 0};
@@ -798,6 +805,23 @@ inline void syncthreads(int line) {
   if (!release_barrier(b)) settle_activemask(b, self.warp);
   yield(b, self);
 }
+
+// __syncthreads_count(p): the barrier, returning how many threads arrived with p
+// true (threads that exited count as false). __syncthreads_and and _or compare it.
+// A thread reads the count before it can arrive at the next barrier, and that one
+// cannot release before every thread has arrived, so one result slot serves.
+inline int syncthreads_count(int line, int predicate) {
+  block_state& b = current_block();
+  fiber_self(b);
+  if (predicate) b.barrier_votes++;
+  syncthreads(line);
+  return static_cast<int>(b.barrier_result);
+}
+inline int syncthreads_and(int line, int predicate) {
+  block_state& b = current_block();
+  return static_cast<uint32_t>(syncthreads_count(line, predicate)) == b.barrier_arrivals;
+}
+inline int syncthreads_or(int line, int predicate) { return syncthreads_count(line, predicate) != 0; }
 
 [[noreturn]] inline void refuse_warp_op(block_state& b, warp_op op, bool masked, int line, const char* why) {
   const fl_emu_where& w = b.state->where;

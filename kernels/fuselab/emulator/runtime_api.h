@@ -70,6 +70,17 @@ typedef struct CUevent_st* cudaEvent_t;
 typedef struct ihipStream_t* hipStream_t;
 typedef struct ihipEvent_t* hipEvent_t;
 
+// A shared-memory bank width, which cub's BlockRadixSort takes as a template argument.
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2
+};
+enum hipSharedMemConfig {
+  hipSharedMemBankSizeDefault = 0,
+  hipSharedMemBankSizeFourByte = 1,
+  hipSharedMemBankSizeEightByte = 2
+};
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,

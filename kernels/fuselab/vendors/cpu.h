@@ -247,6 +247,9 @@ FL_SANITIZER_HANDLER(shift_out_of_bounds, (void* data, void*, void* count), ::fl
 FL_SANITIZER_HANDLER(type_mismatch_v1, (void* data, void* pointer), ::fl::emu::type_mismatch(data, pointer))
 
 #define __syncthreads() ::fl::emu::syncthreads(__LINE__)
+#define __syncthreads_count(p) ::fl::emu::syncthreads_count(__LINE__, (p))
+#define __syncthreads_and(p) ::fl::emu::syncthreads_and(__LINE__, (p))
+#define __syncthreads_or(p) ::fl::emu::syncthreads_or(__LINE__, (p))
 
 
 #define FL_INTEGER_ATOMICS(T)                                                                               \

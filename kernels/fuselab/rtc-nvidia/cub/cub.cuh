@@ -30,9 +30,10 @@
 #include <cub/util_ptx.cuh>
 #include <cub/util_type.cuh>
 
-// cub 3 (CUDA 13) removed the function objects cub::Sum, cub::Max and cub::Min
-// (use cuda::std::plus, cuda::maximum, cuda::minimum), which sources written
-// for CUDA 12 and before pass to BlockReduce and WarpReduce. They are kept here.
+// cub 3 (CUDA 13) removed the function objects cub::Sum, cub::Max, cub::Min,
+// cub::Equality and cub::Inequality (use cuda::std::plus, cuda::maximum ...),
+// which sources written for CUDA 12 and before pass to BlockReduce, WarpReduce
+// and BlockDiscontinuity, and cub's barrier and lane helpers. They are kept here.
 #if CUB_VERSION >= 300000
 namespace cub {
 struct Sum {
@@ -51,6 +52,33 @@ struct Min {
     return b < a ? b : a;
   }
 };
+struct Equality {
+  template <typename T, typename U>
+  __host__ __device__ __forceinline__ bool operator()(const T& a, const U& b) const { return a == b; }
+};
+struct Inequality {
+  template <typename T, typename U>
+  __host__ __device__ __forceinline__ bool operator()(const T& a, const U& b) const { return a != b; }
+};
+
+// The barrier, warp and arithmetic helpers cub 3 removed, which cub 1 and 2 sources call.
+__device__ __forceinline__ void CTA_SYNC() { __syncthreads(); }
+__device__ __forceinline__ int CTA_SYNC_AND(int p) { return __syncthreads_and(p); }
+__device__ __forceinline__ int CTA_SYNC_OR(int p) { return __syncthreads_or(p); }
+__device__ __forceinline__ void WARP_SYNC(unsigned int member_mask) { __syncwarp(member_mask); }
+__device__ __forceinline__ unsigned int LaneId() { return ::cuda::ptx::get_sreg_laneid(); }
+__device__ __forceinline__ unsigned int WarpId() { return ::cuda::ptx::get_sreg_warpid(); }
+template <typename Numerator, typename Denominator>
+__host__ __device__ __forceinline__ constexpr Numerator DivideAndRoundUp(Numerator n, Denominator d) {
+  return static_cast<Numerator>(n / d + (n % d != 0 ? 1 : 0));
+}
 }  // namespace cub
+#ifndef CUB_MIN
+#define CUB_MIN(a, b) (((b) < (a)) ? (b) : (a))
+#define CUB_MAX(a, b) (((b) > (a)) ? (b) : (a))
+#define CUB_QUOTIENT_CEILING(x, y) (((x) + (y) - 1) / (y))
+#define CUB_QUOTIENT_FLOOR(x, y) ((x) / (y))
+#define CUB_ROUND_UP_NEAREST(x, y) ((((x) + (y) - 1) / (y)) * (y))
+#endif
 #endif
 #endif

@@ -2,7 +2,7 @@
 #ifndef FUSELAB_EMULATOR_INCLUDE_HIPCUB_HIPCUB_HPP
 #define FUSELAB_EMULATOR_INCLUDE_HIPCUB_HIPCUB_HPP
 #include <hip/hip_runtime.h>
-#include <fuselab/emulator/cub.h>
+#include <fuselab/emulator/cub_block_items.h>
 // hipCUB is cub under another namespace.
 namespace hipcub {
 using namespace ::cub;

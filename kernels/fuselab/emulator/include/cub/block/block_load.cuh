@@ -2,5 +2,5 @@
 #ifndef FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_LOAD_CUH
 #define FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_LOAD_CUH
 #include <fuselab/fuselab.h>
-#include <fuselab/emulator/cub.h>
+#include <fuselab/emulator/cub_block_items.h>
 #endif

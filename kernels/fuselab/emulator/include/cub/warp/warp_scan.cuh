@@ -2,5 +2,5 @@
 #ifndef FUSELAB_EMULATOR_INCLUDE_CUB_WARP_WARP_SCAN_CUH
 #define FUSELAB_EMULATOR_INCLUDE_CUB_WARP_WARP_SCAN_CUH
 #include <fuselab/fuselab.h>
-#include <fuselab/emulator/cub.h>
+#include <fuselab/emulator/cub_block_items.h>
 #endif

@@ -1,0 +1,6 @@
+// <cub/block/block_exchange.cuh> on the CPU emulator: cub's block and warp primitives.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_EXCHANGE_CUH
+#define FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_EXCHANGE_CUH
+#include <fuselab/fuselab.h>
+#include <fuselab/emulator/cub_block_items.h>
+#endif

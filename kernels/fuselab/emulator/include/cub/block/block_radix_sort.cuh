@@ -1,0 +1,6 @@
+// <cub/block/block_radix_sort.cuh> on the CPU emulator: cub's block and warp primitives.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_RADIX_SORT_CUH
+#define FUSELAB_EMULATOR_INCLUDE_CUB_BLOCK_BLOCK_RADIX_SORT_CUH
+#include <fuselab/fuselab.h>
+#include <fuselab/emulator/cub_block_items.h>
+#endif

@@ -1,0 +1,7 @@
+// <cub/device/device_merge_sort.cuh> on the CPU emulator: host code only (fuselab/cub_host_only.h), with cub's block and warp primitives.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUB_DEVICE_DEVICE_MERGE_SORT_CUH
+#define FUSELAB_EMULATOR_INCLUDE_CUB_DEVICE_DEVICE_MERGE_SORT_CUH
+#include <fuselab/fuselab.h>
+#include <fuselab/emulator/cub_block_items.h>
+#include <fuselab/cub_host_only.h>
+#endif

@@ -1,0 +1,6 @@
+// <cub/util_arch.cuh> on the CPU emulator: cub's block and warp primitives, with its utilities.
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUB_UTIL_ARCH_CUH
+#define FUSELAB_EMULATOR_INCLUDE_CUB_UTIL_ARCH_CUH
+#include <fuselab/fuselab.h>
+#include <fuselab/emulator/cub_block_items.h>
+#endif

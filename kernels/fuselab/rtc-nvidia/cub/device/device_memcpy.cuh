@@ -1,0 +1,7 @@
+// <cub/device/device_memcpy.cuh> for run-time compiled kernels: host code only (fuselab/cub_host_only.h),
+// with the toolkit's block, warp and thread primitives.
+#ifndef FUSELAB_RTC_CUB_DEVICE_DEVICE_MEMCPY_CUH
+#define FUSELAB_RTC_CUB_DEVICE_DEVICE_MEMCPY_CUH
+#include <cub/cub.cuh>
+#include <fuselab/cub_host_only.h>
+#endif
