@@ -42,7 +42,7 @@ export interface CompileOptions {
    * it reads the source ("sm_80": `__CUDA_ARCH__` is 800), or "host", as nvcc's
    * host pass reads it (no `__CUDA_ARCH__`). Left out, the emulator compiles
    * sm_90's device code, or the host pass's where sm_90's has what the CPU
-   * cannot run (inline PTX, tensor cores) or does not compile on the CPU, and
+   * cannot run (inline PTX, asynchronous copies) or does not compile on the CPU, and
    * the host pass's does. A GPU compiles its own architecture's: there the
    * option may only name that.
    */

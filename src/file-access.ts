@@ -45,16 +45,16 @@ const NO_LINE = "free of #line (the compiler would name another file in its mess
 const NO_DEPENDENCY = "free of #pragma GCC dependency (it looks a file up)";
 const NO_FILE_DIRECTIVES = "free of assembler directives that read a file (.incbin, .include) or build one (.macro, .irp, .rept)";
 
-// NVIDIA's headers for what the CPU emulator does not have: tensor cores (wmma),
-// asynchronous copies and their barriers, and cuRAND's generators other than
+// NVIDIA's headers for what the CPU emulator does not have: asynchronous copies
+// and their barriers, and cuRAND's generators other than
 // XORWOW and Philox4_32_10. Each with what code that uses it names: a source that
 // includes one and uses none of it (a project's common header) compiles without
 // it on the CPU, or with the emulator's own where it has one (curand_kernel.h).
 const NVIDIA_ONLY: { header: RegExp; use: RegExp; expected: string }[] = [
   {
-    header: /^(?:mma\.h|cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/,
-    use: /\b(?:nvcuda|wmma|__pipeline_\w+|__awbarrier\w*|memcpy_async|wait_prior|annotated_ptr|access_property|(?:cuda|std)::(?:pipeline|barrier|make_pipeline|pipeline_shared_state))\b/,
-    expected: "code the CPU emulator can run (it models no tensor cores and no asynchronous copies: run this source on an NVIDIA GPU)",
+    header: /^(?:cuda_pipeline(?:_primitives)?\.h|cuda_awbarrier(?:_primitives)?\.h|cooperative_groups\/memcpy_async\.h|cuda\/(?:pipeline|barrier|annotated_ptr))$/,
+    use: /\b(?:__pipeline_\w+|__awbarrier\w*|memcpy_async|wait_prior|annotated_ptr|access_property|(?:cuda|std)::(?:pipeline|barrier|make_pipeline|pipeline_shared_state))\b/,
+    expected: "code the CPU emulator can run (it models no asynchronous copies: run this source on an NVIDIA GPU)",
   },
   {
     header: /^curand(?:_kernel|_philox4x32_x|_mtgp32_kernel|_mtgp32_host|_mrg32k3a|_poisson|_discrete2?|_lognormal|_normal|_uniform)?\.h$/,

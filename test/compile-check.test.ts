@@ -25,7 +25,9 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   { file: "activations_macro.cu" },
   { file: "bf16_gelu_mul.cu", nvidiaOnly: true },
   { file: "cg_thread_group.cu", nvidiaOnly: true },
+  { file: "cub_block_sort.cu", nvidiaOnly: true },
   { file: "cub_compact.cu", instances: ["compact_positive<128>"], nvidiaOnly: true },
+  { file: "cub_segments.cu", nvidiaOnly: true },
   { file: "cub_tiled_scan.cu", instances: ["scan_tiles<64, 4>"], nvidiaOnly: true },
   { file: "half2_axpy.cu", nvidiaOnly: true },
   { file: "histogram_atomics.cu" },
@@ -37,6 +39,7 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   { file: "softmax_rows.cu" },
   { file: "transpose_tiled.cu" },
   { file: "warp_scan_partial.cu" },
+  { file: "wmma_gemm.cu", nvidiaOnly: true },
   // For the same reason a type alias is spelled as the type it names (c10::BFloat16 for
   // at::BFloat16), and a kernel of an unnamed namespace, whose demangled name begins
   // "(anonymous namespace)::", cannot be found there: it is checked on NVIDIA only.

@@ -563,3 +563,81 @@ describe("kernel corpus: cub's sorts, exchanges and segments", () => {
     });
   }
 });
+
+/** out[i][j] = sum over k of a(i, k) b(k, j), in double. */
+function matmul(M: number, N: number, K: number, a: (i: number, k: number) => number, b: (k: number, j: number) => number): number[][] {
+  return range(M).map((i) => range(N).map((j) => range(K).reduce((sum, k) => sum + a(i, k) * b(k, j), 0)));
+}
+
+/** tf32 as __float_to_tf32 rounds a float: to 10 bits of mantissa, ties away from zero. */
+function tf32(x: number): number {
+  const bits = new Uint32Array(new Float32Array([x]).buffer)[0];
+  return new Float32Array(new Uint32Array([((bits + 0x1000) & 0xffffe000) >>> 0]).buffer)[0];
+}
+
+describe("kernel corpus: tensor cores through nvcuda::wmma", () => {
+  for (const { label, dev } of variants(false)) {
+    it(`wmma_gemm.cu: C = alpha A B + beta C with half inputs and float accumulators, column-major, one warp a tile${label}`, () => {
+      const M = 48, N = 32, K = 64, alpha = 1.5, beta = -0.5;
+      const a = fl.randn([M * K], { device: dev(), dtype: "f16", seed: 51 });
+      const b = fl.randn([K * N], { device: dev(), dtype: "f16", seed: 52 });
+      const cValues = fl.randn([M * N], { device: dev(), seed: 53 }).toArray();
+      const c = fl.tensor(Array.from(cValues), { device: dev() });
+      compile("wmma_gemm.cu", dev()).fn("wmma_gemm").launch({ grid: [Math.ceil(M / 64), Math.ceil(N / 16)], block: [128, 1] }, a, b, c, M, N, K, alpha, beta);
+      const as = a.toArray(), bs = b.toArray();
+      const ab = matmul(M, N, K, (i, k) => as[i + k * M], (k, j) => bs[k + j * K]);
+      const expected = range(M * N).map((e) => alpha * ab[e % M][Math.floor(e / M)] + beta * cValues[e]);
+      fl.assertClose(c, expected, { rtol: 1e-4, atol: 1e-4 });
+    });
+
+    it(`wmma_gemm.cu: bf16 on the 32 x 8 x 16 shape, int8 with int accumulators (exact), tf32 and double${label}`, () => {
+      const module = compile("wmma_gemm.cu", dev());
+      {
+        const M = 64, N = 24, K = 48;
+        const a = fl.randn([M * K], { device: dev(), dtype: "bf16", seed: 54 });
+        const b = fl.randn([K * N], { device: dev(), dtype: "bf16", seed: 55 });
+        const out = fl.full([M * N], NaN, { device: dev() });
+        module.fn("wmma_bf16_32x8").launch({ grid: [M / 32, N / 8], block: 32 }, out, a, b, M, N, K);
+        const as = a.toArray(), bs = b.toArray();
+        fl.assertClose(out, matmul(M, N, K, (i, k) => as[i * K + k], (k, j) => bs[k + j * K]).flat(), { rtol: 1e-4, atol: 1e-4 });
+      }
+      {
+        const M = 32, N = 48, K = 64;
+        const a = integers(M * K, 256, 56).map((v) => v - 128), b = integers(K * N, 256, 57).map((v) => v - 128);
+        const bias = integers(M * N, 2 ** 31, 58).map((v) => v - 2 ** 30);
+        const out = fl.full([M * N], -1, { dtype: "i32", device: dev() });
+        module.fn("wmma_int8").launch({ grid: [M / 16, N / 16], block: 32 }, out, fl.tensor(a, { dtype: "i8", device: dev() }),
+          fl.tensor(b, { dtype: "i8", device: dev() }), fl.tensor(bias, { dtype: "i32", device: dev() }), M, N, K);
+        const ab = matmul(M, N, K, (i, k) => a[i * K + k], (k, j) => b[k * N + j]).flat();
+        expect(Array.from(out.toArray())).to.deep.equal(ab.map((v, e) => v + bias[e]));
+      }
+      {
+        const M = 32, N = 16, K = 40;
+        const a = fl.randn([M * K], { device: dev(), seed: 59 }), b = fl.randn([K * N], { device: dev(), seed: 60 });
+        const out = fl.full([M * N], NaN, { device: dev() });
+        module.fn("wmma_tf32").launch({ grid: [M / 16, N / 16], block: 32 }, out, a, b, M, N, K);
+        const as = a.toArray(), bs = b.toArray();
+        fl.assertClose(out, matmul(M, N, K, (i, k) => tf32(as[i * K + k]), (k, j) => tf32(bs[k * N + j])).flat(), { rtol: 1e-4, atol: 1e-4 });
+      }
+      {
+        const M = 16, N = 24, K = 12;
+        const a = fl.randn([M * K], { device: dev(), dtype: "f64", seed: 61 }), b = fl.randn([K * N], { device: dev(), dtype: "f64", seed: 62 });
+        const out = fl.full([M * N], NaN, { device: dev(), dtype: "f64" });
+        module.fn("wmma_f64").launch({ grid: [M / 8, N / 8], block: 32 }, out, a, b, M, N, K);
+        const as = a.toArray(), bs = b.toArray();
+        fl.assertClose(out, matmul(M, N, K, (i, k) => as[i * K + k], (k, j) => bs[k * N + j]).flat(), { rtol: 1e-12, atol: 1e-12 });
+      }
+    });
+
+    it(`wmma_gemm.cu: half accumulators, A staged through shared memory, two warps' products added${label}`, () => {
+      const a = fl.randn([2 * 256], { device: dev(), dtype: "f16", seed: 63 });
+      const b = fl.randn([2 * 256], { device: dev(), dtype: "f16", seed: 64 });
+      const out = fl.full([256], NaN, { device: dev(), dtype: "f16" });
+      compile("wmma_gemm.cu", dev()).fn("wmma_half_accumulate").launch({ grid: 1, block: 64 }, out, a, b);
+      const as = a.toArray(), bs = b.toArray();
+      const product = (w: number) => matmul(16, 16, 16, (i, k) => as[w * 256 + i * 16 + k], (k, j) => bs[w * 256 + k * 16 + j]).flat();
+      const p0 = product(0), p1 = product(1);
+      fl.assertClose(out, range(256).map((e) => roundF16(roundF16(p0[e]) + roundF16(p1[e]))), { rtol: 1e-2, atol: 1e-2 });
+    });
+  }
+});
