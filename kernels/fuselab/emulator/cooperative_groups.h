@@ -12,11 +12,7 @@
 namespace cooperative_groups {
 
 namespace details {
-inline unsigned linear_thread() {
-  const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
-  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
-  return t.x + d.x * (t.y + d.y * t.z);
-}
+using ::fl::emu::linear_thread;
 inline unsigned block_threads() {
   const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
   return d.x * d.y * d.z;

@@ -57,6 +57,38 @@ inline void stable_sort_tile(Key* keys, Value* values, int count, Before before)
   }
 }
 
+// The block's own TempStorage of a collective made without one (cub's
+// PrivateStorage, a __shared__ variable of the function).
+template <typename Storage>
+inline Storage& private_storage() {
+  static thread_local Storage storage;
+  return storage;
+}
+
+// A block's sort of its THREADS * N items: each thread puts its keys (those at
+// `valid` and past it as *oob, when given) and values into the tile, the first
+// thread sorts the tile stably with before(tile_keys)(a, b), and each thread takes
+// its items back, blocked or striped.
+template <int THREADS, int N, typename Key, typename Value, typename MakeBefore>
+inline void sort_tile(Key (&keys)[N], Value* values, Key* tile_keys, Value* tile_values, int valid, const Key* oob,
+                      bool striped_out, MakeBefore make_before) {
+  const int t = static_cast<int>(linear_thread());
+  if (t < THREADS)
+    for (int k = 0; k < N; k++) {
+      tile_keys[t * N + k] = oob && t * N + k >= valid ? *oob : keys[k];
+      if (values) tile_values[t * N + k] = values[k];
+    }
+  ::fl::emu::syncthreads(__LINE__);
+  if (t == 0) stable_sort_tile(tile_keys, values ? tile_values : static_cast<Value*>(nullptr), THREADS * N, make_before(tile_keys));
+  ::fl::emu::syncthreads(__LINE__);
+  if (t < THREADS)
+    for (int k = 0; k < N; k++) {
+      const int slot = striped_out ? k * THREADS + t : t * N + k;
+      keys[k] = tile_keys[slot];
+      if (values) values[k] = tile_values[slot];
+    }
+}
+
 // flag_op(a, b) or flag_op(a, b, index of b), as the caller's functor takes it.
 template <typename Op, typename T>
 inline bool apply_flag(Op& op, const T& a, const T& b, int index) {
@@ -78,7 +110,7 @@ class BlockExchange {
     detail::raw_array<T, (THREADS + 63) / 64 * 64 * ITEMS_PER_THREAD> items;
   };
 
-  BlockExchange() : storage_(private_storage()) {}
+  BlockExchange() : storage_(detail::private_storage<TempStorage>()) {}
   explicit BlockExchange(TempStorage& storage) : storage_(storage) {}
 
   template <typename OutputT> void StripedToBlocked(const T (&input)[N], OutputT (&output)[N]) {
@@ -121,10 +153,6 @@ class BlockExchange {
   template <typename OffsetT> void ScatterToStriped(T (&items)[N], OffsetT (&ranks)[N]) { ScatterToStriped(items, items, ranks); }
 
  private:
-  static TempStorage& private_storage() {
-    static thread_local TempStorage storage;
-    return storage;
-  }
   // Writes item k to slot from(t, k), waits for the block (or warp), reads slot to(t, k).
   template <typename OutputT, typename From, typename To>
   void exchange(const T (&input)[N], OutputT (&output)[N], From from, To to, bool warp_only) {
@@ -169,7 +197,7 @@ class BlockRadixSort {
     detail::raw_array<Value, KEYS_ONLY ? 1 : TILE> values;
   };
 
-  BlockRadixSort() : storage_(private_storage()) {}
+  BlockRadixSort() : storage_(detail::private_storage<TempStorage>()) {}
   explicit BlockRadixSort(TempStorage& storage) : storage_(storage) {}
 
   // Blocked in and out.
@@ -198,10 +226,6 @@ class BlockRadixSort {
   }
 
  private:
-  static TempStorage& private_storage() {
-    static thread_local TempStorage storage;
-    return storage;
-  }
   static Value* values_of(ValueT (&values)[N]) {
     if constexpr (KEYS_ONLY) return nullptr;
     else return values;
@@ -220,27 +244,13 @@ class BlockRadixSort {
   }
 
   void sort(KeyT (&keys)[N], Value* values, int begin_bit, int end_bit, bool descending, bool striped_out) {
-    const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS)
-      for (int k = 0; k < N; k++) {
-        storage_.keys[t * N + k] = keys[k];
-        if (values) storage_.values[t * N + k] = values[k];
-      }
-    ::fl::emu::syncthreads(__LINE__);
-    if (t == 0) {
-      KeyT* all = &storage_.keys[0];
-      detail::stable_sort_tile(all, values ? &storage_.values[0] : static_cast<Value*>(nullptr), TILE, [&](int a, int b) {
-        const Bits da = digit(all[a], begin_bit, end_bit), db = digit(all[b], begin_bit, end_bit);
-        return descending ? db < da : da < db;
-      });
-    }
-    ::fl::emu::syncthreads(__LINE__);
-    if (t < THREADS)
-      for (int k = 0; k < N; k++) {
-        const int slot = striped_out ? k * THREADS + t : t * N + k;
-        keys[k] = storage_.keys[slot];
-        if (values) values[k] = storage_.values[slot];
-      }
+    detail::sort_tile<THREADS>(keys, values, &storage_.keys[0], &storage_.values[0], TILE, static_cast<const KeyT*>(nullptr), striped_out,
+                               [&](const KeyT* all) {
+                                 return [=](int a, int b) {
+                                   const Bits da = digit(all[a], begin_bit, end_bit), db = digit(all[b], begin_bit, end_bit);
+                                   return descending ? db < da : da < db;
+                                 };
+                               });
   }
 
   TempStorage& storage_;
@@ -261,7 +271,7 @@ class BlockMergeSort {
     detail::raw_array<Value, KEYS_ONLY ? 1 : TILE> values;
   };
 
-  BlockMergeSort() : storage_(private_storage()) {}
+  BlockMergeSort() : storage_(detail::private_storage<TempStorage>()) {}
   explicit BlockMergeSort(TempStorage& storage) : storage_(storage) {}
 
   // Blocked in and out; with valid_items, the keys past them count as oob_default.
@@ -279,34 +289,14 @@ class BlockMergeSort {
   template <typename... Args> void StableSort(Args&&... args) { Sort(std::forward<Args>(args)...); }
 
  private:
-  static TempStorage& private_storage() {
-    static thread_local TempStorage storage;
-    return storage;
-  }
   static Value* values_of(ValueT (&values)[N]) {
     if constexpr (KEYS_ONLY) return nullptr;
     else return values;
   }
   template <typename CompareOp>
   void sort(KeyT (&keys)[N], Value* values, CompareOp& compare_op, int valid_items, const KeyT* oob_default) {
-    const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS)
-      for (int k = 0; k < N; k++) {
-        storage_.keys[t * N + k] = oob_default && t * N + k >= valid_items ? *oob_default : keys[k];
-        if (values) storage_.values[t * N + k] = values[k];
-      }
-    ::fl::emu::syncthreads(__LINE__);
-    if (t == 0) {
-      KeyT* all = &storage_.keys[0];
-      detail::stable_sort_tile(all, values ? &storage_.values[0] : static_cast<Value*>(nullptr), TILE,
-                               [&](int a, int b) { return static_cast<bool>(compare_op(all[a], all[b])); });
-    }
-    ::fl::emu::syncthreads(__LINE__);
-    if (t < THREADS)
-      for (int k = 0; k < N; k++) {
-        keys[k] = storage_.keys[t * N + k];
-        if (values) values[k] = storage_.values[t * N + k];
-      }
+    detail::sort_tile<THREADS>(keys, values, &storage_.keys[0], &storage_.values[0], valid_items, oob_default, false,
+                               [&](const KeyT* all) { return [&, all](int a, int b) { return static_cast<bool>(compare_op(all[a], all[b])); }; });
   }
 
   TempStorage& storage_;
@@ -348,7 +338,7 @@ class BlockDiscontinuity {
     detail::raw_array<T, THREADS> last_items;
   };
 
-  BlockDiscontinuity() : storage_(private_storage()) {}
+  BlockDiscontinuity() : storage_(detail::private_storage<TempStorage>()) {}
   explicit BlockDiscontinuity(TempStorage& storage) : storage_(storage) {}
 
   // Head flags: an item differs from the one before it (the block's first item
@@ -388,10 +378,6 @@ class BlockDiscontinuity {
   }
 
  private:
-  static TempStorage& private_storage() {
-    static thread_local TempStorage storage;
-    return storage;
-  }
   // Index arguments are cub's: the position in the block's order of the later item.
   template <int N, typename FlagT, typename FlagOp>
   void flags(FlagT (*heads)[N], FlagT (*tails)[N], T (&input)[N], FlagOp& op, const T* predecessor, const T* successor) {
@@ -427,7 +413,7 @@ class BlockAdjacentDifference {
     detail::raw_array<T, THREADS> last_items;
   };
 
-  BlockAdjacentDifference() : storage_(private_storage()) {}
+  BlockAdjacentDifference() : storage_(detail::private_storage<TempStorage>()) {}
   explicit BlockAdjacentDifference(TempStorage& storage) : storage_(storage) {}
 
   // output[i] = op(input[i], input[i - 1]) over the block's order; the first
@@ -462,10 +448,6 @@ class BlockAdjacentDifference {
   }
 
  private:
-  static TempStorage& private_storage() {
-    static thread_local TempStorage storage;
-    return storage;
-  }
   template <int N, typename OutputT, typename Op>
   void left(T (&input)[N], OutputT (&output)[N], Op& op, int valid_items, const T* predecessor) {
     const int t = static_cast<int>(detail::linear_thread());

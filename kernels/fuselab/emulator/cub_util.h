@@ -168,11 +168,7 @@ using ::cub::ThreadReduce;
 }
 
 namespace detail {
-inline unsigned linear_thread() {
-  const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
-  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
-  return t.x + d.x * (t.y + d.y * t.z);
-}
+using ::fl::emu::linear_thread;
 inline unsigned warp_lanes() { return static_cast<unsigned>(::fl::emu::tls().warp_size); }
 }  // namespace detail
 
@@ -213,12 +209,8 @@ inline T ShuffleDown(T input, int src_offset, int last_thread, unsigned long lon
 
 }  // namespace cub
 
-#ifndef CUB_MIN
-#define CUB_MIN(a, b) (((b) < (a)) ? (b) : (a))
-#define CUB_MAX(a, b) (((b) > (a)) ? (b) : (a))
-#define CUB_QUOTIENT_CEILING(x, y) (((x) + (y) - 1) / (y))
-#define CUB_QUOTIENT_FLOOR(x, y) ((x) / (y))
-#define CUB_ROUND_UP_NEAREST(x, y) ((((x) + (y) - 1) / (y)) * (y))
+#include "../cub_removed_macros.h"
+#ifndef CUB_PTX_WARP_THREADS
 #define CUB_PTX_WARP_THREADS 32
 #define CUB_WARP_THREADS(unused) 32
 #define CUB_RUNTIME_FUNCTION

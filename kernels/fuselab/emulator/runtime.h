@@ -691,6 +691,13 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
 
 inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
 
+// The calling thread's rank in its block (x fastest), as CUDA numbers threads into warps.
+inline unsigned linear_thread() {
+  const fl_emu_dim3& t = tls().where.thread;
+  const fl_emu_dim3& d = tls().block_dim;
+  return t.x + d.x * (t.y + d.y * t.z);
+}
+
 inline void fiber_main(void* arg) {
   gpu_thread& self = *static_cast<gpu_thread*>(arg);
   block_state& b = current_block();

@@ -88,11 +88,7 @@ template <typename Use, int m, int n, int k, typename T> constexpr int lane_elem
                                                                                 : shape<Use, m, n, k>::rows * shape<Use, m, n, k>::cols / 32;
 }
 
-inline unsigned linear_thread() {
-  const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
-  const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
-  return t.x + d.x * (t.y + d.y * t.z);
-}
+using ::fl::emu::linear_thread;
 
 inline double value_of(double v) { return v; }
 inline double value_of(float v) { return v; }

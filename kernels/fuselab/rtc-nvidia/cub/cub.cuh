@@ -73,12 +73,6 @@ __host__ __device__ __forceinline__ constexpr Numerator DivideAndRoundUp(Numerat
   return static_cast<Numerator>(n / d + (n % d != 0 ? 1 : 0));
 }
 }  // namespace cub
-#ifndef CUB_MIN
-#define CUB_MIN(a, b) (((b) < (a)) ? (b) : (a))
-#define CUB_MAX(a, b) (((b) > (a)) ? (b) : (a))
-#define CUB_QUOTIENT_CEILING(x, y) (((x) + (y) - 1) / (y))
-#define CUB_QUOTIENT_FLOOR(x, y) ((x) / (y))
-#define CUB_ROUND_UP_NEAREST(x, y) ((((x) + (y) - 1) / (y)) * (y))
-#endif
+#include <fuselab/cub_removed_macros.h>
 #endif
 #endif
