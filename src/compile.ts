@@ -8,9 +8,9 @@ import { ArgumentError, DeviceError, checkOptionsObject, describe } from "./erro
 import type { StructLayout } from "./layout";
 import { Device, backendStatus, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
-import { Combined, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
+import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
-import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines } from "./language";
+import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines, withAssemblyStopped } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import {
@@ -37,6 +37,14 @@ export interface CompileOptions {
    * and its line. No file is read.
    */
   headers?: Record<string, string>;
+  /**
+   * The macros a project's build defines (`-DUSE_ROCM`, `-DBLOCK_SIZE=256`), as
+   * `{ USE_ROCM: true, BLOCK_SIZE: 256 }`: defined before the source on every
+   * target, as the compiler's -D defines them. The macros each target's compiler
+   * defines itself (`__CUDA_ARCH__`, `__HIP_PLATFORM_AMD__` ...) are refused:
+   * `arch` picks the device code.
+   */
+  defines?: Record<string, string | number | true>;
   /**
    * The device code the CPU emulator compiles: a GPU's, as nvcc's device pass for
    * it reads the source ("sm_80": `__CUDA_ARCH__` is 800), or "host", as nvcc's
@@ -73,10 +81,18 @@ interface Build {
   emulates?: string;
   /** Why a source the emulator chose for is compiled as the host pass reads it. */
   hostBecause?: string;
+  /** On the CPU: inline assembly compiles into a stop of the launch that reaches it, instead of refusing the source. */
+  assemblyStops?: boolean;
 }
 
 function buildOf(dev: Device): Build {
   return { backend: dev.backend as Target, arch: dev.props.arch, warpSize: dev.props.warpSize, label: dev.describe() };
+}
+
+// What a project's build gives a source besides its text: its own headers, its -D macros.
+interface ProjectInputs {
+  headers: ReadonlyMap<string, string>;
+  defines: ReadonlyMap<string, string>;
 }
 
 // A source made ready for one build: the text its compiler reads, and what was read of it.
@@ -207,20 +223,27 @@ function checkFileName(where: string, name: unknown): string | undefined {
 // The text `build`'s compiler reads for `source` and the headers it was given,
 // and the kernels, templates and constants found in them. Messages name the
 // header and line where a line came from one.
-function translate(where: string, written: string, fileName: string | undefined, build: Build, headers: ReadonlyMap<string, string>): Translated {
-  const combined = withHeaders(where, written, headers);
+function translate(where: string, written: string, fileName: string | undefined, build: Build, project: ProjectInputs): Translated {
+  const combined = withHeaders(where, written, project.headers);
+  const forBuild = (b: Build) => translateFor(where, combined, fileName, b, project.defines);
   try {
-    if (build.backend !== "cpu" || build.emulates !== undefined) return translateCombined(where, combined, fileName, build);
+    if (build.backend !== "cpu") return forBuild(build);
+    if (build.emulates !== undefined) return forBuild({ ...build, assemblyStops: true });
     // The emulator's own choice: sm_90's device code, else the host pass's where
-    // only that one leaves out what the CPU cannot run.
+    // only that one leaves out what the CPU cannot run, else sm_90's with its
+    // inline assembly stopping the launches that reach it (the others run).
     try {
-      return translateCombined(where, combined, fileName, { ...build, emulates: DEFAULT_EMULATED_ARCH });
+      return forBuild({ ...build, emulates: DEFAULT_EMULATED_ARCH });
     } catch (device) {
       if (!(device instanceof ArgumentError)) throw device;
       try {
-        return translateCombined(where, combined, fileName, { ...build, emulates: "host", hostBecause: `${DEFAULT_EMULATED_ARCH}'s has ${device.received}, which the CPU cannot run` });
+        return forBuild({ ...build, emulates: "host", hostBecause: `${DEFAULT_EMULATED_ARCH}'s has ${device.received}, which the CPU cannot run` });
       } catch {
-        throw device;
+        try {
+          return forBuild({ ...build, emulates: DEFAULT_EMULATED_ARCH, assemblyStops: true });
+        } catch {
+          throw device;
+        }
       }
     }
   } catch (e) {
@@ -229,14 +252,15 @@ function translate(where: string, written: string, fileName: string | undefined,
   }
 }
 
-function translateCombined(where: string, combined: Combined, fileName: string | undefined, build: Build): Translated {
+function translateFor(where: string, combined: Combined, fileName: string | undefined, build: Build, defines: ReadonlyMap<string, string>): Translated {
   // Lines end as the compiler ends them: at \r\n (a file saved on Windows) and a lone \r too.
   const source = canonicalLines(combined.text);
-  const predefined = predefinedMacros(build, source);
+  const predefined = { ...predefinedMacros(build, source), ...Object.fromEntries(defines) };
   const target = build.backend;
-  const checked = guardFileAccess(where, source, target, predefined, includeFolders(target));
+  const guarded = guardFileAccess(where, source, target, predefined, includeFolders(target));
+  const checked = target === "cpu" && build.assemblyStops ? withAssemblyStopped(guarded) : guarded;
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
-  checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined);
+  checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined, build.assemblyStops);
   const found = findKernels(source, predefined);
   const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = found;
   const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map((line) => lineName(combined.segments, line))]));
@@ -258,7 +282,8 @@ function translateCombined(where: string, combined: Combined, fileName: string |
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
-    ...(target === "cpu" ? Object.entries(emulatedPassMacros(build, source)).map(([name, value]) => `-D${name}=${value}`) : [])];
+    ...(target === "cpu" ? Object.entries(emulatedPassMacros(build, source)).map(([name, value]) => `-D${name}=${value}`) : []),
+    ...[...defines].map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
@@ -293,17 +318,17 @@ function checkArch(where: string, arch: unknown, dev: Device): string | undefine
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "arch"]);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "defines", "arch"]);
   if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
     throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
   }
   const dev = checkDevice(where, o.device);
   const emulates = checkArch(where, o.arch, dev);
   const fileName = checkFileName(where, o.name);
-  const headers = checkHeaders(where, o.headers);
+  const project = { headers: checkHeaders(where, o.headers), defines: checkDefines(where, o.defines) };
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
   const made = (build: Build): Prepared => {
-    const t = translate(where, text, fileName, build, headers);
+    const t = translate(where, text, fileName, build, project);
     const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
     // A source whose sm_90 device code the emulator chose and could not compile: its host pass, compiled before.
     const asHost = emulates === undefined ? compiledAsHost.get(dev)?.get(key) : undefined;
@@ -637,6 +662,8 @@ export interface CompileCheckOptions {
   instances?: string[];
   /** A project's own headers, as `compile()` takes them. */
   headers?: Record<string, string>;
+  /** A project's -D macros, as `compile()` takes them. */
+  defines?: Record<string, string | number | true>;
 }
 
 /** What `compileCheck()` compiled: each kernel (and instance) with its symbol in the code, and the compiler's warnings. */
@@ -658,7 +685,7 @@ const CHECK_TARGET = /^(?:hip:(gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*|cuda:(sm_\d{2,3
 export function compileCheck(source: string, options: CompileCheckOptions): CompileCheckResult {
   const where = "fl.compileCheck";
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["target", "name", "instances", "headers"]);
+  const o = checkOptionsObject(where, options, ["target", "name", "instances", "headers", "defines"]);
   const match = typeof o.target === "string" ? CHECK_TARGET.exec(o.target) : null;
   if (!match) throw new ArgumentError(where, "options.target", `"hip:<gfx architecture>" or "cuda:sm_<NN>" ("hip:gfx90a", "cuda:sm_90")`, describe(o.target));
   const target = o.target as string;
@@ -667,7 +694,7 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
   // gfx9 (CDNA, GCN) runs 64-lane wavefronts; gfx10 and later default to 32.
   const warpSize = backend === "hip" && /^gfx9/.test(arch) ? 64 : 32;
   const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}` },
-    checkHeaders(where, o.headers));
+    { headers: checkHeaders(where, o.headers), defines: checkDefines(where, o.defines) });
   const instances = o.instances ?? [];
   if (!Array.isArray(instances) || instances.some((i) => typeof i !== "string")) {
     throw new ArgumentError(where, "options.instances", "an array of template kernels' name expressions", describe(o.instances));

@@ -56,6 +56,35 @@ export function checkHeaders(where: string, headers: unknown): Map<string, strin
   return given;
 }
 
+// What nvcc, NVRTC, hipcc and hiprtc define, which say which compiler and pass read a source.
+const COMPILER_MACROS = /^(?:__CUDA_ARCH__|__CUDACC\w*|__NVCC__|__HIP\w*|__HIPCC\w*|__gfx\w+__|__cplusplus|CUDA_VERSION)$/;
+
+/**
+ * options.defines: the macros a project's build defines (`-DUSE_FAST_MATH`,
+ * `-DBLOCK=256`), as `{ USE_FAST_MATH: true, BLOCK: 256 }`; each value a string,
+ * a number, or true for 1. Object-like macros only; those the compilers define
+ * themselves (`__CUDA_ARCH__`, `__HIP_PLATFORM_AMD__` ...) are refused.
+ */
+export function checkDefines(where: string, defines: unknown): Map<string, string> {
+  const given = new Map<string, string>();
+  if (defines === undefined) return given;
+  const o = checkOptionsObject(where, defines, null, "options.defines");
+  for (const [name, value] of Object.entries(o)) {
+    if (!/^[A-Za-z_]\w*$/.test(name) || name.startsWith("FL_")) {
+      throw new ArgumentError(where, "options.defines", "an object whose keys are macro names (letters, digits, _; not starting with FL_, which are fuselab's)", `the key ${JSON.stringify(name)}`);
+    }
+    if (COMPILER_MACROS.test(name)) {
+      throw new ArgumentError(where, "options.defines", `macros other than those a GPU's compiler defines itself (${name === "__CUDA_ARCH__" ? "options.arch picks the device code" : "fuselab defines them as each target's compiler does"})`, `the key ${JSON.stringify(name)}`);
+    }
+    const argument = `options.defines.${name}`;
+    if (value === true) given.set(name, "1");
+    else if (typeof value === "number" && Number.isFinite(value)) given.set(name, String(value));
+    else if (typeof value === "string" && !/[\n\r\0]/.test(value)) given.set(name, value);
+    else throw new ArgumentError(where, argument, "the macro's value: a string of one line, a finite number, or true (1)", describe(value));
+  }
+  return given;
+}
+
 const INCLUDE = /^\s*#\s*include\s*(?:"([^"\n]+)"|<([^<>\n]+)>)\s*$/;
 const PRAGMA_ONCE = /^\s*#\s*pragma\s+once\s*$/;
 

@@ -22,7 +22,7 @@ function lineOf(text: string, at: number): number {
  * its own). `source` is given without the host functions that launch, which
  * are left out as host code.
  */
-export function checkKernelSource(where: string, source: string, target: Target, predefined: Record<string, string>): void {
+export function checkKernelSource(where: string, source: string, target: Target, predefined: Record<string, string>, assemblyStops = false): void {
   const code = new Preprocessor(predefined).run(source);
   const launch = /<<<[^;]*>>>/.exec(code);
   if (launch) {
@@ -35,12 +35,49 @@ export function checkKernelSource(where: string, source: string, target: Target,
   const isa = GCN_MNEMONIC.test(asm[1] ?? "") ? "GCN" : "PTX";
   const machine = isa === "PTX" ? "an NVIDIA GPU" : "an AMD GPU";
   const runs = isa === "PTX" ? target === "cuda" : target === "hip";
-  if (runs) return;
+  if (runs || (target === "cpu" && assemblyStops)) return;
   const instead = target === "cpu"
     ? "the CPU emulator runs C++ only: a C++ path beside the assembly, under #ifdef __CUDA_ARCH__, is taken when options.arch is left out or \"host\""
     : `this device runs ${target === "cuda" ? "PTX" : "GCN"} only`;
   throw new ArgumentError(where, "source", `code this device can run (${instead})`,
     `inline ${isa} assembly on line ${line}, which needs ${machine}`);
+}
+
+const ASM_STATEMENT = /\b(?:asm|__asm__|__asm)\b\s*(?:(?:volatile|__volatile__|goto)\b\s*)*\(/g;
+
+/**
+ * `source` for the CPU emulator with each inline assembly statement replaced by
+ * a stop of the launch that reaches it, naming its line and the GPU it needs:
+ * the module's other kernels run. The statement's line breaks are kept (also
+ * the escaped ones of a macro's body), so lines keep their numbers.
+ */
+export function withAssemblyStopped(source: string): string {
+  let out = "", from = 0;
+  for (const found of source.matchAll(ASM_STATEMENT)) {
+    const start = found.index!;
+    if (start < from) continue;
+    const end = closingParen(source, start + found[0].length);
+    if (end < 0) break;
+    const body = source.slice(start + found[0].length, end);
+    const isa = GCN_MNEMONIC.test(/^\s*("(?:\\.|[^"\\])*")?/.exec(body)?.[1] ?? "") ? "GCN" : "PTX";
+    const breaks = body.match(/\\?\r?\n/g)?.join("") ?? "";
+    out += `${source.slice(from, start)}::fl::emu::device_stop("inline ${isa} assembly, which needs ${isa === "PTX" ? "an NVIDIA" : "an AMD"} GPU (the CPU emulator runs C++ only), was reached", __FILE__, __LINE__)${breaks}`;
+    from = end + 1;
+  }
+  return out + source.slice(from);
+}
+
+// The index of the ) closing a ( just before `at`, past string and character literals; -1 if none.
+function closingParen(text: string, at: number): number {
+  let depth = 1;
+  for (let i = at; i < text.length; i++) {
+    const c = text[i];
+    if (c === "\"" || c === "'") {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === "\\") i++;
+    } else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return i;
+  }
+  return -1;
 }
 
 /**

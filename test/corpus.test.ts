@@ -575,6 +575,65 @@ function tf32(x: number): number {
   return new Float32Array(new Uint32Array([((bits + 0x1000) & 0xffffe000) >>> 0]).buffer)[0];
 }
 
+describe("kernel corpus: coalesced groups", () => {
+  // Elements of a few warps: positive and not, buckets and parities mixed, a partial last warp.
+  const n = 150, threads = 64, blocks = Math.ceil(n / threads);
+  const values = range(n).map((i) => ((i * 7919) % 97) - 40);
+  const warpsOf = <T>(f: (lanes: number[]) => T[]) => range(Math.ceil(n / 32)).flatMap((w) => f(range(32).map((l) => w * 32 + l).filter((i) => i < n)));
+  for (const { label, dev } of variants(false)) {
+    it(`cg_coalesced.cu: warp-aggregated atomics through coalesced_threads() compact the positive elements${label}`, () => {
+      const out = fl.full([n], -1, { dtype: "i32", device: dev() });
+      const count = fl.zeros([1], { dtype: "i32", device: dev() });
+      compile("cg_coalesced.cu", dev()).fn("compact_positive").launch({ grid: blocks, block: threads }, out, count, fl.tensor(values, { dtype: "i32", device: dev() }), n);
+      const positive = values.filter((v) => v > 0);
+      expect(count.toArray()[0]).to.equal(positive.length);
+      const kept = Array.from(out.toArray());
+      expect(kept.slice(0, positive.length).sort((a, b) => a - b)).to.deep.equal(positive.sort((a, b) => a - b));
+      expect(kept.slice(positive.length)).to.deep.equal(range(n - positive.length).map(() => -1));
+    });
+
+    it(`cg_coalesced.cu: labeled_partition's leaders count buckets, binary_partition ranks by parity${label}`, () => {
+      const module = compile("cg_coalesced.cu", dev());
+      const buckets = values.map((v) => (v + 40) % 7);
+      const bins = fl.zeros([7], { dtype: "i32", device: dev() });
+      module.fn("bucket_counts").launch({ grid: blocks, block: threads }, bins, fl.tensor(buckets, { dtype: "i32", device: dev() }), n);
+      expect(Array.from(bins.toArray())).to.deep.equal(range(7).map((b) => buckets.filter((x) => x === b).length));
+      const rank = fl.full([n], -1, { dtype: "i32", device: dev() }), size = fl.full([n], -1, { dtype: "i32", device: dev() });
+      module.fn("parity_ranks").launch({ grid: blocks, block: threads }, rank, size, fl.tensor(values, { dtype: "i32", device: dev() }), n);
+      // The lanes past n in a warp have the value 0: even.
+      const expected = range(Math.ceil(n / 32)).flatMap((w) => {
+        const all = range(32).map((l) => w * 32 + l);
+        const odd = (i: number) => i < n && (values[i] & 1) !== 0;
+        return all.filter((i) => i < n).map((i) => {
+          const same = all.filter((j) => odd(j) === odd(i));
+          return [same.indexOf(i), same.length];
+        });
+      });
+      expect(Array.from(rank.toArray())).to.deep.equal(expected.map(([r]) => r));
+      expect(Array.from(size.toArray())).to.deep.equal(expected.map(([, s]) => s));
+    });
+
+    it(`cg_coalesced.cu: cg::reduce, cg::exclusive_scan, ballot and shfl_down over the lanes that took a branch${label}`, () => {
+      const outs = range(4).map(() => fl.full([n], -999, { dtype: "i32", device: dev() }));
+      compile("cg_coalesced.cu", dev()).fn("positive_lanes").launch({ grid: blocks, block: threads }, ...outs, fl.tensor(values, { dtype: "i32", device: dev() }), n);
+      const expected = range(4).map(() => range(n).map(() => -999));
+      warpsOf((lanes) => {
+        const active = lanes.filter((i) => values[i] > 0);
+        let before = 0;
+        active.forEach((i, r) => {
+          expected[0][i] = active.reduce((s, j) => s + values[j], 0);
+          expected[1][i] = before;
+          before += values[i];
+          expected[2][i] = active.filter((j) => values[j] > 50).length;
+          expected[3][i] = r + 1 < active.length ? values[active[r + 1]] : -1;
+        });
+        return [];
+      });
+      outs.forEach((out, k) => expect(Array.from(out.toArray()), ["sum", "prefix", "above", "next"][k]).to.deep.equal(expected[k]));
+    });
+  }
+});
+
 describe("kernel corpus: tensor cores through nvcuda::wmma", () => {
   for (const { label, dev } of variants(false)) {
     it(`wmma_gemm.cu: C = alpha A B + beta C with half inputs and float accumulators, column-major, one warp a tile${label}`, () => {

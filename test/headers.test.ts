@@ -145,3 +145,48 @@ describe("fl.compile's option headers: a project's own headers, given as text", 
     expect(Array.from(o.toArray())).to.deep.equal([42]);
   });
 });
+
+describe("a project's -D macros (option defines)", () => {
+  const dev = testDevice;
+  // Device code gated on the build's macros, as ColossalAI's helpers are on
+  // COLOSSAL_WITH_CUDA, and a parameter type the build picks.
+  const SOURCE = [
+    "#ifdef USE_DOUBLE",
+    "typedef double real;",
+    "#else",
+    "typedef float real;",
+    "#endif",
+    "#if defined(WITH_CUDA)",
+    "__device__ inline real scaled(real v) { return SCALE * v; }",
+    "#endif",
+    "__global__ void scale(real* y, const real* x, int n) {",
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
+    "  if (i < n) y[i] = scaled(x[i]);",
+    "}",
+  ].join("\n");
+
+  it("defines them before the source on every target, also where signatures are read", () => {
+    const n = 37;
+    for (const [defines, dtype] of [[{ WITH_CUDA: true, SCALE: 3 }, "f32"], [{ WITH_CUDA: "1", SCALE: "0.5", USE_DOUBLE: true }, "f64"]] as const) {
+      const x = fl.tensor(range(n).map((i) => i - 10), { dtype, device: dev() });
+      const y = fl.full([n], NaN, { dtype, device: dev() });
+      fl.compile(SOURCE, { device: dev(), defines }).fn("scale").launch({ grid: 2, block: 32 }, y, x, n);
+      expect(Array.from(y.toArray()), dtype).to.deep.equal(range(n).map((i) => Number(defines.SCALE) * (i - 10)));
+    }
+    // Without them the helper is left out, as the project's own build would leave it.
+    expectThrows(() => fl.compile(SOURCE, { device: dev() }), fl.DeviceError, /.scaled. was not declared|identifier "scaled" is undefined/);
+  });
+
+  it("refuses names that are not macros, values that are not one line, and the macros compilers define themselves", () => {
+    const compile = (defines: unknown) => () => fl.compile(SOURCE, { device: dev(), defines: defines as Record<string, string> });
+    expectThrows(compile(["WITH_CUDA"]), fl.ArgumentError, /^fl\.compile: options\.defines must be an object, got \[/);
+    for (const key of ["A B", "1X", "FL_TARGET_CPU", ""]) {
+      expectThrows(compile({ [key]: 1 }), fl.ArgumentError, `fl.compile: options.defines must be an object whose keys are macro names (letters, digits, _; not starting with FL_, which are fuselab's), got the key ${JSON.stringify(key)}`);
+    }
+    expectThrows(compile({ SCALE: "1\n#include <x>" }), fl.ArgumentError, /^fl\.compile: options\.defines\.SCALE must be the macro's value: a string of one line, a finite number, or true \(1\), got "1\\n#include <x>"$/);
+    expectThrows(compile({ SCALE: false }), fl.ArgumentError, /options\.defines\.SCALE must be the macro's value: a string of one line, a finite number, or true \(1\), got false$/);
+    expectThrows(compile({ __CUDA_ARCH__: 800 }), fl.ArgumentError, /options\.defines must be macros other than those a GPU's compiler defines itself \(options\.arch picks the device code\), got the key "__CUDA_ARCH__"$/);
+    expectThrows(compile({ __HIP_PLATFORM_AMD__: 1 }), fl.ArgumentError, /got the key "__HIP_PLATFORM_AMD__"$/);
+    expectThrows(() => fl.compileCheck(SOURCE, { target: "cuda:sm_90", defines: { "-O3": 1 } }), fl.ArgumentError, /^fl\.compileCheck: options\.defines must be an object whose keys are macro names/);
+  });
+});

@@ -1478,12 +1478,17 @@ __global__ void philox_draws(unsigned* bits, float* uniforms, float* normals, un
     expect(module.kernels).to.deep.equal(["k"]);
   });
 
-  it("says that inline assembly needs the GPU it is written for, naming the line", async () => {
+  it("says that inline assembly needs the GPU it is written for, naming the line; on the CPU the module's other kernels run", async () => {
     const source = `
 __global__ void lane_ids(int* out) {
   unsigned lane;
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   out[threadIdx.x] = static_cast<int>(lane);
+}
+#define COMMIT_GROUP() asm volatile("cp.async.commit_group;\\n" ::)
+__global__ void doubled(int* out, int n) {
+  if (n < 0) COMMIT_GROUP();
+  if (threadIdx.x < n) out[threadIdx.x] = 2 * threadIdx.x;
 }
 `;
     if (dev().backend === "cuda") {
@@ -1492,10 +1497,19 @@ __global__ void lane_ids(int* out) {
       expect(Array.from(out.toArray())).to.deep.equal(range(64).map((i) => i % 32));
       return;
     }
-    expectThrows(() => fl.compile(source, { device: dev() }), fl.ArgumentError, dev().backend === "cpu"
-      ? "fl.compile: source must be code this device can run (the CPU emulator runs C++ only: a C++ path beside the assembly, under #ifdef __CUDA_ARCH__, " +
-        "is taken when options.arch is left out or \"host\"), got inline PTX assembly on line 4, which needs an NVIDIA GPU"
-      : /inline PTX assembly on line 4/);
+    if (dev().backend === "cpu") {
+      // The assembly stops the launch that reaches it, naming its line (one in a macro: the line using it).
+      const module = fl.compile(source, { device: dev() });
+      const out = fl.full([8], -1, { dtype: "i32", device: dev() });
+      module.fn("doubled").launch({ grid: 1, block: 8 }, out, 5);
+      expect(Array.from(out.toArray())).to.deep.equal([0, 2, 4, 6, 8, -1, -1, -1]);
+      for (const [kernel, args, line] of [["lane_ids", [out], 4], ["doubled", [out, -1], 9]] as const) {
+        module.fn(kernel).launch({ grid: 1, block: 8 }, ...args);
+        expectThrows(() => out.toArray(), fl.DeviceError, `cpu download: kernel '${kernel}': inline PTX assembly, which needs an NVIDIA GPU (the CPU emulator runs C++ only), was reached at lane_ids.hip:${line} (block (0,0,0), thread (0,0,0))`);
+      }
+    } else {
+      expectThrows(() => fl.compile(source, { device: dev() }), fl.ArgumentError, /inline PTX assembly on line 4/);
+    }
     // Under #ifdef __CUDA_ARCH__ with a C++ path beside it, the emulator takes the C++ path: it
     // compiles the source as nvcc's host pass reads it, and says so of what that leaves out.
     const portable = `
@@ -1545,8 +1559,9 @@ __global__ void hopper_only(int* out) { out[0] = 1; }
         "compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, because sm_90's does not compile here \\(.*this_cluster.*\\)\\)$"));
     }
     expectThrows(() => fl.compile(clustered, { device: dev(), arch: "sm_90" }), fl.DeviceError, /this_cluster/);
-    // Asked for sm_90's device code, the emulator has no C++ path to take.
-    expectThrows(() => fl.compile(portable, { device: dev(), arch: "sm_90" }), fl.ArgumentError, /got inline PTX assembly on line 5, which needs an NVIDIA GPU$/);
+    // Asked for sm_90's device code, the emulator has no C++ path to take: the assembly stops the launch.
+    fl.compile(portable, { device: dev(), arch: "sm_90" }).fn("lane_ids_portable").launch({ grid: 1, block: 40 }, out);
+    expectThrows(() => out.toArray(), fl.DeviceError, /inline PTX assembly, which needs an NVIDIA GPU \(the CPU emulator runs C\+\+ only\), was reached at lane_ids_portable\.hip:5 /);
   });
 
   it("takes the math functions' mixed and integer arguments as the host <cmath> does, in double (fmax(0.0, x) of a float x, sqrt(n) of an int)", () => {

@@ -2,7 +2,8 @@
 // warp (thread_block_tile<N>, N a power of two up to warpSize) with their
 // shuffles and votes, tiles of several warps (N up to 1024, with or without
 // block_tile_memory) with sync and cg::reduce, thread_group for either,
-// cg::reduce and the scans. A grid-wide sync needs a cooperative launch, which
+// cg::reduce and the scans, coalesced groups (coalesced_threads(),
+// labeled_partition, binary_partition). A grid-wide sync needs a cooperative launch, which
 // fuselab does not make: it stops the kernel with that reason.
 #ifndef FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
 #define FUSELAB_EMULATOR_COOPERATIVE_GROUPS_H
@@ -116,6 +117,80 @@ inline thread_block_tile<Size, Parent> tiled_partition(const Parent&) {
   return {};
 }
 
+// The lanes of a warp that reach a point together (coalesced_threads(), as
+// __activemask() finds them), or those of a parent that share a label
+// (labeled_partition, __match_any_sync) or a predicate (binary_partition,
+// __ballot_sync). Ranks count the group's lanes from the lowest; shuffles name
+// a rank, and a shfl_down or shfl_up past the group's ends gives the lane its
+// own value, as CUDA's implementation does.
+class coalesced_group {
+ public:
+  explicit coalesced_group(unsigned long long lanes) : lanes_(lanes) {}
+
+  unsigned long long size() const { return __builtin_popcountll(lanes_); }
+  unsigned long long num_threads() const { return size(); }
+  unsigned int thread_rank() const { return __builtin_popcountll(lanes_ & ((1ull << lane()) - 1)); }
+  unsigned int meta_group_rank() const { return 0; }
+  unsigned int meta_group_size() const { return 1; }
+  void sync() const { ::fl::emu::syncwarp(__LINE__, lanes_); }
+
+  template <typename T> T shfl(T v, int rank) const {
+    return ::fl::emu::shfl_sync(__LINE__, lanes_, v, static_cast<int>(lane_of(static_cast<unsigned>(rank) % size())));
+  }
+  template <typename T> T shfl_down(T v, unsigned delta) const {
+    const unsigned long long to = thread_rank() + delta;
+    return ::fl::emu::shfl_sync(__LINE__, lanes_, v, static_cast<int>(to < size() ? lane_of(to) : lane()));
+  }
+  template <typename T> T shfl_up(T v, unsigned delta) const {
+    const unsigned rank = thread_rank();
+    return ::fl::emu::shfl_sync(__LINE__, lanes_, v, static_cast<int>(delta <= rank ? lane_of(rank - delta) : lane()));
+  }
+  int any(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, __LINE__, lanes_, p != 0)); }
+  int all(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, __LINE__, lanes_, p != 0)); }
+  // The group's votes, bit r for its rank r.
+  unsigned int ballot(int p) const {
+    const unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes_, p != 0);
+    unsigned int packed = 0, bit = 0;
+    for (unsigned long long m = lanes_; m; m &= m - 1, bit++)
+      if (votes & m & (~m + 1)) packed |= 1u << bit;
+    return packed;
+  }
+  unsigned long long lanes() const { return lanes_; }
+
+ private:
+  static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
+  unsigned lane_of(unsigned long long rank) const {
+    unsigned long long m = lanes_;
+    for (; rank > 0; rank--) m &= m - 1;
+    return static_cast<unsigned>(__builtin_ctzll(m));
+  }
+  unsigned long long lanes_;
+};
+
+inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+
+namespace details {
+template <unsigned Size, typename Parent> unsigned long long lanes_of(const thread_block_tile<Size, Parent>&) {
+  static_assert(Size <= 64, "labeled_partition and binary_partition divide a tile of at most a warp");
+  const unsigned lane = linear_thread() % ::fl::emu::tls().warp_size;
+  const unsigned long long ones = Size >= 64 ? ~0ull : (1ull << Size) - 1;
+  return ones << (lane & ~(Size - 1));
+}
+inline unsigned long long lanes_of(const coalesced_group& g) { return g.lanes(); }
+}  // namespace details
+
+template <typename Group, typename Label>
+inline coalesced_group labeled_partition(const Group& parent, Label label) {
+  const unsigned long long lanes = details::lanes_of(parent);
+  return coalesced_group(::fl::emu::match_any_sync(__LINE__, lanes, label));
+}
+template <typename Group>
+inline coalesced_group binary_partition(const Group& parent, bool predicate) {
+  const unsigned long long lanes = details::lanes_of(parent);
+  const unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes, predicate);
+  return coalesced_group(predicate ? votes : lanes & ~votes);
+}
+
 // Any group, its kind known at run time: the thread block, or a tile of a warp
 // (a thread_block_tile, or tiled_partition(parent, n) with n chosen at run time).
 class thread_group {
@@ -205,28 +280,37 @@ inline T reduce(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
   return total;
 }
 
-template <unsigned Size, typename Parent, typename T, typename Op>
-inline T inclusive_scan(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
-  for (unsigned offset = 1; offset < Size; offset *= 2) {
-    T other = tile.shfl_up(value, offset);
-    if (tile.thread_rank() >= offset) value = op(value, other);
+// Over a coalesced group, every lane gets op applied over the values in rank order.
+template <typename T, typename Op>
+inline T reduce(const coalesced_group& group, T value, Op op) {
+  T total = group.shfl(value, 0);
+  for (unsigned rank = 1; rank < group.size(); rank++) total = op(total, group.shfl(value, static_cast<int>(rank)));
+  return total;
+}
+
+// Scans over a tile of a warp or a coalesced group, in rank order.
+template <typename Group, typename T, typename Op>
+inline T inclusive_scan(const Group& group, T value, Op op) {
+  for (unsigned offset = 1; offset < group.size(); offset *= 2) {
+    T other = group.shfl_up(value, offset);
+    if (group.thread_rank() >= offset) value = op(value, other);
   }
   return value;
 }
-template <unsigned Size, typename Parent, typename T>
-inline T inclusive_scan(const thread_block_tile<Size, Parent>& tile, T value) {
-  return inclusive_scan(tile, value, plus<T>());
+template <typename Group, typename T>
+inline T inclusive_scan(const Group& group, T value) {
+  return inclusive_scan(group, value, plus<T>());
 }
 // Rank 0 gets T() (CUDA leaves it undefined for operators other than plus).
-template <unsigned Size, typename Parent, typename T, typename Op>
-inline T exclusive_scan(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
-  T inclusive = inclusive_scan(tile, value, op);
-  T shifted = tile.shfl_up(inclusive, 1);
-  return tile.thread_rank() == 0 ? T() : shifted;
+template <typename Group, typename T, typename Op>
+inline T exclusive_scan(const Group& group, T value, Op op) {
+  T inclusive = inclusive_scan(group, value, op);
+  T shifted = group.shfl_up(inclusive, 1);
+  return group.thread_rank() == 0 ? T() : shifted;
 }
-template <unsigned Size, typename Parent, typename T>
-inline T exclusive_scan(const thread_block_tile<Size, Parent>& tile, T value) {
-  return exclusive_scan(tile, value, plus<T>());
+template <typename Group, typename T>
+inline T exclusive_scan(const Group& group, T value) {
+  return exclusive_scan(group, value, plus<T>());
 }
 
 }  // namespace cooperative_groups
