@@ -37,14 +37,40 @@ function isHostVariable(statement: string): boolean {
   if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
   // The declarator: up to the initializer.
   const declarator = text.split(/[={]/, 1)[0];
-  // A function's declaration (or anything this reading does not follow) is kept.
-  if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) return false;
+  // A function's declaration (or anything this reading does not follow) is kept, but
+  // for one of the host-only library's types (`std::string launch_test(int m);`).
+  if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) return /^[^(]*\([^{]*\)[^{]*$/.test(declarator) && HOST_LIBRARY.test(text);
   // const objects (not pointers to const) may be read by device code as constants, but not
   // those of the host-only library (`const std::string logFile = ...`).
   if (HOST_LIBRARY.test(declarator)) return true;
   const afterLastStar = declarator.slice(declarator.lastIndexOf("*") + 1);
   if (/\bconst\b/.test(declarator.includes("*") ? afterLastStar : declarator)) return false;
   return /[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*$/.test(declarator.trim());
+}
+
+/**
+ * The source's object-like macros that stand for an execution space
+ * (`#define HOST_DEVICE_INLINE __device__ __host__ inline`, `#define CONSTANT __constant__`),
+ * expanded in a statement's text before it is judged.
+ */
+function withExecutionSpaceMacros(source: string): (text: string) => string {
+  const macros = new Map<string, string>();
+  for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t]|$)([^\n]*)$/gm)) macros.set(m[1], m[2]);
+  // Those whose expansion names one, through other macros too.
+  const spaces = new Map<string, string>();
+  for (let more = true; more;) {
+    more = false;
+    for (const [name, body] of macros) {
+      const expanded = body.replace(/\b[A-Za-z_]\w*\b/g, (word) => spaces.get(word) ?? word);
+      if (!spaces.has(name) && ANNOTATED.test(expanded)) {
+        spaces.set(name, expanded);
+        more = true;
+      }
+    }
+  }
+  if (spaces.size === 0) return (text) => text;
+  const names = new RegExp(`\\b(?:${[...spaces.keys()].join("|")})\\b`, "g");
+  return (text) => text.replace(names, (name) => spaces.get(name)!);
 }
 
 /** `text` without its leading template heads (`template <class T, int N>`), whose `class` declares no class. */
@@ -268,6 +294,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const dropped = options.predefined ? droppedLines(source, options.predefined) : new Set<number>();
   const read = dropped.size === 0 ? stripNonCode(source) : stripNonCode(source).split("\n").map((text, k) => (dropped.has(k + 1) ? " ".repeat(text.length) : text)).join("\n");
   const code = withoutInvocations(read, hostFunctionMacros(source, only), directive, blank);
+  const expanded = withExecutionSpaceMacros(source);
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
   // With `functionsMatching`, a host function calling one left out is left out too (a
@@ -280,10 +307,10 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
     for (const statement of statements) {
       if (blanked.has(statement)) continue;
       const { start, end, bodyAt } = statement;
-      const text = code.slice(start, end);
+      const text = expanded(code.slice(start, end));
       const host = bodyAt === undefined
         ? only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text) || isHostClass(text)
-        : isHostFunction(code.slice(start, bodyAt)) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
+        : isHostFunction(expanded(code.slice(start, bodyAt))) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
       if (!host) continue;
       blank(start, end);
       blanked.add(statement);
@@ -311,7 +338,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   // used by its main alone), is host code, with its specializations. A class of data
   // alone stays: a template argument named from TS may be all that uses it.
   const kept = statements.filter((statement) => !blanked.has(statement));
-  const textOf = (statement: NamespaceStatement) => code.slice(statement.start, statement.end);
+  const textOf = (statement: NamespaceStatement) => expanded(code.slice(statement.start, statement.end));
   const directiveText = source.split("").filter((_, k) => directive[k]).join("");
   for (const statement of kept) {
     const text = textOf(statement);

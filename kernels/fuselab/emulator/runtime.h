@@ -567,14 +567,16 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
         // Every lane of the warp takes part: each source is one of them.
         shuffle([&](uint32_t, uint32_t source) { return values[source]; });
       } else {
-        // Lanes outside the group take no part: reading one gives a lane its own value.
+        // Lanes outside the group take no part: reading one gives 0, as NVIDIA's
+        // GPUs give it (measured on an H200) and AMD's ds_bpermute gives it for a
+        // disabled lane.
         int reader = -1, read = -1;
         shuffle([&](uint32_t self, uint32_t source) {
           if (source < 64 && (group >> source & 1)) return values[source];
           // Unnamed, or named but past the block's end (a lane named that exited is reported when it exits).
           const bool unnamed = !(source < 64 && (mask >> source & 1));
           if (reader < 0 && mask != kLiveLanes && (unnamed || base + source >= b.size)) reader = self, read = source;
-          return values[self];
+          return uint64_t(0);
         });
         // Check mode: a GPU gives an undefined value for a lane its mask leaves out.
         if (b.check && reader >= 0) {
