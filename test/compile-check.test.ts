@@ -25,6 +25,7 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   { file: "activations_macro.cu" },
   { file: "bf16_gelu_mul.cu", nvidiaOnly: true },
   { file: "cg_thread_group.cu", nvidiaOnly: true },
+  { file: "cg_coalesced.cu", nvidiaOnly: true },
   { file: "cub_block_sort.cu", nvidiaOnly: true },
   { file: "cub_compact.cu", instances: ["compact_positive<128>"], nvidiaOnly: true },
   { file: "cub_segments.cu", nvidiaOnly: true },

@@ -631,6 +631,18 @@ describe("kernel corpus: coalesced groups", () => {
       });
       outs.forEach((out, k) => expect(Array.from(out.toArray()), ["sum", "prefix", "above", "next"][k]).to.deep.equal(expected[k]));
     });
+
+    it(`cg_coalesced.cu: a coalesced group handed on as a cg::thread_group${label}`, () => {
+      const out = fl.full([n], -1, { dtype: "i32", device: dev() });
+      compile("cg_coalesced.cu", dev()).fn("odd_ranks").launch({ grid: blocks, block: threads }, out, fl.tensor(values, { dtype: "i32", device: dev() }), n);
+      const expected = range(n).map(() => -1);
+      warpsOf((lanes) => {
+        const odd = lanes.filter((i) => (values[i] & 1) !== 0);
+        odd.forEach((i, r) => (expected[i] = r * 1000 + odd.length));
+        return [];
+      });
+      expect(Array.from(out.toArray())).to.deep.equal(expected);
+    });
   }
 });
 

@@ -58,3 +58,14 @@ __global__ void positive_lanes(int* sum, int* prefix, int* above, int* next, con
   const int after = g.shfl_down(v, 1);
   next[i] = g.thread_rank() + 1 < g.size() ? after : -1;
 }
+
+// The same group handed on as a cg::thread_group, as generic device code takes one.
+__device__ int rank_and_size(cg::thread_group g) {
+  g.sync();
+  return static_cast<int>(g.thread_rank() * 1000 + g.size());
+}
+
+__global__ void odd_ranks(int* out, const int* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && (in[i] & 1) != 0) out[i] = rank_and_size(cg::coalesced_threads());
+}

@@ -191,12 +191,14 @@ inline coalesced_group binary_partition(const Group& parent, bool predicate) {
   return coalesced_group(predicate ? votes : lanes & ~votes);
 }
 
-// Any group, its kind known at run time: the thread block, or a tile of a warp
-// (a thread_block_tile, or tiled_partition(parent, n) with n chosen at run time).
+// Any group, its kind known at run time: the thread block, a tile of a warp
+// (a thread_block_tile, or tiled_partition(parent, n) with n chosen at run time),
+// or a coalesced group.
 class thread_group {
  public:
   thread_group(const thread_block&) : tile_size_(0) {}
   template <unsigned Size, typename Parent> thread_group(const thread_block_tile<Size, Parent>&) : tile_size_(Size) {}
+  thread_group(const coalesced_group& g) : tile_size_(0), coalesced_(g.lanes()) {}
   // A tile of `size` threads, a power of two from 1 to warpSize; 0 for the block.
   explicit thread_group(unsigned size) : tile_size_(size) {
     const unsigned warp = ::fl::emu::tls().warp_size;
@@ -209,22 +211,29 @@ class thread_group {
   }
 
   void sync() const {
-    if (tile_size_ == 0) ::fl::emu::syncthreads(__LINE__);
+    if (tile_size_ == 0 && coalesced_ == 0) ::fl::emu::syncthreads(__LINE__);
     else ::fl::emu::syncwarp(__LINE__, lanes());
   }
-  unsigned long long size() const { return tile_size_ ? tile_size_ : details::block_threads(); }
+  unsigned long long size() const {
+    return coalesced_ ? __builtin_popcountll(coalesced_) : tile_size_ ? tile_size_ : details::block_threads();
+  }
   unsigned long long num_threads() const { return size(); }
-  unsigned int thread_rank() const { return tile_size_ ? lane() & (tile_size_ - 1) : details::linear_thread(); }
+  unsigned int thread_rank() const {
+    if (coalesced_) return __builtin_popcountll(coalesced_ & ((1ull << lane()) - 1));
+    return tile_size_ ? lane() & (tile_size_ - 1) : details::linear_thread();
+  }
   unsigned int meta_group_rank() const { return tile_size_ ? details::linear_thread() / tile_size_ : 0; }
   unsigned int meta_group_size() const { return tile_size_ ? (details::block_threads() + tile_size_ - 1) / tile_size_ : 1; }
 
  private:
   static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
   unsigned long long lanes() const {
+    if (coalesced_) return coalesced_;
     const unsigned long long ones = tile_size_ == 64 ? ~0ull : (1ull << tile_size_) - 1;
     return ones << (lane() & ~(tile_size_ - 1));
   }
   unsigned tile_size_;
+  unsigned long long coalesced_ = 0;  // a coalesced group's lanes
 };
 
 // Tiles whose size is known only at run time (the parent's tiles of a block or of a larger tile).
