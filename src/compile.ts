@@ -258,11 +258,12 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const predefined = { ...predefinedMacros(build, source), ...Object.fromEntries(defines) };
   const target = build.backend;
   const guarded = guardFileAccess(where, source, target, predefined, includeFolders(target));
-  const checked = target === "cpu" && build.assemblyStops ? withAssemblyStopped(guarded) : guarded;
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined, build.assemblyStops);
   const found = findKernels(source, predefined);
   const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = found;
+  const visible = withStaticVariablesVisible(guarded, constants);
+  const checked = target === "cpu" && build.assemblyStops ? withAssemblyStopped(visible) : visible;
   const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map((line) => lineName(combined.segments, line))]));
   const unlaunchable = new Map([...found.unlaunchable].map(([name, e]) =>
     [name, new ArgumentError(e.where, e.argument, locatedMessage(e.expected, combined.segments), locatedMessage(e.received, combined.segments))]));
@@ -514,10 +515,22 @@ function compileError(where: string, p: Translated, e: unknown): Error {
 
 // On the CPU a module's symbols are hidden but for its kernels and __constant__
 // variables (kernels/fuselab/vendors/cpu.h): a __device__ variable the host writes
-// (module.constant(name)) is declared again, visible, after the source.
+// (module.constant(name)) is declared again, visible, after the source, in its namespace.
 function exportedVariables(constants: ConstantDeclaration[]): string {
-  return constants.filter((c) => c.space === "__device__" && !c.name.includes("::"))
-    .map((c) => `\nextern __typeof__(${c.name}) ${c.name} __attribute__((visibility("default")));`).join("");
+  return constants.filter((c) => c.space === "__device__").map((c) => {
+    const parts = c.name.split("::"), name = parts.pop();
+    const declaration = `extern __typeof__(${name}) ${name} __attribute__((visibility("default")));`;
+    return `\n${parts.map((p) => `namespace ${p} { `).join("")}${declaration}${parts.map(() => " }").join("")}`;
+  }).join("");
+}
+
+// A `static` __constant__ or __device__ variable loses the keyword, which only
+// hides its symbol: cudaMemcpyToSymbol reaches it from its own file, and
+// module.constant(name) from TS (a module is one file). Lines keep their numbers.
+function withStaticVariablesVisible(source: string, constants: ConstantDeclaration[]): string {
+  const lines = new Set(constants.filter((c) => c.isStatic).map((c) => c.line));
+  if (lines.size === 0) return source;
+  return source.split("\n").map((text, i) => (lines.has(i + 1) && /\b(?:__constant__|__device__)\b/.test(text) ? text.replace(/\bstatic\b/, "      ") : text)).join("\n");
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU

@@ -6,7 +6,7 @@ import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam } from "./kernel";
 import { ModuleHandle, native, nativeCall } from "./native";
 import { f32ToBf16Bits, f32ToF16Bits } from "./dtype";
-import { ConstantDeclaration, canonicalName, paramsFromSignature } from "./signature";
+import { ConstantDeclaration, canonicalName, paramsFromSignature, variableSymbol } from "./signature";
 
 /** A kernel of a module: its name and parameters, before it is loaded. */
 export interface KernelEntry {
@@ -154,10 +154,11 @@ export class Module {
       throw new ArgumentError("module.constant", "name", names.length > 0 ? `one of the module's __constant__ or __device__ variables (${names.join(", ")})` :
         "a __constant__ or __device__ variable of the module (it declares none)", describe(name));
     }
-    const bytes = nativeCall(() => native().symbol(handle, name));
+    const symbol = variableSymbol(name);
+    const bytes = nativeCall(() => native().symbol(handle, symbol));
     return new Constant(name, declaration.type, bytes, (data) => {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.set: its module was disposed`);
-      for (const h of [this.handle, ...this.instances]) nativeCall(() => native().writeSymbol(h, name, data));
+      for (const h of [this.handle, ...this.instances]) nativeCall(() => native().writeSymbol(h, symbol, data));
       this.constantValues.set(name, data);
     });
   }
@@ -188,7 +189,7 @@ export class Module {
       const instance = this.compiled?.templates.instantiate(canonical);
       if (instance) {
         this.instances.push(instance.handle);
-        for (const [constant, data] of this.constantValues) nativeCall(() => native().writeSymbol(instance.handle, constant, data));
+        for (const [constant, data] of this.constantValues) nativeCall(() => native().writeSymbol(instance.handle, variableSymbol(constant), data));
         ({ handle, entry } = instance);
       }
     }

@@ -295,6 +295,14 @@ export interface ConstantDeclaration {
   type: string;
   line: number;
   space: "__constant__" | "__device__";
+  /** Declared `static`: its symbol is made visible to the host, as cudaMemcpyToSymbol reaches it from the same file. */
+  isStatic: boolean;
+}
+
+/** The symbol of a variable at namespace scope: its name, or its Itanium-mangled name in a named namespace (`ns::table`: `_ZN2ns5tableE`). */
+export function variableSymbol(name: string): string {
+  const parts = name.split("::");
+  return parts.length === 1 ? name : `_ZN${parts.map((p) => `${p.length}${p}`).join("")}E`;
 }
 
 /** What a source declares: kernels to launch (explicit instantiations among them), kernel templates, constants. */
@@ -769,12 +777,14 @@ export function findKernels(source: string, predefined: Record<string, string> =
       }
       const statement = tokens.slice(statementStart, end).map((t) => t.text);
       const device = text === "__device__";
-      if (tokens[end]?.text === "(" || (device && statement.some((w) => ["__constant__", "static", "const", "constexpr", "extern", "template", "__shared__"].includes(w)))) continue;
+      // One in an unnamed namespace has no symbol outside its file.
+      if (tokens[end]?.text === "(" || scopes.includes(" ") || statement.includes("template") ||
+          (device && statement.some((w) => ["__constant__", "const", "constexpr", "extern", "__shared__"].includes(w)))) continue;
       const words = statement.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__managed__", "__align__"].includes(w));
       const name = words.pop();
       if (name) {
         constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void",
-          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__" });
+          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static") });
       }
       continue;
     }

@@ -679,18 +679,21 @@ template __global__ void poly<3>(float*, const float*, int);
       "module.constant: name must be one of the module's __constant__ or __device__ variables (coeffs, offsets), got \"offset\"");
   });
 
-  it("sets __device__ variables from the host as cudaMemcpyToSymbol and hipMemcpyToSymbol do", () => {
+  it("sets __device__ variables from the host as cudaMemcpyToSymbol and hipMemcpyToSymbol do, static ones and those of named namespaces too", () => {
     const module = fl.compile(`
 #include <hip/hip_runtime.h>
 __device__ float bias[3];
 __device__ __align__(8) unsigned int epoch = 7;
 static __device__ int launches_seen;
 __device__ int twice(int x) { return 2 * x; }
+namespace conv { namespace detail { static __constant__ float taps[2]; __device__ int shift_by; } }
+namespace { __constant__ int unnamed[2]; }
 __global__ void shift(float* out, const float* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) launches_seen = twice(launches_seen + 1);
-  if (i < n) out[i] = x[i] + bias[i % 3] + epoch;
+  if (i < n) out[i] = x[i] + bias[i % 3] + epoch + conv::detail::taps[i % 2] + conv::detail::shift_by + unnamed[0];
 }
+__global__ void seen(int* out) { out[0] = launches_seen; }
 `, { device: dev() });
     const n = 37;
     const x = fl.tensor(range(n).map((i) => i * 0.5), { device: dev() });
@@ -703,10 +706,19 @@ __global__ void shift(float* out, const float* x, int n) {
     module.fn("shift").launch({ grid: 2, block: 32 }, second, x, n);
     expect(Array.from(first.toArray())).to.deep.equal(range(n).map((i) => i * 0.5 + (i % 3) + 1 + 7));
     expect(Array.from(second.toArray())).to.deep.equal(range(n).map((i) => i * 0.5 + (i % 3) + 1 + 100));
-    // A static variable has no symbol outside its file; a function is no variable.
-    for (const name of ["launches_seen", "twice"]) {
+    // A static variable, and one in a named namespace, by its qualified name.
+    module.constant("launches_seen").set([20]);
+    module.constant("conv::detail::taps").set([0.25, -0.5]);
+    module.constant("conv::detail::shift_by").set([1000]);
+    const third = fl.full([n], NaN, { device: dev() }), seen = fl.full([1], -1, { dtype: "i32", device: dev() });
+    module.fn("shift").launch({ grid: 2, block: 32 }, third, x, n);
+    module.fn("seen").launch({ grid: 1, block: 1 }, seen);
+    expect(Array.from(third.toArray())).to.deep.equal(range(n).map((i) => i * 0.5 + (i % 3) + 1 + 100 + (i % 2 ? -0.5 : 0.25) + 1000));
+    expect(Array.from(seen.toArray())).to.deep.equal([42]);
+    // A variable of an unnamed namespace has no symbol outside its file; a function is no variable.
+    for (const name of ["unnamed", "twice"]) {
       expectThrows(() => module.constant(name), fl.ArgumentError,
-        `module.constant: name must be one of the module's __constant__ or __device__ variables (bias, epoch), got "${name}"`);
+        `module.constant: name must be one of the module's __constant__ or __device__ variables (bias, epoch, launches_seen, conv::detail::taps, conv::detail::shift_by), got "${name}"`);
     }
   });
 
