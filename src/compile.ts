@@ -263,7 +263,8 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const found = findKernels(source, predefined);
   const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = found;
   const visible = withStaticVariablesVisible(guarded, constants);
-  const checked = target === "cpu" && build.assemblyStops ? withAssemblyStopped(visible) : visible;
+  // On the CPU every asm statement, in whichever branch (one a header's macro picks too), stops the launch that reaches it.
+  const checked = target === "cpu" ? withAssemblyStopped(visible) : visible;
   const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map((line) => lineName(combined.segments, line))]));
   const unlaunchable = new Map([...found.unlaunchable].map(([name, e]) =>
     [name, new ArgumentError(e.where, e.argument, locatedMessage(e.expected, combined.segments), locatedMessage(e.received, combined.segments))]));

@@ -5,7 +5,7 @@ import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe 
 import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam } from "./kernel";
 import { ModuleHandle, native, nativeCall } from "./native";
-import { f32ToBf16Bits, f32ToF16Bits } from "./dtype";
+import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from "./dtype";
 import { ConstantDeclaration, canonicalName, paramsFromSignature, variableSymbol } from "./signature";
 
 /** A kernel of a module: its name and parameters, before it is loaded. */
@@ -75,12 +75,14 @@ const HOST_ARRAYS: Record<string, new (n: number) => ArrayBufferView & ArrayLike
 
 /**
  * A `__constant__` or `__device__` variable of a compiled module, written from the
- * host before launches as cudaMemcpyToSymbol writes it: `module.constant("table").set([...])`.
+ * host before launches as cudaMemcpyToSymbol writes it: `module.constant("table").set([...])`,
+ * and read back after them as cudaMemcpyFromSymbol reads it: `.get()`.
  */
 export class Constant {
   /** @internal Constants come from `module.constant(name)`. */
   constructor(readonly name: string, readonly type: string, readonly bytes: number,
-              private readonly write: (data: ArrayBufferView) => void) {}
+              private readonly write: (data: ArrayBufferView) => void,
+              private readonly read: (into: ArrayBufferView) => void) {}
 
   /** How many elements of its type the variable holds. */
   get length(): number {
@@ -94,10 +96,14 @@ export class Constant {
    */
   set(values: ArrayLike<number | bigint> | ArrayBufferView): void {
     const where = `constant ${this.name}.set`;
+    // A variable of another type (a struct) takes the bytes of any typed array or DataView.
+    if (this.type === "void" && ArrayBuffer.isView(values) && !(values instanceof Uint8Array)) {
+      values = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    }
     const isBytes = values instanceof Uint8Array && this.type !== "u8";
     const type = isBytes ? "u8" : this.type;
     if (type === "void") {
-      throw new ArgumentError(where, "values", `a Uint8Array of at most ${this.bytes} bytes (the variable's type is not a scalar type)`, describe(values));
+      throw new ArgumentError(where, "values", `a typed array of at most ${this.bytes} bytes (the variable's type is not a scalar type)`, describe(values));
     }
     const list = values as ArrayLike<number | bigint>;
     if (typeof list !== "object" || list === null || typeof list.length !== "number") {
@@ -116,6 +122,20 @@ export class Constant {
       host[i] = type === "f16" ? f32ToF16Bits(v as number) : type === "bf16" ? f32ToBf16Bits(v as number) : isBig ? BigInt(v) : (v as number);
     }
     this.write(host);
+  }
+
+  /**
+   * The variable's values once the launches before this call are done: numbers
+   * of its type (f16 and bf16 as a Float32Array, 64-bit integers as bigints), or
+   * its bytes (a Uint8Array) for a variable of another type. A template instance
+   * that `fn()` compiled holds a copy of its own; this reads the module's.
+   */
+  get(): ArrayBufferView & ArrayLike<number | bigint> {
+    const Host = this.type === "void" ? Uint8Array : HOST_ARRAYS[this.type];
+    const host = new Host(this.length);
+    this.read(host);
+    if (this.type === "f16" || this.type === "bf16") return Float32Array.from(host as Uint16Array, this.type === "f16" ? f16BitsToF32 : bf16BitsToF32);
+    return host;
   }
 }
 
@@ -160,6 +180,10 @@ export class Module {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.set: its module was disposed`);
       for (const h of [this.handle, ...this.instances]) nativeCall(() => native().writeSymbol(h, symbol, data));
       this.constantValues.set(name, data);
+    }, (into) => {
+      if (this.handle === undefined) throw new FuselabError(`constant ${name}.get: its module was disposed`);
+      const h = this.handle;
+      nativeCall(() => native().readSymbol(h, symbol, into));
     });
   }
 

@@ -96,6 +96,8 @@ export interface Native {
   symbol(mod: ModuleHandle, name: string): number;
   /** Writes `data` at the start of the variable, in stream order (cudaMemcpyToSymbol). */
   writeSymbol(mod: ModuleHandle, name: string, data: ArrayBufferView): void;
+  /** Reads the start of a module variable into `data` once the launches before it are done (cudaMemcpyFromSymbol). */
+  readSymbol(mod: ModuleHandle, name: string, data: ArrayBufferView): void;
   kernel(mod: ModuleHandle, name: string): KernelHandle;
   /** The compiler's facts about a kernel and its occupancy at blockThreads; null where the backend has no compiler (cpu). */
   kernelStats(k: KernelHandle, blockThreads: number, dynamicSharedBytes: number): NativeKernelStats | null;

@@ -43,12 +43,26 @@ export function lex(text: string): PpToken[] {
   return tokens;
 }
 
-/** Comments replaced by a space each (newlines inside kept), line continuations joined. */
+/**
+ * Comments replaced by a space each (newlines inside kept), line continuations
+ * kept. A block comment inside a directive continues it past its line breaks,
+ * as lines are spliced before comments are removed: its breaks come out as
+ * continuations.
+ */
 export function withoutComments(source: string): string {
   let out = "";
   let i = 0;
+  // Whether the text so far on this line is blank, and whether a directive is open.
+  let lineStart = true, inDirective = false;
   while (i < source.length) {
     const c = source[i];
+    if (c === "\n") {
+      inDirective = inDirective && source[i - 1] === "\\";
+      lineStart = true;
+    } else if (c === "#" && lineStart) {
+      inDirective = true;
+    }
+    if (c !== "\n" && c !== " " && c !== "\t" && c !== "\r") lineStart = false;
     if (c === "/" && source[i + 1] === "/") {
       while (i < source.length && source[i] !== "\n") {
         // A line comment ending in a backslash continues on the next line.
@@ -59,7 +73,8 @@ export function withoutComments(source: string): string {
     } else if (c === "/" && source[i + 1] === "*") {
       const end = source.indexOf("*/", i + 2);
       const stop = end < 0 ? source.length : end + 2;
-      out += " " + source.slice(i, stop).replace(/[^\n]/g, "");
+      const breaks = source.slice(i, stop).replace(/[^\n]/g, "");
+      out += " " + (inDirective ? breaks.replace(/\n/g, "\\\n") : breaks);
       i = stop;
     } else if (c === "\"" || c === "'") {
       let end = i + 1;

@@ -53,9 +53,14 @@ describe("kernel language", () => {
 #include <helper_cuda.h>
 #include <helper_functions.h>
 #include <cuda_profiler_api.h>
+#include <cusparse.h>
+#include <Python.h>
 #include <iostream>
 #include <omp.h>
 
+// Host declarations naming the host libraries' types.
+cusparseStatus_t multiply(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseOperation_t op);
+PyObject* make_module(PyModuleDef* definition);
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
 
 __global__ void limits_and_types(float* out, int* ints) {
@@ -99,9 +104,15 @@ __global__ void hidden(int x) {}
 #endif
 #define REAL float
 __global__ void after_macros(REAL* out, const REAL* in) { out[threadIdx.x] = in[threadIdx.x]; }
+// Comments inside a directive, over a continued line and over a line break (lines are spliced first).
+#define SCALE_BY /* a comment that     \\
+   goes on */ 2
+#define OFFSET 1 /* and one
+   over a line break */ + 1
+__global__ void after_comments(int* out) { out[0] = SCALE_BY * OFFSET; }
 `;
     const found = findKernels(source, { FL_TARGET_CPU: "1" });
-    expect(found.kernels.map((k) => k.name)).to.deep.equal(["scale_f32", "scale_i32", "chosen", "after_macros"]);
+    expect(found.kernels.map((k) => k.name)).to.deep.equal(["scale_f32", "scale_i32", "chosen", "after_macros", "after_comments"]);
     expect(found.kernels[1].params.map((p) => p.declaration)).to.deep.equal(["int*", "const int*", "int", "int"]);
     expect(found.kernels[3].params.map((p) => p.declaration)).to.deep.equal(["float*", "const float*"]);
     expect(found.kernels[2].line).to.equal(12);
@@ -112,6 +123,9 @@ __global__ void after_macros(REAL* out, const REAL* in) { out[threadIdx.x] = in[
     const y = fl.empty([n], { dtype: "i32", device: dev() });
     module.fn("scale_i32").launch({ grid: 2, block: 64 }, y, x, -3, n);
     expect(Array.from(y.toArray())).to.deep.equal(range(n).map((i) => -3 * i + 0));
+    const value = fl.full([1], -1, { dtype: "i32", device: dev() });
+    module.fn("after_comments").launch({ grid: 1, block: 1 }, value);
+    expect(Array.from(value.toArray())).to.deep.equal([2 * 1 + 1]);
   });
 
   it("launches template kernels: instantiations in the source, and others by name expression", () => {
@@ -694,6 +708,13 @@ __global__ void shift(float* out, const float* x, int n) {
   if (i < n) out[i] = x[i] + bias[i % 3] + epoch + conv::detail::taps[i % 2] + conv::detail::shift_by + unnamed[0];
 }
 __global__ void seen(int* out) { out[0] = launches_seen; }
+struct Tally { float sum; int count; };
+__device__ Tally tally;
+__global__ void add_up(const float* x, int n) {
+  if (threadIdx.x != 0) return;
+  for (int i = 0; i < n; i++) tally.sum += x[i];
+  tally.count += n;
+}
 `, { device: dev() });
     const n = 37;
     const x = fl.tensor(range(n).map((i) => i * 0.5), { device: dev() });
@@ -715,10 +736,21 @@ __global__ void seen(int* out) { out[0] = launches_seen; }
     module.fn("seen").launch({ grid: 1, block: 1 }, seen);
     expect(Array.from(third.toArray())).to.deep.equal(range(n).map((i) => i * 0.5 + (i % 3) + 1 + 100 + (i % 2 ? -0.5 : 0.25) + 1000));
     expect(Array.from(seen.toArray())).to.deep.equal([42]);
+    // Read back after the launches, as cudaMemcpyFromSymbol reads: numbers of the type, or a struct's bytes.
+    expect(Array.from(module.constant("launches_seen").get())).to.deep.equal([42]);
+    expect(Array.from(module.constant("conv::detail::taps").get())).to.deep.equal([0.25, -0.5]);
+    const start = new DataView(new ArrayBuffer(8));
+    start.setFloat32(0, 1.5, true);
+    start.setInt32(4, 2, true);
+    module.constant("tally").set(start);
+    module.fn("add_up").launch({ grid: 1, block: 32 }, x, n);
+    const tally = module.constant("tally").get() as Uint8Array;
+    const read = new DataView(tally.buffer, tally.byteOffset, tally.byteLength);
+    expect([tally.length, read.getFloat32(0, true), read.getInt32(4, true)]).to.deep.equal([8, Math.fround(1.5 + range(n).reduce((a, i) => a + i * 0.5, 0)), 2 + n]);
     // A variable of an unnamed namespace has no symbol outside its file; a function is no variable.
     for (const name of ["unnamed", "twice"]) {
       expectThrows(() => module.constant(name), fl.ArgumentError,
-        `module.constant: name must be one of the module's __constant__ or __device__ variables (bias, epoch, launches_seen, conv::detail::taps, conv::detail::shift_by), got "${name}"`);
+        `module.constant: name must be one of the module's __constant__ or __device__ variables (bias, epoch, launches_seen, conv::detail::taps, conv::detail::shift_by, tally), got "${name}"`);
     }
   });
 
@@ -1560,6 +1592,22 @@ __global__ void doubled(int* out, int n) {
       for (const [kernel, args, line] of [["lane_ids", [out], 4], ["doubled", [out, -1], 9]] as const) {
         module.fn(kernel).launch({ grid: 1, block: 8 }, ...args);
         expectThrows(() => out.toArray(), fl.DeviceError, `cpu download: kernel '${kernel}': inline PTX assembly, which needs an NVIDIA GPU (the CPU emulator runs C++ only), was reached at lane_ids.hip:${line} (block (0,0,0), thread (0,0,0))`);
+      }
+      // A branch a header's macro picks (HIP's platform, which the emulator's hip_runtime.h defines by the warp's width).
+      const platforms = `#include <hip/hip_runtime.h>
+__global__ void copy(float* out, const float* in) {
+  int i = threadIdx.x;
+#ifdef __HIP_PLATFORM_AMD__
+  asm volatile("v_mov_b32_e32 %0, %1" : "=v"(out[i]) : "v"(in[i]));
+#elif defined(__HIP_PLATFORM_NVIDIA__)
+  asm volatile("mov.f32 %0, %1;" : "=f"(out[i]) : "f"(in[i]));
+#endif
+}`;
+      for (const [warpSize, isa, line] of [[32, "PTX assembly, which needs an NVIDIA GPU", 7], [64, "GCN assembly, which needs an AMD GPU", 5]] as const) {
+        const cpu = fl.device("cpu", { warpSize });
+        const copied = fl.full([4], 7, { device: cpu });
+        fl.compile(platforms, { device: cpu }).fn("copy").launch({ grid: 1, block: 4 }, copied, fl.full([4], 3, { device: cpu }));
+        expectThrows(() => copied.toArray(), fl.DeviceError, new RegExp(`kernel 'copy': inline ${isa} \\(the CPU emulator runs C\\+\\+ only\\), was reached at copy\\.hip:${line} `));
       }
     } else {
       expectThrows(() => fl.compile(source, { device: dev() }), fl.ArgumentError, /inline PTX assembly on line 4/);

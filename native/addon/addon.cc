@@ -248,6 +248,21 @@ Napi::Value write_symbol(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// readSymbol(module, name, data): reads the start of the variable into data, once
+// the launches before it are done (cudaMemcpyFromSymbol).
+Napi::Value read_symbol(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto [address, bytes] = find_symbol(info, "readSymbol");
+  const HostBytes host = host_bytes(info[2], "readSymbol: data");
+  if (host.bytes > bytes) {
+    throw Napi::RangeError::New(env, "readSymbol: " + std::to_string(host.bytes) + " bytes are more than the " +
+                                         std::to_string(bytes) + "-byte variable holds");
+  }
+  DeviceState& d = *live_module(info[0])->device;
+  if (host.bytes > 0 && d.api->download(d.device, host.data, address, host.bytes) != 0) throw_failure(env, d, "readSymbol");
+  return env.Undefined();
+}
+
 Napi::Value builtin(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<DeviceState> device = live_device(info[0]);
@@ -459,6 +474,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"kernels", kernels},
       {"symbol", symbol},
       {"writeSymbol", write_symbol},
+      {"readSymbol", read_symbol},
       {"kernel", kernel},
       {"kernelStats", kernel_stats},
       {"launch", launch},
