@@ -233,33 +233,24 @@ Napi::Value symbol(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(find_symbol(info, "symbol").second));
 }
 
-// writeSymbol(module, name, data): writes data at the start of the variable, in
-// stream order (cudaMemcpyToSymbol).
-Napi::Value write_symbol(const Napi::CallbackInfo& info) {
+// writeSymbol(module, name, data) writes data at the start of the variable, in
+// stream order (cudaMemcpyToSymbol); readSymbol(module, name, data) reads the
+// start of it into data once the launches before it are done (cudaMemcpyFromSymbol).
+template <bool kWrite>
+Napi::Value symbol_transfer(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto [address, bytes] = find_symbol(info, "writeSymbol");
-  const HostBytes host = host_bytes(info[2], "writeSymbol: data");
+  const char* call = kWrite ? "writeSymbol" : "readSymbol";
+  const auto [address, bytes] = find_symbol(info, call);
+  const HostBytes host = host_bytes(info[2], kWrite ? "writeSymbol: data" : "readSymbol: data");
   if (host.bytes > bytes) {
-    throw Napi::RangeError::New(env, "writeSymbol: " + std::to_string(host.bytes) + " bytes do not fit in a " +
+    throw Napi::RangeError::New(env, std::string(call) + ": " + std::to_string(host.bytes) + " bytes do not fit in a " +
                                          std::to_string(bytes) + "-byte variable");
   }
   DeviceState& d = *live_module(info[0])->device;
-  if (host.bytes > 0 && d.api->upload(d.device, address, host.data, host.bytes) != 0) throw_failure(env, d, "writeSymbol");
-  return env.Undefined();
-}
-
-// readSymbol(module, name, data): reads the start of the variable into data, once
-// the launches before it are done (cudaMemcpyFromSymbol).
-Napi::Value read_symbol(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  const auto [address, bytes] = find_symbol(info, "readSymbol");
-  const HostBytes host = host_bytes(info[2], "readSymbol: data");
-  if (host.bytes > bytes) {
-    throw Napi::RangeError::New(env, "readSymbol: " + std::to_string(host.bytes) + " bytes are more than the " +
-                                         std::to_string(bytes) + "-byte variable holds");
-  }
-  DeviceState& d = *live_module(info[0])->device;
-  if (host.bytes > 0 && d.api->download(d.device, host.data, address, host.bytes) != 0) throw_failure(env, d, "readSymbol");
+  const int status = host.bytes == 0 ? 0
+                     : kWrite        ? d.api->upload(d.device, address, host.data, host.bytes)
+                                     : d.api->download(d.device, host.data, address, host.bytes);
+  if (status != 0) throw_failure(env, d, call);
   return env.Undefined();
 }
 
@@ -473,8 +464,8 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
       {"unload", unload},
       {"kernels", kernels},
       {"symbol", symbol},
-      {"writeSymbol", write_symbol},
-      {"readSymbol", read_symbol},
+      {"writeSymbol", symbol_transfer<true>},
+      {"readSymbol", symbol_transfer<false>},
       {"kernel", kernel},
       {"kernelStats", kernel_stats},
       {"launch", launch},
