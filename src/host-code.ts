@@ -48,13 +48,17 @@ function isHostVariable(statement: string): boolean {
   return /[A-Za-z_]\w*\s*(?:\[[^\]]*\]\s*)*$/.test(declarator.trim());
 }
 
+// The execution-space macros of the headers fuselab gives (PyTorch's c10), which a source uses without defining.
+const LIBRARY_SPACE_MACROS: [string, string][] = [["C10_HOST_DEVICE", "__host__ __device__"], ["C10_DEVICE", "__device__"], ["C10_HOST", "__host__"]];
+
 /**
  * The source's object-like macros that stand for an execution space
  * (`#define HOST_DEVICE_INLINE __device__ __host__ inline`, `#define CONSTANT __constant__`),
- * expanded in a statement's text before it is judged.
+ * and c10's: `expand` writes them out in a statement's text before it is judged;
+ * `names` matches them and the keywords.
  */
-function withExecutionSpaceMacros(source: string): (text: string) => string {
-  const macros = new Map<string, string>();
+function executionSpaceMacros(source: string): { expand: (text: string) => string; names: RegExp } {
+  const macros = new Map<string, string>(LIBRARY_SPACE_MACROS);
   for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t]|$)([^\n]*)$/gm)) macros.set(m[1], m[2]);
   // Those whose expansion names one, through other macros too.
   const spaces = new Map<string, string>();
@@ -68,9 +72,17 @@ function withExecutionSpaceMacros(source: string): (text: string) => string {
       }
     }
   }
-  if (spaces.size === 0) return (text) => text;
-  const names = new RegExp(`\\b(?:${[...spaces.keys()].join("|")})\\b`, "g");
-  return (text) => text.replace(names, (name) => spaces.get(name)!);
+  const macroNames = new RegExp(`\\b(?:${[...spaces.keys()].join("|")})\\b`, "g");
+  return {
+    expand: (text) => text.replace(macroNames, (name) => spaces.get(name)!),
+    names: new RegExp(`\\b(?:__host__|__device__|${[...spaces.keys()].join("|")})\\b`, "g"),
+  };
+}
+
+/** Whether a namespace-scope statement (code only, macros written out) declares a variable `__host__ __device__`, which nvcc ignores and NVRTC refuses (`C10_HOST_DEVICE constexpr auto kMax = 448.f;`). */
+function isHostDeviceVariable(statement: string): boolean {
+  const declarator = withoutTemplateHeads(statement.trim()).split(/[={]/, 1)[0];
+  return /\b__host__\b/.test(statement) && /\b__device__\b/.test(statement) && !declarator.includes("(") && !/^(?:typedef|using|struct|class|union|enum)\b/.test(declarator);
 }
 
 /** `text` without its leading template heads (`template <class T, int N>`), whose `class` declares no class. */
@@ -294,7 +306,8 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const dropped = options.predefined ? droppedLines(source, options.predefined) : new Set<number>();
   const read = dropped.size === 0 ? stripNonCode(source) : stripNonCode(source).split("\n").map((text, k) => (dropped.has(k + 1) ? " ".repeat(text.length) : text)).join("\n");
   const code = withoutInvocations(read, hostFunctionMacros(source, only), directive, blank);
-  const expanded = withExecutionSpaceMacros(source);
+  const spaces = executionSpaceMacros(source);
+  const expanded = spaces.expand;
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
   // With `functionsMatching`, a host function calling one left out is left out too (a
@@ -311,7 +324,13 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       const host = bodyAt === undefined
         ? only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text) || isHostClass(text)
         : isHostFunction(expanded(code.slice(start, bodyAt))) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
-      if (!host) continue;
+      if (!host) {
+        // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it.
+        if (bodyAt === undefined && isHostDeviceVariable(text)) {
+          for (const m of code.slice(start, end).matchAll(spaces.names)) blank(start + m.index!, start + m.index! + m[0].length - 1);
+        }
+        continue;
+      }
       blank(start, end);
       blanked.add(statement);
       // A class left out stays declared: a host declaration kept may name it

@@ -472,6 +472,8 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
       "CONSTANT float taps[3];",
       "std::string launch_gemm_test(int m, int n, int k);",
       "std::vector<int> layouts(const std::string& name);",
+      "C10_HOST_DEVICE constexpr auto kFp8Max = 448.f;",
+      "HD constexpr int kTwiceHD = 2;",
     ].join("\n");
     const lines = withoutHostCode(source).split("\n");
     expect(lines.length).to.equal(source.split("\n").length);
@@ -483,6 +485,8 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     expect(lines[34].trim()).to.equal("class Timer;");
     expect(lines[3]).to.equal("#if 1");
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
+    // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it (NVRTC refuses them).
+    expect(lines.slice(44).map((l) => l.trim())).to.deep.equal(["constexpr auto kFp8Max = 448.f;", "constexpr int kTwiceHD = 2;"]);
   });
 
   it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides, a file saved on Windows", () => {
@@ -1070,6 +1074,8 @@ using namespace std::chrono;
 struct timeval start_time;
 #define KERNEL_PARAM_LIMIT (4)
 typedef struct { int param[KERNEL_PARAM_LIMIT]; } param_t;
+typedef pthread_t worker_thread;  // CUDA by Example's book.h
+worker_thread start_worker(void* (*routine)(void*), void* data);
 const std::string log_file = "rotations.txt";
 static std::unordered_map<int, int> seen;
 int iterations(int argc, const char** argv) {
