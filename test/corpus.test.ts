@@ -575,6 +575,72 @@ function tf32(x: number): number {
   return new Float32Array(new Uint32Array([((bits + 0x1000) & 0xffffe000) >>> 0]).buffer)[0];
 }
 
+describe("kernel corpus: the CUDA samples' helper_math.h", () => {
+  const n = 77, f = Math.fround;
+  const add3 = (a: number[], b: number[]) => a.map((v, k) => f(v + b[k]));
+  const scale3 = (a: number[], s: number) => a.map((v) => f(v * s));
+  const dot3 = (a: number[], b: number[]) => f(f(f(a[0] * b[0]) + f(a[1] * b[1])) + f(a[2] * b[2]));
+  const length3 = (a: number[]) => f(Math.sqrt(dot3(a, a)));
+  const cross3 = (a: number[], b: number[]) => [f(a[1] * b[2] - a[2] * b[1]), f(a[2] * b[0] - a[0] * b[2]), f(a[0] * b[1] - a[1] * b[0])];
+  const normalize3 = (a: number[]) => scale3(a, 1 / Math.sqrt(dot3(a, a)));
+  for (const { label, dev } of variants(true)) {
+    it(`particles_helper_math.cu: an integration step on float3 and float4 math, walls reflected, cells as int3${label}`, () => {
+      const pos0 = fl.rand([n, 4], { device: dev(), seed: 61 }).toArray().map((v, i) => (i % 4 === 3 ? 1 + (i >> 2) : 2 * v - 1));
+      const vel0 = fl.randn([n, 4], { device: dev(), seed: 62 }).toArray();
+      const pos = fl.tensor(Array.from(pos0), { device: dev() }), vel = fl.tensor(Array.from(vel0), { device: dev() });
+      const cells = fl.full([n * 3], -1, { dtype: "i32", device: dev() }), speeds = fl.full([n], NaN, { device: dev() });
+      const p = { gravity: { x: 0, y: -0.5, z: 0 }, damping: 0.99, bounce: 0.5, radius: 0.05, grid: { x: 8, y: 8, z: 4 } };
+      const dt = 0.25;
+      compile("particles_helper_math.cu", dev()).fn("integrate").launch({ grid: 2, block: 64 }, pos, vel, cells, speeds, p, dt, n);
+      const limit = f(1 - p.radius), grid = [8, 8, 4];
+      const expectedPos: number[] = [], expectedVel: number[] = [], expectedCells: number[] = [], expectedSpeeds: number[] = [];
+      for (let i = 0; i < n; i++) {
+        let v = [vel0[4 * i], vel0[4 * i + 1], vel0[4 * i + 2]];
+        v = scale3(add3(v, scale3([0, -0.5, 0], dt)), f(p.damping));
+        let x = add3([pos0[4 * i], pos0[4 * i + 1], pos0[4 * i + 2]], scale3(v, dt));
+        for (const axis of [0, 1]) {
+          if (Math.abs(x[axis]) <= limit) continue;
+          const normal = [0, 0, 0];
+          normal[axis] = x[axis] > 0 ? -1 : 1;
+          v = scale3(add3(v, scale3(normal, -2 * dot3(normal, v))), 0.5);
+        }
+        x = x.map((c) => Math.min(limit, Math.max(-limit, c)));
+        expectedPos.push(...x, pos0[4 * i + 3]);
+        expectedVel.push(...v, length3(v));
+        expectedCells.push(...x.map((c, k) => Math.min(grid[k] - 1, Math.max(0, Math.floor(f(f(f(c + 1) / 2) * grid[k]))))));
+        const y = Math.min(1, Math.max(0, length3(v) / 2));
+        expectedSpeeds.push(y * y * (3 - 2 * y));
+      }
+      fl.assertClose(pos, expectedPos, { rtol: 1e-5, atol: 1e-6 });
+      fl.assertClose(vel, expectedVel, { rtol: 1e-5, atol: 1e-6 });
+      expect(Array.from(cells.toArray())).to.deep.equal(expectedCells);
+      fl.assertClose(speeds, expectedSpeeds, { rtol: 1e-5, atol: 1e-6 });
+    });
+
+    it(`particles_helper_math.cu: frames from cross products, colours by lerp and fracf, integer vector min, max and dot${label}`, () => {
+      const module = compile("particles_helper_math.cu", dev());
+      const vel0 = fl.randn([n, 4], { device: dev(), seed: 63 }).toArray();
+      const side = fl.full([n * 3], NaN, { device: dev() }), up = fl.full([n * 3], NaN, { device: dev() });
+      module.fn("frames").launch({ grid: 2, block: 64 }, side, up, fl.tensor(Array.from(vel0), { device: dev() }), n);
+      const sides: number[] = [], ups: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const forward = normalize3([vel0[4 * i], vel0[4 * i + 1], vel0[4 * i + 2]]);
+        const s = normalize3(cross3(forward, [0, 0, 1]));
+        sides.push(...s);
+        ups.push(...cross3(s, forward));
+      }
+      fl.assertClose(side, sides, { rtol: 1e-5, atol: 1e-5 });
+      fl.assertClose(up, ups, { rtol: 1e-5, atol: 1e-5 });
+      const t = range(n).map((i) => i * 0.37 - 5);
+      const colour = fl.full([n * 4], NaN, { device: dev() }), packed = fl.full([n * 2], 0, { dtype: "u32", device: dev() });
+      module.fn("shade").launch({ grid: 2, block: 64 }, colour, packed, fl.tensor(t, { device: dev() }), n);
+      const cold = [0, 0.2, 1, 1], hot = [1, 0.3, 0, 1];
+      fl.assertClose(colour, t.flatMap((v) => { const w = f(v) - Math.floor(f(v)); return cold.map((c, k) => c + w * (hot[k] - c)); }), { rtol: 1e-5, atol: 1e-6 });
+      expect(Array.from(packed.toArray())).to.deep.equal(range(n).flatMap((i) => [(i - Math.min(i, 1)) * 2 + ((2 * i * i) % 7), (i - Math.min(-i, 1)) * 2 + 1]));
+    });
+  }
+});
+
 describe("kernel corpus: coalesced groups", () => {
   // Elements of a few warps: positive and not, buckets and parities mixed, a partial last warp.
   const n = 150, threads = 64, blocks = Math.ceil(n / threads);

@@ -1,0 +1,2 @@
+// <helper_math.h>, the CUDA samples' vector math: fuselab/helper_math.h.
+#include <fuselab/helper_math.h>
