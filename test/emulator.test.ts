@@ -445,6 +445,42 @@ __global__ void sum_and_squares(float* out, const float* in) {
     expect(wrongBlocks.length, "blocks whose first sum was overwritten").to.be.greaterThan(0);
   });
 
+  it("runs the warps of a block nearly in step in plain mode, as a GPU schedules them; check mode's order exposes the race that hides", () => {
+    // exllamav2's layer norm: the mean's partial sums are read from sums[], and the
+    // variance's written there, with no barrier between; every thread keeps both totals.
+    const source = `
+__global__ void mean_and_square(float* out, const float* x) {
+  __shared__ float sums[32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  float sum = x[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);
+  if (lane == 0) sums[warp] = sum;
+  __syncthreads();
+  sum = sums[lane];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);
+  const float total = sum;
+  sum = x[threadIdx.x] * x[threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);
+  if (lane == 0) sums[warp] = sum;
+  __syncthreads();
+  sum = sums[lane];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);
+  out[2 * threadIdx.x] = total;
+  out[2 * threadIdx.x + 1] = sum;
+}`;
+    const values = range(1024).map((i) => (i * 3) % 5);
+    const expected = range(1024).flatMap(() => [values.reduce((a, v) => a + v, 0), values.reduce((a, v) => a + v * v, 0)]);
+    const wrong: number[] = [];
+    for (const check of [false, true]) {
+      const dev = fl.device("cpu", { check });
+      const out = fl.full([2048], NaN, { device: dev });
+      fl.compile(source, { device: dev }).fn("mean_and_square").launch({ grid: 1, block: 1024 }, out, fl.tensor(values, { device: dev }));
+      wrong.push(range(2048).filter((i) => out.toArray()[i] !== expected[i]).length);
+    }
+    expect(wrong[0], "plain mode: elements a warp running ahead overwrote").to.equal(0);
+    expect(wrong[1], "check mode: elements its order overwrote").to.be.greaterThan(0);
+  });
+
   for (const warpSize of [32, 64] as const) {
     it(`sums a warp with __shfl_xor at warpSize ${warpSize}`, async () => {
       const dev = fl.device("cpu", { warpSize });

@@ -367,8 +367,12 @@ inline void push_ready(block_state& b, uint32_t linear) {
 // first, so that a warp goes through a run of shuffles while its lanes' stacks
 // are still in the cache, instead of waiting behind every other thread of the
 // block. After kWarpStreak operations of one warp in a row its lanes queue at
-// the back, so that a warp spinning on __syncwarp() lets the others run.
-constexpr uint32_t kWarpStreak = 64;
+// the back: the warps of a block go on nearly in step, as a GPU schedules them
+// (a warp spinning on __syncwarp() lets the others run, and one reduction's
+// write to a shared array does not overtake the other warps' reads of the
+// last: exllamav2's layer norm reuses one without a barrier between, which
+// check mode's order reports).
+constexpr uint32_t kWarpStreak = 4;
 // Past a block's dynamic shared memory, what plain mode lets a kernel reach (see run_block).
 constexpr size_t kSharedWindowSlack = 1024;
 
