@@ -397,23 +397,27 @@ function typeAliases(tokens: Token[]): Map<string, string> {
     if (tokens[i].text === "typedef") {
       const end = tokens.findIndex((t, j) => j > i && t.text === ";");
       const body = tokens.slice(i + 1, end < 0 ? tokens.length : end).map((t) => t.text);
-      if (body.length >= 2 && body.every((w) => /^\w+$/.test(w) || w === "::")) {
+      if (body.length >= 2 && body.every((w) => /^\w+$/.test(w) || w === "::" || w === "*")) {
         alias = body[body.length - 1];
         words = body.slice(0, -1);
       }
     } else if (tokens[i].text === "using" && /^\w+$/.test(tokens[i + 1]?.text ?? "") && tokens[i + 2]?.text === "=") {
       const end = tokens.findIndex((t, j) => j > i && t.text === ";");
       const body = tokens.slice(i + 3, end < 0 ? tokens.length : end).map((t) => t.text);
-      if (body.every((w) => /^\w+$/.test(w) || w === "::")) {
+      if (body.every((w) => /^\w+$/.test(w) || w === "::" || w === "*")) {
         alias = tokens[i + 1].text;
         words = body;
       }
     }
     if (!words) continue;
-    const spelled = typeName(words);
+    // A pointer's alias (typedef float* realptr;): its pointee's, with the stars.
+    const stars = words.filter((w) => w === "*").length;
+    if (stars > 0 && words.indexOf("*") < words.length - stars) continue;
+    const spelled = typeName(words.slice(0, words.length - stars));
     // A scalar's name, or a struct's (typedef struct Params Params_t; typedef ns::Params P;), one word.
     const known = C_TYPES[spelled] !== undefined ? spelled : aliases.get(spelled) ?? (spelled.includes(" ") ? undefined : spelled);
-    if (known !== undefined && known !== alias) aliases.set(alias, known);
+    const constPointee = stars > 0 && words.includes("const") ? "const " : "";
+    if (known !== undefined && known !== alias) aliases.set(alias, constPointee + known + " *".repeat(stars));
   }
   return aliases;
 }
@@ -583,10 +587,19 @@ function defineStruct(tokens: Token[], from: number, open: number, close: number
 
 // Replaces typedef'd names by the type they stand for.
 function resolveAliases(tokens: Token[], aliases: Map<string, string>): Token[] {
-  return tokens.flatMap((t) => {
+  const out: Token[] = [];
+  for (const t of tokens) {
     const spelled = aliases.get(t.text);
-    return spelled === undefined ? [t] : spelled.split(" ").map((w) => ({ text: w, at: t.at }));
-  });
+    if (spelled === undefined) {
+      out.push(t);
+      continue;
+    }
+    // `const realptr p` is the pointer made const (float* const p), not its pointee.
+    const constPointer = spelled.endsWith("*") && out[out.length - 1]?.text === "const";
+    if (constPointer) out.pop();
+    out.push(...spelled.split(" ").map((w) => ({ text: w, at: t.at })), ...(constPointer ? [{ text: "const", at: t.at }] : []));
+  }
+  return out;
 }
 
 function parseParams(kernel: string, line: number, parts: Token[][], structs: SourceStructs): KernelParam[] {

@@ -128,6 +128,28 @@ __global__ void after_comments(int* out) { out[0] = SCALE_BY * OFFSET; }
     expect(Array.from(value.toArray())).to.deep.equal([2 * 1 + 1]);
   });
 
+  it("takes a pointer's typedef for a parameter, its const the pointer's (a hiprtc sample's realptr)", () => {
+    const module = fl.compile(`
+typedef float real;
+typedef float* realptr;
+typedef int index_t;
+typedef const index_t* index_list;
+using out_ptr = real*;
+extern "C" __global__ void gather_axpy(const real a, const realptr x, index_list at, out_ptr y, const unsigned int n) {
+  const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[at[i]] + y[i];
+}`, { device: dev() });
+    const n = 37;
+    const x = fl.tensor(range(n).map((i) => i * 0.5), { device: dev() });
+    const at = fl.tensor(range(n).map((i) => (i * 7) % n), { dtype: "i32", device: dev() });
+    const y = fl.tensor(range(n).map(() => 1), { device: dev() });
+    const kernel = module.fn("gather_axpy");
+    expect(kernel.params.map((p) => p.declaration)).to.deep.equal(["float", "float*", "const int*", "float*", "unsigned int"]);
+    kernel.launch({ grid: 2, block: 32 }, 2, x, at, y, n);
+    expect(Array.from(y.toArray())).to.deep.equal(range(n).map((i) => 2 * (((i * 7) % n) * 0.5) + 1));
+    expectThrows(() => kernel.launch({ grid: 2, block: 32 }, 2, x, x, y, n), fl.ArgumentError, /argument 2 \(at\) must be a i32 tensor \(const int\*\), got a f32 tensor/);
+  });
+
   it("launches template kernels: instantiations in the source, and others by name expression", () => {
     const module = fl.compile(`
 template <typename T, int BLOCK = 128>
