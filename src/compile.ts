@@ -10,7 +10,7 @@ import { Device, backendStatus, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
-import { Target, checkKernelSource, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines, withAssemblyStopped } from "./language";
+import { Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines, withAssemblyStopped } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import {
@@ -510,7 +510,7 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log) || missingHeaderHint(e.log);
+  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log);
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 

@@ -133,7 +133,8 @@ function opensFunctionBody(head: string): boolean {
   // What lies outside parentheses: a default argument's '=' is no initializer.
   let outside = text;
   while (/\([^()]*\)/.test(outside)) outside = outside.replace(/\([^()]*\)/g, "");
-  return !outside.includes("=") && !/\b(?:struct|class|union|enum)\b/.test(text.split("(", 1)[0]) &&
+  // An initializer's '=', not a comparison's (`enable_if<pack_size == 1, void>::type f(...)`).
+  return !/(?:^|[^=!<>])=(?!=)/.test(outside) && !/\b(?:struct|class|union|enum)\b/.test(text.split("(", 1)[0]) &&
     /\)\s*(?:(?:const|noexcept|override|final)\s*)*(?:->[^{]*)?$/.test(text);
 }
 
@@ -361,7 +362,8 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const directiveText = source.split("").filter((_, k) => directive[k]).join("");
   for (const statement of kept) {
     const text = textOf(statement);
-    const hasHostMembers = /\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\bconstexpr\b/.test(text);
+    // A constexpr member function device code could call; a constexpr local or member constant is no such thing.
+    const hasHostMembers = /\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\bconstexpr\b[^;{}=]*\(/.test(text);
     const name = isUnannotatedClass(text) && hasHostMembers ? className(text) : undefined;
     if (!name) continue;
     const mention = new RegExp(`\\b${name}\\b`);

@@ -122,6 +122,20 @@ export function hostRuntimeCallHint(log: string): string {
     `Remove the host function that calls ${call}.`;
 }
 
+// A builtin of AMD's or NVIDIA's GPU compiler: an instruction of that GPU (MFMA, DPP, a PTX intrinsic).
+const GPU_BUILTIN = /[‘'"`](__builtin_amdgcn_\w+|__nvvm_\w+)[’'"`] was not declared|identifier "(__builtin_amdgcn_\w+|__nvvm_\w+)" is undefined|undeclared identifier [‘'"](__builtin_amdgcn_\w+|__nvvm_\w+)[’'"]/;
+
+/** Why a compile failed on a GPU compiler's builtin (`__builtin_amdgcn_mfma_f32_16x16x4f32`), which only that GPU runs; "" for other failures. */
+export function gpuBuiltinHint(log: string): string {
+  const found = GPU_BUILTIN.exec(log);
+  if (!found) return "";
+  const builtin = found[1] ?? found[2] ?? found[3];
+  const amd = builtin.startsWith("__builtin_amdgcn_");
+  return `${builtin} is an instruction of ${amd ? "AMD's GPUs (hipcc's builtin)" : "NVIDIA's GPUs (NVVM's builtin)"}: code that calls it runs only on ` +
+    `${amd ? "an AMD GPU whose architecture has it" : "an NVIDIA GPU"}. Keep a C++ path beside it under #if ` +
+    `${amd ? "defined(__gfx90a__) (the architectures that have it)" : "defined(__CUDA_ARCH__)"} for other devices.`;
+}
+
 /**
  * Why a compile failed on a header the compiler did not find (GCC: "fatal error:
  * common.h: No such file or directory"): a project's own header is given with

@@ -835,7 +835,8 @@ export function findKernels(source: string, predefined: Record<string, string> =
       // Another template of the name with other parameter types overloads it (DeepSpeed's
       // attn_softmax on float* and on __half*): neither is launched by name.
       const earlier = templates.findIndex((t) => t.name === name);
-      const template = (): KernelTemplate => ({ name, line, templateParams, paramTokens: parts, structs: new Map(structs) });
+      // The source's structs, also those defined after the template: an instance's arguments are read after the whole source.
+      const template = (): KernelTemplate => ({ name, line, templateParams, paramTokens: parts, structs });
       const known = overloads.get(name)?.filter(isTemplate) ?? [];
       if (templateClose > openAt + 1 && earlier < 0 && !overloaded.has(name)) {
         templates.push(template());

@@ -128,6 +128,24 @@ __global__ void after_comments(int* out) { out[0] = SCALE_BY * OFFSET; }
     expect(Array.from(value.toArray())).to.deep.equal([2 * 1 + 1]);
   });
 
+  it("takes a struct defined after a kernel template as its template argument (a library's header, then the user's functor)", () => {
+    const module = fl.compile(`
+template <typename F>
+__global__ void apply(F f, float* out, const float* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = f(in[i]);
+}
+struct Affine {
+  float scale, shift;
+  __device__ float operator()(float x) const { return scale * x + shift; }
+};
+`, { device: dev() });
+    const n = 50;
+    const out = fl.full([n], NaN, { device: dev() });
+    module.fn("apply<Affine>").launch({ grid: 2, block: 32 }, { scale: 0.5, shift: -1 }, out, fl.tensor(range(n), { device: dev() }), n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => 0.5 * i - 1));
+  });
+
   it("takes a pointer's typedef for a parameter, its const the pointer's (a hiprtc sample's realptr)", () => {
     const module = fl.compile(`
 typedef float real;
@@ -496,19 +514,22 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
       "std::vector<int> layouts(const std::string& name);",
       "C10_HOST_DEVICE constexpr auto kFp8Max = 448.f;",
       "HD constexpr int kTwiceHD = 2;",
+      "template <int pack_size> typename std::enable_if<pack_size == 1, void>::type launch_impl(float* x) { run(x); }",
+      "struct Launcher { static int launch(const float* p) { constexpr int kMax = 4; return aligned(p, kMax); } };",
     ].join("\n");
     const lines = withoutHostCode(source).split("\n");
     expect(lines.length).to.equal(source.split("\n").length);
     const gone = lines.map((l, i) => (l.trim() === "" ? i + 1 : 0)).filter((n) => n > 0);
     // Line 34: a class whose member functions device code could not call, which nothing kept names.
     // Lines 41 and 42: an execution space through a macro; lines 43 and 44: host declarations of the host-only library's types.
-    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32, 33, 34, 37, 43, 44]);
+    // Line 47: a host template whose return type compares (==); line 48: a host class whose member has a constexpr local.
+    expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32, 33, 34, 37, 43, 44, 47, 48]);
     // Line 35: a class built on the host-only library stays declared, for host declarations that name it.
     expect(lines[34].trim()).to.equal("class Timer;");
     expect(lines[3]).to.equal("#if 1");
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
     // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it (NVRTC refuses them).
-    expect(lines.slice(44).map((l) => l.trim())).to.deep.equal(["constexpr auto kFp8Max = 448.f;", "constexpr int kTwiceHD = 2;"]);
+    expect(lines.slice(44, 46).map((l) => l.trim())).to.deep.equal(["constexpr auto kFp8Max = 448.f;", "constexpr int kTwiceHD = 2;"]);
   });
 
   it("reads host code as the target's preprocessor does: one branch of a decided #if, every branch of one a header decides, a file saved on Windows", () => {
@@ -1692,6 +1713,18 @@ __global__ void hopper_only(int* out) { out[0] = 1; }
     // Asked for sm_90's device code, the emulator has no C++ path to take: the assembly stops the launch.
     fl.compile(portable, { device: dev(), arch: "sm_90" }).fn("lane_ids_portable").launch({ grid: 1, block: 40 }, out);
     expectThrows(() => out.toArray(), fl.DeviceError, /inline PTX assembly, which needs an NVIDIA GPU \(the CPU emulator runs C\+\+ only\), was reached at lane_ids_portable\.hip:5 /);
+  });
+
+  it("says that a GPU compiler's builtin (AMD's MFMA) needs that GPU, where a device has none", () => {
+    if (dev().backend === "hip") return;  // an AMD GPU may have it
+    const source = `
+__global__ void sgemm_16x16x4(const float* a, const float* b, float* d) {
+  float4 acc = make_float4(0, 0, 0, 0);
+  acc = __builtin_amdgcn_mfma_f32_16x16x4f32(a[threadIdx.x], b[threadIdx.x], acc, 0, 0, 0);
+  d[threadIdx.x] = acc.x;
+}`;
+    expectThrows(() => fl.compile(source, { device: dev() }), fl.DeviceError,
+      /__builtin_amdgcn_mfma_f32_16x16x4f32 is an instruction of AMD's GPUs \(hipcc's builtin\): code that calls it runs only on an AMD GPU whose architecture has it\. Keep a C\+\+ path beside it under #if defined\(__gfx90a__\)/);
   });
 
   it("takes the math functions' mixed and integer arguments as the host <cmath> does, in double (fmax(0.0, x) of a float x, sqrt(n) of an int)", () => {
