@@ -1625,6 +1625,14 @@ __global__ void doubled(int* out, int n) {
   if (n < 0) COMMIT_GROUP();
   if (threadIdx.x < n) out[threadIdx.x] = 2 * threadIdx.x;
 }
+#define CP_ASYNC_CA(dst, src, bytes) asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\\n" ::"r"(dst), "l"(src), "n"(bytes))
+__global__ void staged(int* out, const int* in) {
+  __shared__ int tile[32];
+  const unsigned slot = static_cast<unsigned>(__cvta_generic_to_shared(&tile[threadIdx.x]));
+  CP_ASYNC_CA(slot, in + threadIdx.x, 4);
+  COMMIT_GROUP();
+  out[threadIdx.x] = tile[threadIdx.x];
+}
 `;
     if (dev().backend === "cuda") {
       const out = fl.empty([64], { dtype: "i32", device: dev() });
@@ -1638,7 +1646,7 @@ __global__ void doubled(int* out, int n) {
       const out = fl.full([8], -1, { dtype: "i32", device: dev() });
       module.fn("doubled").launch({ grid: 1, block: 8 }, out, 5);
       expect(Array.from(out.toArray())).to.deep.equal([0, 2, 4, 6, 8, -1, -1, -1]);
-      for (const [kernel, args, line] of [["lane_ids", [out], 4], ["doubled", [out, -1], 9]] as const) {
+      for (const [kernel, args, line] of [["lane_ids", [out], 4], ["doubled", [out, -1], 9], ["staged", [out, out], 16]] as const) {
         module.fn(kernel).launch({ grid: 1, block: 8 }, ...args);
         expectThrows(() => out.toArray(), fl.DeviceError, `cpu download: kernel '${kernel}': inline PTX assembly, which needs an NVIDIA GPU (the CPU emulator runs C++ only), was reached at lane_ids.hip:${line} (block (0,0,0), thread (0,0,0))`);
       }

@@ -239,6 +239,18 @@ FL_STORE(__stcg) FL_STORE(__stcs) FL_STORE(__stwb) FL_STORE(__stwt)
 #undef FL_LOAD
 #undef FL_STORE
 
+// ---- address-space conversions (sm_70): one address space on the CPU, so the
+// address itself (asynchronous-copy code hands the result to PTX, whose
+// statement stops the launch that reaches it)
+#define FL_TO_SPACE(space) \
+  inline size_t __cvta_generic_to_##space(const void* p) { return reinterpret_cast<size_t>(p); }
+#define FL_FROM_SPACE(space) \
+  inline void* __cvta_##space##_to_generic(size_t a) { return reinterpret_cast<void*>(a); }
+FL_TO_SPACE(shared) FL_TO_SPACE(global) FL_TO_SPACE(constant) FL_TO_SPACE(local)
+FL_FROM_SPACE(shared) FL_FROM_SPACE(global) FL_FROM_SPACE(constant) FL_FROM_SPACE(local)
+#undef FL_TO_SPACE
+#undef FL_FROM_SPACE
+
 // ---- fences: blocks run on different OS threads
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
