@@ -1102,6 +1102,8 @@ bool cpu_check(const int* data, int n) {
 #include <unordered_map>
 #include <typeinfo>
 #include <pthread.h>
+#include <malloc.h>
+#include <linux/limits.h>
 #include <sys/time.h>
 #include <cinttypes>
 #include <sm_35_intrinsics.h>
@@ -1118,6 +1120,7 @@ struct timeval start_time;
 #define KERNEL_PARAM_LIMIT (4)
 typedef struct { int param[KERNEL_PARAM_LIMIT]; } param_t;
 typedef pthread_t worker_thread;  // CUDA by Example's book.h
+static_assert(PATH_MAX >= 256, "a host helper's path buffer");
 worker_thread start_worker(void* (*routine)(void*), void* data);
 const std::string log_file = "rotations.txt";
 static std::unordered_map<int, int> seen;

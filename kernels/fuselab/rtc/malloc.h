@@ -1,0 +1,2 @@
+// <malloc.h> for run-time compiled kernels: what <stdlib.h> gives (device code has malloc and free).
+#include <stdlib.h>
