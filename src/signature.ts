@@ -274,6 +274,18 @@ interface TemplateParam {
   name: string;
   /** Its default, as tokens; empty when it has none. */
   fallback: Token[];
+  /** A parameter pack (`typename... IN`): it takes the rest of the arguments. */
+  pack: boolean;
+}
+
+// Whether tokens[i] begins an ellipsis: three dots, written together.
+function isEllipsis(tokens: Token[], i: number): boolean {
+  return tokens[i]?.text === "." && tokens[i + 1]?.text === "." && tokens[i + 2]?.text === "." &&
+    tokens[i + 1].at === tokens[i].at + 1 && tokens[i + 2].at === tokens[i].at + 2;
+}
+
+function withoutEllipses(tokens: Token[]): Token[] {
+  return tokens.filter((_, i) => !(isEllipsis(tokens, i) || isEllipsis(tokens, i - 1) || isEllipsis(tokens, i - 2)));
 }
 
 /** A template __global__ function: its instances are made by name (`module.fn("k<float, 256>")`). */
@@ -375,7 +387,7 @@ function parseTemplateParams(tokens: Token[]): TemplateParam[] {
     const pointer = head.findIndex((t, i) => t.text === "(" && (head[i + 1]?.text === "*" || head[i + 1]?.text === "&"));
     const declarator = pointer >= 0 ? head.slice(pointer, closing(head, pointer)) : head;
     const names = declarator.filter((t) => /^[A-Za-z_]/.test(t.text));
-    return { name: names[names.length - 1]?.text ?? "", fallback: equals >= 0 ? part.slice(equals + 1) : [] };
+    return { name: names[names.length - 1]?.text ?? "", fallback: equals >= 0 ? part.slice(equals + 1) : [], pack: head.some((_, i) => isEllipsis(head, i)) };
   });
 }
 
@@ -667,13 +679,25 @@ export function canonicalName(expression: string): string | undefined {
 export function instantiate(template: KernelTemplate, args: Token[][]): KernelDeclaration {
   const name = `${template.name}<${args.map(spell).join(", ")}>`;
   const given = template.templateParams;
-  if (args.length > given.length) {
+  // A parameter pack, the last parameter, takes the rest of the arguments.
+  const pack = given[given.length - 1]?.pack ? given[given.length - 1] : undefined;
+  const packArgs = pack ? args.slice(given.length - 1) : [];
+  if (!pack && args.length > given.length) {
     throw new ArgumentError("module.fn", "name", `${template.name} with at most ${given.length} template arguments (line ${template.line})`,
       JSON.stringify(name));
   }
   const bound = new Map<string, Token[]>();
   const substitute = (tokens: Token[]): Token[] => tokens.flatMap((t) => bound.get(t.text) ?? [t]);
+  // A function parameter pack (`const IN*... in`): one parameter an argument of the pack, in_0, in_1 ...
+  const expanded = (part: Token[]): Token[][] => {
+    if (!pack || !part.some((_, i) => isEllipsis(part, i)) || !part.some((t) => t.text === pack.name)) return [part];
+    const written = withoutEllipses(part);
+    const last = written[written.length - 1];
+    const named = written.length > 1 && /^[A-Za-z_]\w*$/.test(last.text) && last.text !== pack.name;
+    return packArgs.map((arg, j) => written.flatMap((t) => (t.text === pack.name ? arg : named && t === last ? [{ text: `${t.text}_${j}`, at: t.at }] : [t])));
+  };
   given.forEach((p, i) => {
+    if (p.pack) return;
     if (i < args.length) bound.set(p.name, args[i]);
     else if (p.fallback.length > 0) bound.set(p.name, substitute(p.fallback));
     else {
@@ -681,7 +705,7 @@ export function instantiate(template: KernelTemplate, args: Token[][]): KernelDe
         JSON.stringify(name));
     }
   });
-  return { name, params: parseParams(name, template.line, template.paramTokens.map(substitute), template.structs), line: template.line };
+  return { name, params: parseParams(name, template.line, template.paramTokens.flatMap(expanded).map(substitute), template.structs), line: template.line };
 }
 
 /** Every __global__ function of `source` after preprocessing, with its parameters; templates apart. */

@@ -128,6 +128,33 @@ __global__ void after_comments(int* out) { out[0] = SCALE_BY * OFFSET; }
     expect(Array.from(value.toArray())).to.deep.equal([2 * 1 + 1]);
   });
 
+  it("launches variadic kernel templates: a pack of template arguments, a function parameter pack one parameter an argument", () => {
+    const module = fl.compile(`
+template <int unroll, typename R, typename... IN>
+__global__ void sum_inputs(R* out, int n, const IN*... in) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (R(unroll) + ... + R(in[i]));
+}
+template <typename... Ts>
+__global__ void count_values(int* out, Ts... values) { out[0] = static_cast<int>(sizeof...(Ts)); }
+`, { device: dev() });
+    const n = 37;
+    const a = fl.tensor(range(n), { device: dev() });
+    const b = fl.tensor(range(n).map((i) => 10 * i), { dtype: "i32", device: dev() });
+    const c = fl.tensor(range(n).map((i) => 0.5 * i), { dtype: "f64", device: dev() });
+    const out = fl.full([n], NaN, { device: dev() });
+    const three = module.fn("sum_inputs<1, float, float, int, double>");
+    expect(three.params.map((p) => `${p.name}: ${p.declaration}`)).to.deep.equal(["out: float*", "n: int", "in_0: const float*", "in_1: const int*", "in_2: const double*"]);
+    three.launch({ grid: 2, block: 32 }, out, n, a, b, c);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => 1 + i + 10 * i + 0.5 * i));
+    module.fn("sum_inputs<2, float>").launch({ grid: 2, block: 32 }, out, n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map(() => 2));
+    const count = fl.full([1], -1, { dtype: "i32", device: dev() });
+    module.fn("count_values<int, float, int>").launch({ grid: 1, block: 1 }, count, 1, 2.5, 3);
+    expect(Array.from(count.toArray())).to.deep.equal([3]);
+    expectThrows(() => three.launch({ grid: 1, block: 32 }, out, n, a, a, c), fl.ArgumentError, /argument 3 \(in_1\) must be a i32 tensor \(const int\*\), got a f32 tensor/);
+  });
+
   it("takes a struct defined after a kernel template as its template argument (a library's header, then the user's functor)", () => {
     const module = fl.compile(`
 template <typename F>
