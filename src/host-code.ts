@@ -51,6 +51,12 @@ function isHostVariable(statement: string): boolean {
 // The execution-space macros of the headers fuselab gives (PyTorch's c10), which a source uses without defining.
 const LIBRARY_SPACE_MACROS: [string, string][] = [["C10_HOST_DEVICE", "__host__ __device__"], ["C10_DEVICE", "__device__"], ["C10_HOST", "__host__"]];
 
+/** The source's #define lines, continuations joined: each macro's name, a function-like one's parameters with their parentheses, and its replacement. */
+function macroDefinitions(source: string): { name: string; params?: string; body: string }[] {
+  return [...source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?([^\n]*)$/gm)]
+    .map((m) => ({ name: m[1], params: m[2], body: m[3] }));
+}
+
 /**
  * The source's object-like macros that stand for an execution space
  * (`#define HOST_DEVICE_INLINE __device__ __host__ inline`, `#define CONSTANT __constant__`),
@@ -59,7 +65,7 @@ const LIBRARY_SPACE_MACROS: [string, string][] = [["C10_HOST_DEVICE", "__host__ 
  */
 function executionSpaceMacros(source: string): { expand: (text: string) => string; names: RegExp } {
   const macros = new Map<string, string>(LIBRARY_SPACE_MACROS);
-  for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t]|$)([^\n]*)$/gm)) macros.set(m[1], m[2]);
+  for (const { name, params, body } of macroDefinitions(source)) if (params === undefined) macros.set(name, body);
   // Those whose expansion names one, through other macros too.
   const spaces = new Map<string, string>();
   for (let more = true; more;) {
@@ -192,10 +198,7 @@ function droppedLines(source: string, predefined: Record<string, string>): Set<n
  * used in a host function) marks the function as host code as the written one does.
  */
 function withMacrosMatching(source: string, pattern: RegExp): RegExp {
-  const definitions = new Map<string, string>();
-  for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^\n]*)$/gm)) {
-    definitions.set(m[1], m[2]);
-  }
+  const definitions = new Map(macroDefinitions(source).filter((d) => d.params !== undefined).map((d) => [d.name, d.params! + d.body]));
   const names: string[] = [];
   let current = pattern;
   for (let more = true; more;) {
@@ -217,11 +220,11 @@ function withMacrosMatching(source: string, pattern: RegExp): RegExp {
  */
 function hostFunctionMacros(source: string, only: RegExp | undefined): string[] {
   const names: string[] = [];
-  for (const m of source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)([^\n]*)$/gm)) {
-    const body = m[3], brace = body.indexOf("{");
-    if (brace < 0) continue;
+  for (const { name, params, body } of macroDefinitions(source)) {
+    const brace = body.indexOf("{");
+    if (params === undefined || brace < 0) continue;
     const head = body.slice(0, brace);
-    if (opensFunctionBody(head) && isHostFunction(head) && (!only || only.test(body))) names.push(m[1]);
+    if (opensFunctionBody(head) && isHostFunction(head) && (!only || only.test(body))) names.push(name);
   }
   return names;
 }
