@@ -42,33 +42,33 @@ FL_HM_CONVERT(uint, uint, int)
 #undef FL_HM_CONVERT
 
 // ---- arithmetic: vector op vector, vector op scalar, scalar op vector, and op=
-#define FL_HM_OP(T, V, OP, APPLY2, APPLY3, APPLY4)                                                       \
-  FL_HM V##2 operator OP(V##2 a, V##2 b) { return make_##V##2(APPLY2(a.x, b.x), APPLY2(a.y, b.y)); }     \
-  FL_HM V##2 operator OP(V##2 a, T s) { return make_##V##2(APPLY2(a.x, s), APPLY2(a.y, s)); }             \
-  FL_HM V##2 operator OP(T s, V##2 a) { return make_##V##2(APPLY2(s, a.x), APPLY2(s, a.y)); }             \
+#define FL_HM_OP(T, V, OP, APPLY)                                                       \
+  FL_HM V##2 operator OP(V##2 a, V##2 b) { return make_##V##2(APPLY(a.x, b.x), APPLY(a.y, b.y)); }     \
+  FL_HM V##2 operator OP(V##2 a, T s) { return make_##V##2(APPLY(a.x, s), APPLY(a.y, s)); }             \
+  FL_HM V##2 operator OP(T s, V##2 a) { return make_##V##2(APPLY(s, a.x), APPLY(s, a.y)); }             \
   FL_HM void operator OP##=(V##2& a, V##2 b) { a = a OP b; }                                              \
   FL_HM void operator OP##=(V##2& a, T s) { a = a OP s; }                                                 \
-  FL_HM V##3 operator OP(V##3 a, V##3 b) { return make_##V##3(APPLY3(a.x, b.x), APPLY3(a.y, b.y), APPLY3(a.z, b.z)); } \
-  FL_HM V##3 operator OP(V##3 a, T s) { return make_##V##3(APPLY3(a.x, s), APPLY3(a.y, s), APPLY3(a.z, s)); }          \
-  FL_HM V##3 operator OP(T s, V##3 a) { return make_##V##3(APPLY3(s, a.x), APPLY3(s, a.y), APPLY3(s, a.z)); }          \
+  FL_HM V##3 operator OP(V##3 a, V##3 b) { return make_##V##3(APPLY(a.x, b.x), APPLY(a.y, b.y), APPLY(a.z, b.z)); } \
+  FL_HM V##3 operator OP(V##3 a, T s) { return make_##V##3(APPLY(a.x, s), APPLY(a.y, s), APPLY(a.z, s)); }          \
+  FL_HM V##3 operator OP(T s, V##3 a) { return make_##V##3(APPLY(s, a.x), APPLY(s, a.y), APPLY(s, a.z)); }          \
   FL_HM void operator OP##=(V##3& a, V##3 b) { a = a OP b; }                                              \
   FL_HM void operator OP##=(V##3& a, T s) { a = a OP s; }                                                 \
   FL_HM V##4 operator OP(V##4 a, V##4 b) {                                                                \
-    return make_##V##4(APPLY4(a.x, b.x), APPLY4(a.y, b.y), APPLY4(a.z, b.z), APPLY4(a.w, b.w));            \
+    return make_##V##4(APPLY(a.x, b.x), APPLY(a.y, b.y), APPLY(a.z, b.z), APPLY(a.w, b.w));            \
   }                                                                                                       \
-  FL_HM V##4 operator OP(V##4 a, T s) { return make_##V##4(APPLY4(a.x, s), APPLY4(a.y, s), APPLY4(a.z, s), APPLY4(a.w, s)); } \
-  FL_HM V##4 operator OP(T s, V##4 a) { return make_##V##4(APPLY4(s, a.x), APPLY4(s, a.y), APPLY4(s, a.z), APPLY4(s, a.w)); } \
+  FL_HM V##4 operator OP(V##4 a, T s) { return make_##V##4(APPLY(a.x, s), APPLY(a.y, s), APPLY(a.z, s), APPLY(a.w, s)); } \
+  FL_HM V##4 operator OP(T s, V##4 a) { return make_##V##4(APPLY(s, a.x), APPLY(s, a.y), APPLY(s, a.z), APPLY(s, a.w)); } \
   FL_HM void operator OP##=(V##4& a, V##4 b) { a = a OP b; }                                              \
   FL_HM void operator OP##=(V##4& a, T s) { a = a OP s; }
 #define FL_HM_ADD(p, q) ((p) + (q))
 #define FL_HM_SUB(p, q) ((p) - (q))
 #define FL_HM_MUL(p, q) ((p) * (q))
 #define FL_HM_DIV(p, q) ((p) / (q))
-#define FL_HM_ARITHMETIC(T, V)                                      \
-  FL_HM_OP(T, V, +, FL_HM_ADD, FL_HM_ADD, FL_HM_ADD)                \
-  FL_HM_OP(T, V, -, FL_HM_SUB, FL_HM_SUB, FL_HM_SUB)                \
-  FL_HM_OP(T, V, *, FL_HM_MUL, FL_HM_MUL, FL_HM_MUL)                \
-  FL_HM_OP(T, V, /, FL_HM_DIV, FL_HM_DIV, FL_HM_DIV)
+#define FL_HM_ARITHMETIC(T, V) \
+  FL_HM_OP(T, V, +, FL_HM_ADD)   \
+  FL_HM_OP(T, V, -, FL_HM_SUB)   \
+  FL_HM_OP(T, V, *, FL_HM_MUL)   \
+  FL_HM_OP(T, V, /, FL_HM_DIV)
 FL_HM_ARITHMETIC(float, float)
 FL_HM_ARITHMETIC(int, int)
 FL_HM_ARITHMETIC(uint, uint)
