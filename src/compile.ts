@@ -262,7 +262,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined, build.assemblyStops);
   const found = findKernels(source, predefined);
   const { kernels: declarations, templates, constants, overloaded: overloadedLines, overloads } = found;
-  const visible = withStaticVariablesVisible(guarded, constants);
+  const visible = withStaticVariablesVisible(guarded, constants, target);
   // On the CPU every asm statement, in whichever branch (one a header's macro picks too), stops the launch that reaches it.
   const checked = target === "cpu" ? withAssemblyStopped(visible) : visible;
   const overloaded = new Map([...overloadedLines].map(([name, lines]) => [name, lines.map((line) => lineName(combined.segments, line))]));
@@ -275,12 +275,11 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
   const file = `${name}.hip`;
-  // Host code is left out of what the compiler reads: all of it on the CPU and
-  // under NVRTC (device code cannot call it, and the CPU has none of the host
-  // libraries it calls); under hiprtc, which skips host code itself, what it
-  // cannot read (a launch's syntax, PyTorch's host API).
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
-    : target === "cuda" ? withoutHostCode(checked, { predefined }) : withoutHostCode(checked, { functionsMatching: HOST_LAUNCH_OR_TORCH, predefined });
+  // Host code is left out of what the compiler reads, on every target: device
+  // code cannot call it, the CPU has none of the host libraries it calls, and
+  // NVRTC and hiprtc have none of the host's headers (clang's device pass still
+  // looks up every name a host function's body uses: `atoi`, `FILE`).
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined })) : withoutHostCode(checked, { predefined });
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
@@ -452,7 +451,7 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
     // calling it, each on a line of its own; #line gives the rest of the line its place again.
     const at = placeOf(source, offset, file);
     const reader = `fl_dynamic_shared_${name}`;
-    return `\ninline ${type}* ${reader}() { return reinterpret_cast<${type}*>(::fl::emu::dynamic_shared()); }\n` +
+    return `\ninline ${type} (&${reader}())[] { return *reinterpret_cast<${type} (*)[]>(::fl::emu::dynamic_shared()); }\n` +
       `#define ${name} ${reader}()\n#line ${at.line} "${at.file}"\n`;
   });
 }
@@ -473,11 +472,6 @@ function placeOf(text: string, offset: number, file: string): { file: string; li
 // (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call), and thrust's
 // containers and algorithms, which the CPU has no library for.
 const HOST_LAUNCH = /<<</;
-// PyTorch's host API: an extension's host functions take tensors, check them,
-// dispatch on their type and bind to Python; only fuselab's stand-in names of it
-// are declared (kernels/fuselab/torch).
-const TORCH_HOST = String.raw`\b(?:torch|at)::(?:Tensor\b|[a-z_]\w*\s*\()|\b(?:at|c10)::cuda::|\b(?:py|pybind11)::|\b(?:TORCH|AT|PYBIND11|C10_CUDA)_[A-Z_]+\s*\(`;
-const HOST_LAUNCH_OR_TORCH = new RegExp(`${HOST_LAUNCH.source}|${TORCH_HOST}`);
 // threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
 // (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU
 // emulator defines them as macros, so there such a local is renamed to the end of
@@ -518,7 +512,7 @@ function compileError(where: string, p: Translated, e: unknown): Error {
 // variables (kernels/fuselab/vendors/cpu.h): a __device__ variable the host writes
 // (module.constant(name)) is declared again, visible, after the source, in its namespace.
 function exportedVariables(constants: ConstantDeclaration[]): string {
-  return constants.filter((c) => c.space === "__device__").map((c) => {
+  return constants.filter((c) => c.space === "__device__" && !c.templateParams).map((c) => {
     const parts = c.name.split("::"), name = parts.pop();
     const declaration = `extern __typeof__(${name}) ${name} __attribute__((visibility("default")));`;
     return `\n${parts.map((p) => `namespace ${p} { `).join("")}${declaration}${parts.map(() => " }").join("")}`;
@@ -527,11 +521,18 @@ function exportedVariables(constants: ConstantDeclaration[]): string {
 
 // A `static` __constant__ or __device__ variable loses the keyword, which only
 // hides its symbol: cudaMemcpyToSymbol reaches it from its own file, and
-// module.constant(name) from TS (a module is one file). Lines keep their numbers.
-function withStaticVariablesVisible(source: string, constants: ConstantDeclaration[]): string {
-  const lines = new Set(constants.filter((c) => c.isStatic).map((c) => c.line));
-  if (lines.size === 0) return source;
-  return source.split("\n").map((text, i) => (lines.has(i + 1) && /\b(?:__constant__|__device__)\b/.test(text) ? text.replace(/\bstatic\b/, "      ") : text)).join("\n");
+// module.constant(name) from TS (a module is one file). On the CPU a __device__
+// variable template's instances are made visible where it is declared (a
+// declaration after the source cannot name them all). Lines keep their numbers.
+function withStaticVariablesVisible(source: string, constants: ConstantDeclaration[], target: Target): string {
+  const statics = new Set(constants.filter((c) => c.isStatic).map((c) => c.line));
+  const templates = new Set(constants.filter((c) => target === "cpu" && c.templateParams && c.space === "__device__").map((c) => c.line));
+  if (statics.size === 0 && templates.size === 0) return source;
+  return source.split("\n").map((text, i) => {
+    let line = statics.has(i + 1) && /\b(?:__constant__|__device__)\b/.test(text) ? text.replace(/\bstatic\b/, "      ") : text;
+    if (templates.has(i + 1)) line = line.replace(/\b__device__\b/, `__device__ __attribute__((visibility("default")))`);
+    return line;
+  }).join("\n");
 }
 
 // The parameters the compiler saw (where the backend knows them: the CPU

@@ -126,6 +126,11 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** "a" or "an" and a dtype, as it is read aloud: "an f32", "an i8", "a u8", "a bf16". */
+export function aDtype(dtype: string): string {
+  return `${/^[fi]/.test(dtype) ? "an" : "a"} ${dtype}`;
+}
+
 export function shapeString(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }

@@ -352,9 +352,18 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       }
     }
   }
-  // A template left out takes its explicit instantiations with it.
+  // A template left out takes its explicit instantiations with it, also those a
+  // macro makes (`#define INSTANTIATE(T) template void launch<T>(T*, int);`):
+  // there, that statement of the macro's replacement is blanked.
   for (const statement of statements) {
     if (!blanked.has(statement) && instantiatesOneOf(code.slice(statement.start, statement.end), leftOut)) blank(statement.start, statement.end);
+  }
+  for (const m of source.matchAll(/\btemplate\b(?!\s*<)/g)) {
+    const start = m.index!;
+    let end = start;
+    while (end < source.length && directive[end] && source[end] !== ";") end++;
+    if (!directive[start] || source[end] !== ";" || !instantiatesOneOf(source.slice(start, end).replace(/\\\r?\n/g, " "), leftOut)) continue;
+    for (let k = start; k <= end; k++) if (!/[\n\r\\]/.test(source[k])) out[k] = " ";
   }
   // A class with no device code whose member functions no device code could call
   // (not constexpr), and that nothing kept names (a sample's comparator of results,

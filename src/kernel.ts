@@ -2,7 +2,7 @@
 // (count, tensor, view, null or number, integer range, element type, device,
 // a struct's fields) and the launch shape against the device's limits before
 // anything reaches the device.
-import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
+import { ArgumentError, FuselabError, aDtype, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
 import type { DType } from "./dtype";
 import { ScalarType, StructLayout, packStruct, scalarValue } from "./layout";
@@ -202,7 +202,7 @@ export class Kernel {
   // A tensor accessor's argument: a tensor of its dtype and dimensions, passed as its
   // data pointer, sizes and strides (row-major, in elements).
   private accessor(where: string, label: string, param: KernelParam, accessor: TensorAccessor, arg: unknown): NativeArg {
-    const wanted = `a ${accessor.element} tensor of ${accessor.dims} dimension${accessor.dims === 1 ? "" : "s"} (${param.declaration})`;
+    const wanted = `${aDtype(accessor.element)} tensor of ${accessor.dims} dimension${accessor.dims === 1 ? "" : "s"} (${param.declaration})`;
     if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, wanted, TensorView.isView(arg) ? `${arg.describe()}, a view` : describe(arg));
     checkNotDisposed(where, label, arg);
     if (arg.dtype !== accessor.element || arg.shape.length !== accessor.dims) throw new ArgumentError(where, label, wanted, arg.describe());
@@ -220,7 +220,7 @@ export class Kernel {
   // A pointer's argument: a tensor (its buffer), a view (its buffer from the view's offset, for the view's bytes), or null.
   private pointer(where: string, label: string, param: KernelParam, arg: unknown): NativeArg {
     if (arg === null) return null;
-    const wanted = param.type === "void" ? "a tensor" : `a ${param.type} tensor`;
+    const wanted = param.type === "void" ? "a tensor" : `${aDtype(param.type)} tensor`;
     const tensor = tensorOf(arg);
     if (!tensor) throw new ArgumentError(where, label, `${wanted}, a view of one or null (${param.declaration})`, describe(arg));
     checkNotDisposed(where, label, tensor);

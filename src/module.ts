@@ -6,7 +6,7 @@ import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam } from "./kernel";
 import { ModuleHandle, native, nativeCall } from "./native";
 import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from "./dtype";
-import { ConstantDeclaration, canonicalName, paramsFromSignature, variableSymbol } from "./signature";
+import { ConstantDeclaration, canonicalName, declaredVariable, paramsFromSignature } from "./signature";
 
 /** A kernel of a module: its name and parameters, before it is loaded. */
 export interface KernelEntry {
@@ -150,7 +150,7 @@ export class Module {
   private readonly functions = new Map<string, Kernel>();
   // Template instances fn() compiled, each a module of its own, unloaded with this one.
   private readonly instances: ModuleHandle[] = [];
-  // What constant(name).set() wrote last, written again into each instance compiled later.
+  // What constant(name).set() wrote last, by symbol, written again into each instance compiled later that has it.
   private readonly constantValues = new Map<string, ArrayBufferView>();
 
   /** @internal Modules come from `compile()` and `builtins()`. */
@@ -163,28 +163,48 @@ export class Module {
     this.templates = Object.freeze([...(compiled?.templates.names ?? [])]);
   }
 
-  /** The `__constant__` or `__device__` variable `name` of the source, to set before launches (as cudaMemcpyToSymbol sets either). */
+  /**
+   * The `__constant__` or `__device__` variable `name` of the source, to set
+   * before launches (as cudaMemcpyToSymbol sets either); a variable template's
+   * instance by its name expression (`"mask<float>"`), in the module and in the
+   * template instances `fn()` compiled that use it.
+   */
   constant(name: string): Constant {
     const handle = this.handle;
     if (handle === undefined) throw new FuselabError(`module.constant: the module of ${this.kernels.join(", ")} was used after dispose()`);
     const declared = this.compiled?.constants ?? [];
-    const declaration = declared.find((c) => c.name === name);
-    if (!declaration) {
-      const names = declared.map((c) => c.name);
+    const found = typeof name === "string" ? declaredVariable(declared, canonicalName(name) ?? name) : undefined;
+    if (!found) {
+      const names = declared.map((c) => (c.templateParams ? `${c.name}<${c.templateParams.join(", ")}>` : c.name));
       throw new ArgumentError("module.constant", "name", names.length > 0 ? `one of the module's __constant__ or __device__ variables (${names.join(", ")})` :
         "a __constant__ or __device__ variable of the module (it declares none)", describe(name));
     }
-    const symbol = variableSymbol(name);
-    const bytes = nativeCall(() => native().symbol(handle, symbol));
-    return new Constant(name, declaration.type, bytes, (data) => {
+    const { symbol, type, declaration } = found;
+    const holders = () => [handle, ...this.instances].filter((h) => this.symbolBytes(h, symbol) !== undefined);
+    const bytes = holders().map((h) => this.symbolBytes(h, symbol)!)[0];
+    if (bytes === undefined) {
+      throw new ArgumentError("module.constant", "name", `an instance of ${declaration.name} (line ${declaration.line}) that the module's code uses: ` +
+        `launch a kernel instance that uses it first (module.fn(...)), or name it in the source (template __constant__ ... ${name};)`, describe(name));
+    }
+    return new Constant(name, type, bytes, (data) => {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.set: its module was disposed`);
-      for (const h of [this.handle, ...this.instances]) nativeCall(() => native().writeSymbol(h, symbol, data));
-      this.constantValues.set(name, data);
+      for (const h of holders()) nativeCall(() => native().writeSymbol(h, symbol, data));
+      this.constantValues.set(symbol, data);
     }, (into) => {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.get: its module was disposed`);
-      const h = this.handle;
+      const h = holders()[0];
       nativeCall(() => native().readSymbol(h, symbol, into));
     });
+  }
+
+  // The size of variable `symbol` in the module `h`, or undefined where it has none.
+  private symbolBytes(h: ModuleHandle, symbol: string): number | undefined {
+    try {
+      return nativeCall(() => native().symbol(h, symbol));
+    } catch (e) {
+      if (e instanceof DeviceError) return undefined;
+      throw e;
+    }
   }
 
   /** Whether `dispose()` has unloaded the module. */
@@ -213,7 +233,9 @@ export class Module {
       const instance = this.compiled?.templates.instantiate(canonical);
       if (instance) {
         this.instances.push(instance.handle);
-        for (const [constant, data] of this.constantValues) nativeCall(() => native().writeSymbol(instance.handle, variableSymbol(constant), data));
+        for (const [symbol, data] of this.constantValues) {
+          if (this.symbolBytes(instance.handle, symbol) !== undefined) nativeCall(() => native().writeSymbol(instance.handle, symbol, data));
+        }
         ({ handle, entry } = instance);
       }
     }

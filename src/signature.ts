@@ -309,12 +309,62 @@ export interface ConstantDeclaration {
   space: "__constant__" | "__device__";
   /** Declared `static`: its symbol is made visible to the host, as cudaMemcpyToSymbol reaches it from the same file. */
   isStatic: boolean;
+  /** A variable template's parameters (`template <typename T> __constant__ T mask[16];`): set as `mask<float>`. */
+  templateParams?: string[];
+  /** For a variable template: its type's spelling, which may name a template parameter. */
+  typeWords?: string[];
 }
 
-/** The symbol of a variable at namespace scope: its name, or its Itanium-mangled name in a named namespace (`ns::table`: `_ZN2ns5tableE`). */
+/**
+ * The symbol of a variable at namespace scope: its name, or its Itanium-mangled
+ * name in a named namespace (`ns::table`: `_ZN2ns5tableE`). A variable
+ * template's instance is mangled with its arguments (`mask<float>`: `_Z4maskIfE`).
+ */
 export function variableSymbol(name: string): string {
   const parts = name.split("::");
   return parts.length === 1 ? name : `_ZN${parts.map((p) => `${p.length}${p}`).join("")}E`;
+}
+
+/** The variable a source declares that `expression` names: one at namespace scope, or a variable template's instance (`mask<float>`). */
+export function declaredVariable(declared: readonly ConstantDeclaration[], expression: string):
+    { declaration: ConstantDeclaration; symbol: string; type: string } | undefined {
+  const plain = declared.find((c) => !c.templateParams && c.name === expression);
+  if (plain) return { declaration: plain, symbol: variableSymbol(plain.name), type: plain.type };
+  const parsed = parseNameExpression(expression);
+  const declaration = parsed && declared.find((c) => c.templateParams && c.name === parsed.name && c.templateParams.length === parsed.args.length);
+  if (!parsed || !declaration) return undefined;
+  const args = parsed.args.map(spell);
+  const mangled = args.map(mangledArgument);
+  if (mangled.some((m) => m === undefined)) return undefined;
+  const parts = declaration.name.split("::").map((p) => `${p.length}${p}`).join("");
+  const instance = `I${mangled.join("")}E`;
+  const symbol = declaration.name.includes("::") ? `_ZN${parts}${instance}E` : `_Z${parts}${instance}`;
+  const words = (declaration.typeWords ?? []).map((w) => args[declaration.templateParams!.indexOf(w)] ?? w).join(" ");
+  return { declaration, symbol, type: C_TYPES[words] ?? "void" };
+}
+
+// Itanium's codes of the builtin types a template argument names.
+const MANGLED_BUILTINS: Record<string, string> = {
+  "void": "v", "bool": "b", "char": "c", "signed char": "a", "unsigned char": "h", "short": "s", "unsigned short": "t",
+  "int": "i", "unsigned int": "j", "unsigned": "j", "long": "l", "unsigned long": "m", "long long": "x", "unsigned long long": "y",
+  "float": "f", "double": "d", "int8_t": "a", "uint8_t": "h", "int16_t": "s", "uint16_t": "t", "int32_t": "i", "uint32_t": "j",
+  "int64_t": "l", "uint64_t": "m", "size_t": "m", "half": "6__half", "__half": "6__half", "__nv_bfloat16": "13__nv_bfloat16",
+};
+
+// One template argument, mangled: a builtin type, a class named by its
+// (qualified) name, or an integer; undefined for another.
+function mangledArgument(arg: string): string | undefined {
+  const text = arg.trim().replace(/\s+/g, " ");
+  if (MANGLED_BUILTINS[text] !== undefined) return MANGLED_BUILTINS[text];
+  const integer = /^(-?)(\d+)([uU]?)([lL]*)$/.exec(text);
+  if (integer) {
+    const code = integer[4].length === 2 ? (integer[3] ? "y" : "x") : integer[4].length === 1 ? (integer[3] ? "m" : "l") : integer[3] ? "j" : "i";
+    return `L${code}${integer[1] ? "n" : ""}${integer[2]}E`;
+  }
+  if (text === "true" || text === "false") return `Lb${text === "true" ? 1 : 0}E`;
+  const parts = text.split("::");
+  if (!parts.every((p) => /^[A-Za-z_]\w*$/.test(p))) return undefined;
+  return parts.length === 1 ? `${text.length}${text}` : `N${parts.map((p) => `${p.length}${p}`).join("")}E`;
 }
 
 /** What a source declares: kernels to launch (explicit instantiations among them), kernel templates, constants. */
@@ -391,6 +441,23 @@ function parseTemplateParams(tokens: Token[]): TemplateParam[] {
   });
 }
 
+// An enum is passed as its underlying type: the one it names (`enum class Mode :
+// uint8_t`), else int for a scoped enum, and for an unscoped one, as GCC and
+// clang choose it, unsigned int unless an enumerator is negative. Its name, and
+// a typedef's (`typedef enum { A, B } mode_t;`), become aliases of that type.
+function enumAliases(opener: string[], body: Token[], after: Token[], aliases: Map<string, string>): void {
+  const colon = opener.indexOf(":");
+  const scoped = opener.includes("class") || opener.includes("struct");
+  const negative = body.some((t, k) => t.text === "-" && body[k - 1]?.text === "=");
+  const underlying = colon >= 0 ? typeName(opener.slice(colon + 1)) : scoped || negative ? "int" : "unsigned int";
+  const scalar = C_TYPES[underlying] !== undefined ? underlying : aliases.get(underlying);
+  if (scalar === undefined) return;
+  const name = opener.slice(opener.indexOf("enum") + 1, colon >= 0 ? colon : undefined).filter((w) => /^[A-Za-z_]\w*$/.test(w) && w !== "class" && w !== "struct").pop();
+  if (name) aliases.set(name, scalar);
+  const typedefName = opener[0] === "typedef" ? after.find((t) => /^[A-Za-z_]\w*$/.test(t.text))?.text : undefined;
+  if (typedefName) aliases.set(typedefName, scalar);
+}
+
 // Scalar spellings a source gives other names (typedef unsigned int uint; using index_t = int64_t;),
 // at namespace scope: one inside a function or class body names nothing a kernel parameter sees.
 function typeAliases(tokens: Token[]): Map<string, string> {
@@ -402,7 +469,13 @@ function typeAliases(tokens: Token[]): Map<string, string> {
     if (tokens[i].text === ";" || tokens[i].text === "}") statementStart = i + 1;
     if (tokens[i].text === "{") {
       const opener = tokens.slice(statementStart, i).map((t) => t.text);
-      if (!opener.includes("namespace") && !opener.includes("extern")) i = closing(tokens, i);
+      if (opener.includes("namespace") || opener.includes("extern")) {
+        statementStart = i + 1;
+        continue;
+      }
+      const close = closing(tokens, i);
+      if (opener.includes("enum")) enumAliases(opener, tokens.slice(i + 1, close), tokens.slice(close + 1), aliases);
+      i = close;
       statementStart = i + 1;
       continue;
     }
@@ -812,16 +885,26 @@ export function findKernels(source: string, predefined: Record<string, string> =
         const attribute = ["__align__", "alignas", "__attribute__", "__launch_bounds__"].includes(tokens[end].text) && tokens[end + 1]?.text === "(";
         end = attribute ? closing(tokens, end + 1) + 1 : end + 1;
       }
-      const statement = tokens.slice(statementStart, end).map((t) => t.text);
+      // A variable template's head: template <typename T> __constant__ T mask[16];
+      let head = tokens.slice(statementStart, end);
+      let templateParams: string[] | undefined;
+      if (head[0]?.text === "template" && head[1]?.text === "<") {
+        const close = closing(head, 1);
+        templateParams = parseTemplateParams(head.slice(2, close)).map((p) => p.name);
+        head = head.slice(close + 1);
+      }
+      const statement = head.map((t) => t.text);
       const device = text === "__device__";
-      // One in an unnamed namespace has no symbol outside its file.
-      if (tokens[end]?.text === "(" || scopes.includes(" ") || statement.includes("template") ||
+      // One in an unnamed namespace has no symbol outside its file. An operator's
+      // tokens (`operator!=`) hold the = a variable's initializer begins with.
+      if (tokens[end]?.text === "(" || scopes.includes(" ") || statement.includes("template") || statement.includes("operator") ||
           (device && statement.some((w) => ["__constant__", "const", "constexpr", "extern", "__shared__"].includes(w)))) continue;
       const words = statement.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__managed__", "__align__"].includes(w));
       const name = words.pop();
       if (name) {
         constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void",
-          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static") });
+          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static"),
+          ...(templateParams ? { templateParams, typeWords: words.map((w) => aliases.get(w) ?? w) } : {}) });
       }
       continue;
     }

@@ -1,7 +1,7 @@
 // Tensors: one device buffer each, with a shape and a dtype; and the functions
 // that make them. Every argument is checked here, worded by errors.ts.
 import { inspect } from "util";
-import { ArgumentError, FuselabError, checkOptionsObject, describe, shapeString } from "./errors";
+import { ArgumentError, FuselabError, aDtype, checkOptionsObject, describe, shapeString } from "./errors";
 import {
   DTYPES, DTYPE_BYTES, DType, HostArray, INTEGER_RANGES, NumberDType, Storage, decode, encode, holdsValuesOf, isBigDType, isDType, isFloatDType, storageFor,
 } from "./dtype";
@@ -171,9 +171,9 @@ export class Tensor<D extends DType = NumberDType> {
     nativeCall(() => native().release(buffer));
   }
 
-  /** "a f32 tensor of shape [4, 7] on cpu". */
+  /** "an f32 tensor of shape [4, 7] on cpu". */
   describe(): string {
-    return `a ${this.#dtype} tensor of shape ${shapeString(this.#shape)} on ${this.#device.describe()}`;
+    return `${aDtype(this.#dtype)} tensor of shape ${shapeString(this.#shape)} on ${this.#device.describe()}`;
   }
 
   toString(): string {
@@ -262,7 +262,7 @@ export class TensorView<D extends DType = NumberDType> {
     return this.#tensor.download("view.toArray", this.#offset, this.#size);
   }
 
-  /** "elements 4 to 9 of a f32 tensor of shape [16] on cpu". */
+  /** "elements 4 to 9 of an f32 tensor of shape [16] on cpu". */
   describe(): string {
     const range = this.#size === 0 ? `no elements (at ${this.#offset})` : `elements ${this.#offset} to ${this.#offset + this.#size - 1}`;
     return `${range} of ${this.#tensor.describe()}`;

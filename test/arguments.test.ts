@@ -108,7 +108,7 @@ describe("kernel arguments", () => {
     expectThrows(launch("f64", 1n), fl.ArgumentError, "kernel affine_f64: argument 2 (a) must be a number (double), got 1n");
     expectThrows(launch("i16", 0.5), fl.ArgumentError, "kernel affine_i16: argument 2 (a) must be an integer (short), got 0.5");
     expectThrows(() => module.fn("affine_u32").launch({ grid: 1, block: 4 }, t("i32"), t("u32"), 1, 0, 4), fl.ArgumentError,
-      `kernel affine_u32: argument 0 (out) must be a u32 tensor (unsigned int*), got a i32 tensor of shape [4] on ${dev().describe()}`);
+      `kernel affine_u32: argument 0 (out) must be a u32 tensor (unsigned int*), got an i32 tensor of shape [4] on ${dev().describe()}`);
     // The largest values of a 64-bit parameter pass exactly.
     const out = fl.empty([1], { dtype: "u64", device: dev() });
     module.fn("affine_u64").launch({ grid: 1, block: 1 }, out, fl.zeros([1], { dtype: "u64", device: dev() }), 0, 2n ** 64n - 1n, 1);
@@ -200,7 +200,7 @@ __global__ void wide(double* out, const double* in, int n) {
       const iota = module().fn("iota");
       const ints = fl.zeros([8], { dtype: "i32", device: dev() });
       expectThrows(() => iota.launch({ grid: 1, block: 4 }, ints.view(2, 4), 4), fl.ArgumentError,
-        `kernel iota: argument 0 (out) must be a f32 tensor (float*), got elements 2 to 5 of a i32 tensor of shape [8] on ${dev().describe()}`);
+        `kernel iota: argument 0 (out) must be an f32 tensor (float*), got elements 2 to 5 of an i32 tensor of shape [8] on ${dev().describe()}`);
       const elsewhere = fl.zeros([8], { device: otherDevice() });
       expectThrows(() => iota.launch({ grid: 1, block: 4 }, elsewhere.view(2), 4), fl.ArgumentError,
         `kernel iota: argument 0 (out) must be a tensor on ${dev().describe()} (the kernel's device), got a tensor on ${otherDevice().describe()}`);
@@ -210,7 +210,7 @@ __global__ void wide(double* out, const double* in, int n) {
       expectThrows(() => iota.launch({ grid: 1, block: 4 }, view, 4), fl.ArgumentError,
         "kernel iota: argument 0 (out) must be a tensor that has not been disposed, got a disposed f32 tensor of shape [8]");
       expectThrows(() => iota.launch({ grid: 1, block: 4 }, fl.zeros([8], { device: dev() }).view(1), fl.zeros([1], { device: dev() }) as unknown as number),
-        fl.ArgumentError, `kernel iota: argument 1 (n) must be an integer (int), got a f32 tensor of shape [1] on ${dev().describe()}`);
+        fl.ArgumentError, `kernel iota: argument 1 (n) must be an integer (int), got an f32 tensor of shape [1] on ${dev().describe()}`);
     });
   });
 
@@ -232,7 +232,7 @@ __global__ void add_bias(float* out, const float* x, const float* bias, int n) {
     expectThrows(() => add.launch({ grid: 1, block: 1 }, out, x, bias, null as unknown as number), fl.ArgumentError,
       "kernel add_bias: argument 3 (n) must be an integer (int), got null");
     expectThrows(() => add.launch({ grid: 1, block: 1 }, out, undefined as unknown as null, bias, 1), fl.ArgumentError,
-      "kernel add_bias: argument 1 (x) must be a f32 tensor, a view of one or null (const float*), got undefined");
+      "kernel add_bias: argument 1 (x) must be an f32 tensor, a view of one or null (const float*), got undefined");
   });
 
   describe("structs by value", () => {
@@ -361,7 +361,7 @@ __global__ void scaled(T* out, Aligned a) { out[threadIdx.x] = static_cast<T>(a.
       expectThrows(launch({ z: { ...anonymous, bytes: [1, 2, 3, 4, 256] } }), fl.ArgumentError,
         "kernel unpack: argument 5 (z).bytes[4] must be an integer from 0 to 255 (uint8_t), got 256");
       expectThrows(launch({ v: fl.zeros([4], { device: dev() }) }), fl.ArgumentError,
-        `kernel unpack: argument 6 (v) must be an object with the fields of struct float4 { x, y, z, w }, got a f32 tensor of shape [4] on ${dev().describe()}`);
+        `kernel unpack: argument 6 (v) must be an object with the fields of struct float4 { x, y, z, w }, got an f32 tensor of shape [4] on ${dev().describe()}`);
     });
 
     it("reads struct definitions as C++ writes them: classes, access labels, member functions, initializers, aliases, namespaces", () => {

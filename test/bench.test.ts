@@ -155,7 +155,7 @@ describe("bench", function () {
     await rejects(fl.bench({ later: async () => fl.fused.addRelu(a, b) }),
       "fl.bench: cases.later must be a synchronous function (launches after an await are not counted), got a function that returned a Promise");
     await rejects(fl.bench({ freed: () => { const t = fl.ops.add(a, b); fl.ops.relu(t); t.dispose(); } }),
-      `fl.bench: cases.freed must be a function that keeps alive every tensor its launches use (they are replayed), got a function that disposed a f32 tensor of shape [64, 256] on ${dev.describe()}`);
+      `fl.bench: cases.freed must be a function that keeps alive every tensor its launches use (they are replayed), got a function that disposed an f32 tensor of shape [64, 256] on ${dev.describe()}`);
     await rejects(fl.bench({ fused: () => fl.fused.addRelu(a, b) }, { iters: 0 }), "fl.bench: options.iters must be an integer from 1 to 1000000, got 0");
     await rejects(fl.bench({ fused: () => fl.fused.addRelu(a, b) }, { copyCeilingGBs: -1 }), "fl.bench: options.copyCeilingGBs must be a finite number > 0, got -1");
     await rejects(fl.bench({ fused: () => fl.fused.addRelu(a, b) }, { iter: 5 } as never), "fl.bench: options must be an object with keys among warmup, iters, targetMs, flushL2, copyCeilingGBs, got the key \"iter\"");

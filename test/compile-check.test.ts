@@ -144,6 +144,25 @@ describe("fl.compileCheck", () => {
         expect(symbols.lane_sums).to.equal("lane_sums");
       });
 
+      it("leaves out a source's host helpers, as the host compiler takes them, and sizes a HIP array by warpSize (Rodinia, PolyBench, AMD's training)", () => {
+        const source = `#include <hip/hip_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/time.h>
+int cols;
+void init(int argc, char** argv) { if (argc == 2) cols = atoi(argv[1]); else { printf("usage\\n"); exit(0); } }
+void readinput(float* v, char* file) { FILE* fp = fopen(file, "r"); fscanf(fp, "%f", v); fclose(fp); }
+double rtclock() { struct timezone Tzp; struct timeval Tp; gettimeofday(&Tp, &Tzp); return Tp.tv_sec + Tp.tv_usec * 1.0e-6; }
+constexpr int BLOCKSIZE = 256;
+__global__ void block_sums(const double* in, double* out) {
+${backend === "hip" ? "  __shared__ double warpSums[BLOCKSIZE / warpSize];" : "  __shared__ double warpSums[BLOCKSIZE / 32];"}
+  if (threadIdx.x % warpSize == 0) warpSums[threadIdx.x / warpSize] = in[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) { double s = 0; for (int i = 0; i < blockDim.x / warpSize; i++) s += warpSums[i]; *out = s; }
+}`;
+        expect(fl.compileCheck(source, { target }).kernels.map((k) => k.name)).to.deep.equal(["block_sums"]);
+      });
+
       it("compiles CUDA's warp operations with lane masks, 32 or 64 bits wide, and __activemask", () => {
         const source = `__global__ void votes(unsigned long long* out, const int* in) {
   const unsigned lane = threadIdx.x % warpSize;

@@ -79,10 +79,10 @@ __global__ void count_odd(int* out, const int* x) {
     expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, t, t, 2, 2 ** 31), fl.ArgumentError,
       "kernel saxpy: argument 4 (n) must be an integer from -2147483648 to 2147483647 (int), got 2147483648");
     expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, t, t, t as unknown as number, 4), fl.ArgumentError,
-      `kernel saxpy: argument 3 (a) must be a number (float), got a f32 tensor of shape [4] on ${dev().describe()}`);
+      `kernel saxpy: argument 3 (a) must be a number (float), got an f32 tensor of shape [4] on ${dev().describe()}`);
     const ints = fl.zeros([4], { dtype: "i32", device: dev() });
     expectThrows(() => saxpy.launch({ grid: 1, block: 4 }, t, ints, t, 2, 4), fl.ArgumentError,
-      `kernel saxpy: argument 1 (x) must be a f32 tensor (const float*), got a i32 tensor of shape [4] on ${dev().describe()}`);
+      `kernel saxpy: argument 1 (x) must be an f32 tensor (const float*), got an i32 tensor of shape [4] on ${dev().describe()}`);
     expectThrows(() => fl.compile(SAXPY, { device: dev() }).fn("sax"), fl.ArgumentError,
       "module.fn: name must be one of the module's kernels (saxpy), got \"sax\"");
   });

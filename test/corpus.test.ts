@@ -187,12 +187,12 @@ describe("kernel corpus", () => {
       const cell = fl.zeros([2, 8], { device: dev() });
       const args = (gates: fl.KernelArg) => [gates, cell, cell, cell];
       expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(fl.zeros([2, 24], { device: dev() }))), fl.ArgumentError,
-        /argument 0 \(gates\) must be a f32 tensor of 3 dimensions \(torch::PackedTensorAccessor32<float, 3, torch::RestrictPtrTraits>\), got .*\[2, 24\]/);
+        /argument 0 \(gates\) must be an f32 tensor of 3 dimensions \(torch::PackedTensorAccessor32<float, 3, torch::RestrictPtrTraits>\), got .*\[2, 24\]/);
       expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(fl.zeros([2, 3, 8], { device: dev(), dtype: "f16" }))), fl.ArgumentError,
-        /argument 0 \(gates\) must be a f32 tensor of 3 dimensions/);
+        /argument 0 \(gates\) must be an f32 tensor of 3 dimensions/);
       expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(fl.zeros([48], { device: dev() }).view(0, 8))), fl.ArgumentError,
-        /argument 0 \(gates\) must be a f32 tensor of 3 dimensions .*, got .*a view/);
-      expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(null)), fl.ArgumentError, /argument 0 \(gates\) must be a f32 tensor of 3 dimensions .*, got null/);
+        /argument 0 \(gates\) must be an f32 tensor of 3 dimensions .*, got .*a view/);
+      expectThrows(() => kernel.launch({ grid: 1, block: 8 }, ...args(null)), fl.ArgumentError, /argument 0 \(gates\) must be an f32 tensor of 3 dimensions .*, got null/);
     });
 
     it(`cub_tiled_scan.cu: cub::BlockLoad, BlockScan over each thread's items with a running prefix functor, BlockStore, and cuda::maximum${label}`, () => {

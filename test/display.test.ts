@@ -40,7 +40,7 @@ describe("display", () => {
     expect(richOutput(big).html).to.include(">1152921504606846977</td>").and.include(", 16 bytes");
     const doubles = fl.tensor([0.1, 1e-300, 123456.75], { dtype: "f64", device: dev() });
     expect(inspect(doubles)).to.equal(`tensor f64 [3] on ${dev().describe()}\n  0.1, 1.000e-300, 1.235e+5`);
-    expect(inspect(big.view(1))).to.equal(`view: elements 1 to 1 of a i64 tensor of shape [2] on ${dev().describe()}`);
+    expect(inspect(big.view(1))).to.equal(`view: elements 1 to 1 of an i64 tensor of shape [2] on ${dev().describe()}`);
   });
 
   it("shows bench results, ledgers, compare reports and devices() as tables", async () => {

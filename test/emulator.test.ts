@@ -84,6 +84,40 @@ __global__ void oob_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  for (const check of [false, true]) {
+    it(`refuses to read what a failed or skipped launch was given to write, also after synchronize() took its error${check ? " (check mode)" : ""}`, async () => {
+      const dev = fl.device("cpu", { check });
+      const module = fl.compile(`
+__global__ void trap_midway(float* out, const float* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 300) __trap();
+  if (i < n) out[i] = in[i] + 1.0f;
+}
+__global__ void set_sevens(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 7.0f;
+}`, { device: dev });
+      const n = 1000;
+      const input = fl.tensor(range(n), { device: dev });
+      const out = fl.full([n], 3, { device: dev });
+      const later = fl.full([n], 3, { device: dev });
+      module.fn("trap_midway").launch({ grid: 4, block: 256 }, out, input, n);
+      module.fn("set_sevens").launch({ grid: 4, block: 256 }, later.view(10, 20), 20);
+      await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'trap_midway'.*__trap\(\)/);
+      expectThrows(() => out.toArray(), fl.DeviceError,
+        /cannot read this tensor: kernel 'trap_midway', given this buffer, failed, so it holds what it held before or part of the kernel's work: .*__trap\(\)/);
+      await expectRejects(out.data(), fl.DeviceError, /cannot read this tensor: kernel 'trap_midway'/);
+      expectThrows(() => later.view(500, 4).toArray(), fl.DeviceError,
+        /cannot read this tensor: kernel 'set_sevens', given this buffer, did not run, as an earlier launch failed: .*trap_midway/);
+      // What it only read stays readable; a launch that completes makes the others readable again.
+      expect(Array.from(input.toArray())).to.deep.equal(range(n));
+      module.fn("set_sevens").launch({ grid: 4, block: 256 }, out, n);
+      module.fn("set_sevens").launch({ grid: 1, block: 32 }, later.view(10, 20), 20);
+      expect(Array.from(out.toArray())).to.deep.equal(new Array(n).fill(7));
+      expect(Array.from(later.toArray()).slice(8, 32)).to.deep.equal([3, 3, ...new Array(20).fill(7), 3, 3]);
+    });
+  }
+
   it("catches a read one past the end and a write far past it in check mode, where they happen", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(`
@@ -139,6 +173,9 @@ __global__ void view_read(float* out, const float* in, int n) {
 __global__ void view_write(float* out, int first, int n) {
   int i = first + static_cast<int>(threadIdx.x);
   if (i < n) out[i] = 7.0f;
+}
+__global__ void view_copy(float* out, const float* in, int n) {
+  if (threadIdx.x < n) out[threadIdx.x] = in[threadIdx.x];
 }`, { device: dev, name: "views" });
     const x = fl.tensor(range(16), { device: dev });
     const out = fl.zeros([16], { device: dev });
@@ -150,7 +187,11 @@ __global__ void view_write(float* out, int first, int n) {
     await expectRejects(dev.synchronize(), fl.DeviceError, literal(
       "kernel 'view_write' wrote out of bounds: argument 0 (f32*), element -1, 1 before the start of a 4-element view"));
     // What the kernel wrote inside the view reached the tensor; the stray write did not.
-    expect(Array.from(written.toArray())).to.deep.equal([0, 0, 0, 7, 7, 7, 7, 0]);
+    // The failed launch's output cannot be read, but a kernel given it reads what is there.
+    expectThrows(() => written.toArray(), fl.DeviceError, /cannot read this tensor: kernel 'view_write', given this buffer, failed/);
+    const seen = fl.zeros([8], { device: dev });
+    module.fn("view_copy").launch({ grid: 1, block: 32 }, seen, written, 8);
+    expect(Array.from(seen.toArray())).to.deep.equal([0, 0, 0, 7, 7, 7, 7, 0]);
     // A view that ends where its tensor ends, and an empty one, are held alike.
     module.fn("view_read").launch({ grid: 1, block: 32 }, out, x.view(8), 8);
     await expectRejects(dev.synchronize(), fl.DeviceError, /element 8, 1 past the end of a 8-element view/);
@@ -319,6 +360,26 @@ __global__ void to_index(unsigned int* out, const double* x, const float* y) {
     fl.compile(source, { device: plain, name: "casts" }).fn("to_index")
       .launch({ grid: 1, block: 2 }, fl.full([4], 7, { dtype: "u32", device: plain }), fl.tensor([-1, 2], { dtype: "f64", device: plain }), fl.tensor([0, 0], { device: plain }));
     await plain.synchronize();
+    await expectWorking(dev);
+  });
+
+  it("says in plain mode that a fault with no address is most likely a misaligned vector access (DeepSpeed's 16-byte loads)", async () => {
+    const dev = fl.device("cpu");
+    const module = fl.compile(`
+__device__ __forceinline__ void load16(void* dst, const void* src) {
+  uint4* d = reinterpret_cast<uint4*>(dst);
+  const uint4* s = reinterpret_cast<const uint4*>(src);
+  d[0] = s[0];
+}
+__global__ void copy_rows(unsigned short* out, const unsigned short* in, int offset) {
+  unsigned short buf[8];
+  load16(buf, in + offset + threadIdx.x * 8);
+  for (int j = 0; j < 8; j++) out[threadIdx.x * 8 + j] = buf[j];
+}`, { device: dev });
+    const out = fl.zeros([48], { dtype: "u16", device: dev });
+    module.fn("copy_rows").launch({ grid: 1, block: 4 }, out, fl.zeros([64], { dtype: "u16", device: dev }), 4);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'copy_rows' made an invalid memory access: most likely a misaligned vector access (a float4, int4 or uint4 at an address not a multiple of 16"));
     await expectWorking(dev);
   });
 
@@ -890,7 +951,7 @@ __global__ void scale(float* out, const float* in, int n) {
     expect(scale.params.map((p) => p.type)).to.deep.equal(["f64", "f64", "i32"]);
     const x = fl.zeros([4], { device: dev });
     expectThrows(() => scale.launch({ grid: 1, block: 4 }, x, x, 4), fl.ArgumentError,
-      /^kernel scale: argument 0 \(out\) must be a f64 tensor/);
+      /^kernel scale: argument 0 \(out\) must be an f64 tensor/);
   });
 
   it("refuses static __shared__ memory past the device's limit and a local array past a fiber's stack when compiling", () => {

@@ -35,14 +35,14 @@ describe("errors", () => {
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4)), fl.ArgumentError,
       "kernel copy_f32x4: the arguments must be 3 values: copy_f32x4(f32* out, const f32* in, i64 n), got 2 values");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, 5, f32(4), 4), fl.ArgumentError,
-      "kernel copy_f32x4: argument 0 (out) must be a f32 tensor, a view of one or null (f32*), got 5");
+      "kernel copy_f32x4: argument 0 (out) must be an f32 tensor, a view of one or null (f32*), got 5");
     const half = fl.zeros([4], { dtype: "f16", device: dev() });
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, half, 4), fl.ArgumentError,
-      `kernel copy_f32x4: argument 1 (in) must be a f32 tensor (const f32*), got a f16 tensor of shape [4] on ${dev().describe()}`);
+      `kernel copy_f32x4: argument 1 (in) must be an f32 tensor (const f32*), got an f16 tensor of shape [4] on ${dev().describe()}`);
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), 3.5), fl.ArgumentError,
       "kernel copy_f32x4: argument 2 (n) must be an integer (i64), got 3.5");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), out as unknown as number), fl.ArgumentError,
-      `kernel copy_f32x4: argument 2 (n) must be an integer (i64), got a f32 tensor of shape [4] on ${dev().describe()}`);
+      `kernel copy_f32x4: argument 2 (n) must be an integer (i64), got an f32 tensor of shape [4] on ${dev().describe()}`);
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), 2 ** 60), fl.ArgumentError,
       "kernel copy_f32x4: argument 2 (n) must be an integer within 2^53 (pass larger ones as a bigint) (i64), got 1152921504606847000");
     expectThrows(() => k.launch({ grid: 1, block: 4 }, out, f32(4), 2n ** 63n), fl.ArgumentError,
@@ -95,7 +95,7 @@ describe("errors", () => {
     expect(Array.from(out.toArray())).to.deep.equal(Array.from(src.toArray()));
     src.dispose();
     expectThrows(() => prepared.launch(), fl.FuselabError,
-      `kernel copy_f32x4 (prepared launch): a f32 tensor of shape [6] on ${dev().describe()} was used after dispose()`);
+      `kernel copy_f32x4 (prepared launch): an f32 tensor of shape [6] on ${dev().describe()} was used after dispose()`);
   });
 
   it("turns misuse of the addon's handles into errors, not crashes", () => {

@@ -34,7 +34,7 @@ describe("hostile input", () => {
     expectThrows(() => fl.fused.addRmsNorm(f32(4), liar, f32(4)), fl.ArgumentError, /^fl\.fused\.addRmsNorm: residual must be a tensor/);
     const copy = fl.builtins(dev()).fn("copy_f32x4");
     expectThrows(() => copy.launch({ grid: 1, block: 32 }, f32(1024), liar, 1024), fl.ArgumentError,
-      /^kernel copy_f32x4: argument 1.* must be a f32 tensor/);
+      /^kernel copy_f32x4: argument 1.* must be an f32 tensor/);
     expectThrows(() => fl.compare(liar, [1, 2, 3, 4]), fl.ArgumentError, /^fl\.compare: a must be a tensor, a view, an array/);
   });
 
@@ -50,10 +50,10 @@ describe("hostile input", () => {
     expect(fl.TensorView.isView(liar)).to.equal(false);
     const copy = fl.builtins(dev()).fn("copy_f32x4");
     expectThrows(() => copy.launch({ grid: 1, block: 32 }, f32(2), liar, 2), fl.ArgumentError,
-      "kernel copy_f32x4: argument 1 (in) must be a f32 tensor, a view of one or null (const f32*), got an object that cannot be described (a Proxy?)");
+      "kernel copy_f32x4: argument 1 (in) must be an f32 tensor, a view of one or null (const f32*), got an object that cannot be described (a Proxy?)");
     const fake = { tensor: t, offset: 0, size: 1 << 20, byteOffset: 0, bytes: 4 << 20, dtype: "f32", device: dev() };
     expectThrows(() => copy.launch({ grid: 1, block: 32 }, f32(2), fake as unknown as fl.Tensor, 2), fl.ArgumentError,
-      /^kernel copy_f32x4: argument 1 \(in\) must be a f32 tensor, a view of one or null \(const f32\*\), got an object \(Object\)$/);
+      /^kernel copy_f32x4: argument 1 \(in\) must be an f32 tensor, a view of one or null \(const f32\*\), got an object \(Object\)$/);
   });
 
   it("reads a struct's fields once, names a getter that throws, and takes only plain objects", () => {

@@ -11,7 +11,7 @@ import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
 import { expectThrows, range, testDevice } from "./helpers";
 import { Philox, Xorwow, boxMuller, uniformDoubleOf, uniformOf } from "./reference/curand";
-import { fp8Code, fp8Value, roundBf16, roundBf16Fma, roundF16, roundF16Fma } from "./reference/half";
+import { fp8Code, fp8Value, roundBf16, roundBf16Fma, roundF16, roundF16Fma, roundF32Fma } from "./reference/half";
 
 /** f16 values as their bits, for bit-for-bit comparisons (every NaN alike: the GPU gives one NaN, 0x7fff). */
 function f16Bits(values: ArrayLike<number>): (number | string)[] {
@@ -152,7 +152,7 @@ __global__ void count_values(int* out, Ts... values) { out[0] = static_cast<int>
     const count = fl.full([1], -1, { dtype: "i32", device: dev() });
     module.fn("count_values<int, float, int>").launch({ grid: 1, block: 1 }, count, 1, 2.5, 3);
     expect(Array.from(count.toArray())).to.deep.equal([3]);
-    expectThrows(() => three.launch({ grid: 1, block: 32 }, out, n, a, a, c), fl.ArgumentError, /argument 3 \(in_1\) must be a i32 tensor \(const int\*\), got a f32 tensor/);
+    expectThrows(() => three.launch({ grid: 1, block: 32 }, out, n, a, a, c), fl.ArgumentError, /argument 3 \(in_1\) must be an i32 tensor \(const int\*\), got an f32 tensor/);
   });
 
   it("takes a struct defined after a kernel template as its template argument (a library's header, then the user's functor)", () => {
@@ -192,7 +192,7 @@ extern "C" __global__ void gather_axpy(const real a, const realptr x, index_list
     expect(kernel.params.map((p) => p.declaration)).to.deep.equal(["float", "float*", "const int*", "float*", "unsigned int"]);
     kernel.launch({ grid: 2, block: 32 }, 2, x, at, y, n);
     expect(Array.from(y.toArray())).to.deep.equal(range(n).map((i) => 2 * (((i * 7) % n) * 0.5) + 1));
-    expectThrows(() => kernel.launch({ grid: 2, block: 32 }, 2, x, x, y, n), fl.ArgumentError, /argument 2 \(at\) must be a i32 tensor \(const int\*\), got a f32 tensor/);
+    expectThrows(() => kernel.launch({ grid: 2, block: 32 }, 2, x, x, y, n), fl.ArgumentError, /argument 2 \(at\) must be an i32 tensor \(const int\*\), got an f32 tensor/);
   });
 
   it("launches template kernels: instantiations in the source, and others by name expression", () => {
@@ -238,7 +238,7 @@ __global__ void negate(float* x, int n) {
     expectThrows(() => module.fn("fill_iota<float, 32, 1>"), fl.ArgumentError,
       "module.fn: name must be fill_iota with at most 2 template arguments (line 3), got \"fill_iota<float, 32, 1>\"");
     expectThrows(() => module.fn("fill_iota<double, 64>").launch({ grid: 1, block: 64 }, floats, 1, n), fl.ArgumentError,
-      /argument 0 \(out\) must be a f64 tensor \(double\*\), got a f32 tensor/);
+      /argument 0 \(out\) must be an f64 tensor \(double\*\), got an f32 tensor/);
     expectThrows(() => module.fn("fill_iota<float"), fl.ArgumentError, /got "fill_iota<float"/);
   });
 
@@ -828,6 +828,131 @@ __global__ void add_up(const float* x, int n) {
     }
   });
 
+  it("sets a variable template's instances, named as the source names them (HeCBench's convolution1D: hipMemcpyToSymbol(mask<T>, ...))", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+#define MAX_MASK_WIDTH 8
+template <typename T> __constant__ T mask[MAX_MASK_WIDTH];
+template <typename T> __device__ T offset;
+namespace taps { template <int N> __constant__ float w[N]; }
+template <typename T>
+__global__ void conv(T* out, const T* in, int n, int width) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  T sum = offset<T>;
+  for (int j = 0; j < width; j++) if (i + j < n) sum += in[i + j] * mask<T>[j];
+  out[i] = sum;
+}
+template __global__ void conv<float>(float*, const float*, int, int);
+template <int N> __global__ void fir(float* out, const float* in) { out[threadIdx.x] = taps::w<N>[threadIdx.x % N] * in[threadIdx.x]; }
+template __global__ void fir<3>(float*, const float*);
+`, { device: dev() });
+    const n = 45, width = 5;
+    const x = range(n).map((i) => (i % 7) - 3);
+    const weights = [0.5, -1, 2, 0.25, 1];
+    const expected = range(n).map((i) => range(width).reduce((sum, j) => (i + j < n ? sum + x[i + j] * weights[j] : sum), 10));
+    const mask = module.constant("mask<float>");
+    expect([mask.type, mask.length]).to.deep.equal(["f32", 8]);
+    mask.set(weights);
+    module.constant("offset<float>").set([10]);
+    const out = fl.full([n], NaN, { device: dev() });
+    module.fn("conv<float>").launch({ grid: 2, block: 32 }, out, fl.tensor(x, { device: dev() }), n, width);
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+    // An instance that fn() compiles later has its own copy, set as the module's is.
+    expectThrows(() => module.constant("mask<double>"), fl.ArgumentError,
+      /an instance of mask \(line 4\) that the module's code uses: launch a kernel instance that uses it first \(module\.fn\(\.\.\.\)\), or name it in the source .*got "mask<double>"/);
+    const conv64 = module.fn("conv<double>");
+    module.constant("mask<double>").set(weights);
+    module.constant("offset<double>").set([10]);
+    const out64 = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    conv64.launch({ grid: 2, block: 32 }, out64, fl.tensor(x, { dtype: "f64", device: dev() }), n, width);
+    expect(Array.from(out64.toArray())).to.deep.equal(expected);
+    // In a namespace, with an integer argument.
+    module.constant("taps::w<3>").set([1, 2, 3]);
+    const firOut = fl.full([6], NaN, { device: dev() });
+    module.fn("fir<3>").launch({ grid: 1, block: 6 }, firOut, fl.tensor(range(6), { device: dev() }));
+    expect(Array.from(firOut.toArray())).to.deep.equal([0, 2, 6, 3, 8, 15]);
+    expect(Array.from(module.constant("taps::w<3>").get())).to.deep.equal([1, 2, 3]);
+  });
+
+  it("takes what projects' sources hold beside their kernels: enum parameters, operators at namespace scope, launchers instantiated by macro, FLT_MAX from cub", () => {
+    const launchers = `
+template <typename T>
+void launch_scale(T* out, const T* in, int n, cudaStream_t stream);
+`;
+    const module = fl.compile(`
+#include <cub/cub.cuh>
+#include "launchers.h"
+typedef enum { ADAM_MODE_0 = 0, ADAM_MODE_1 = 1 } adamMode_t;
+enum class Rounding : uint8_t { Down, Up };
+struct V { int x; };
+__host__ __device__ __forceinline__ bool operator!=(const V& a, const V& b) { return a.x != b.x; }
+__host__ __device__ __forceinline__ bool operator==(const V& a, const V& b) { return a.x == b.x; }
+template <typename T>
+__global__ void scale(T* out, const T* in, int n, adamMode_t mode, Rounding rounding) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  V a{i}, b{3};
+  if (i < n) out[i] = in[i] * (mode == ADAM_MODE_1 ? T(2) : T(3)) + (rounding == Rounding::Up ? T(1) : T(0)) + (a != b ? T(0) : -FLT_MAX);
+}
+template <typename T>
+void launch_scale(T* out, const T* in, int n, cudaStream_t stream) {
+  scale<T><<<(n + 127) / 128, 128, 0, stream>>>(out, in, n, ADAM_MODE_1, Rounding::Up);
+}
+#define INSTANTIATE_LAUNCH_SCALE(T) template void launch_scale<T>(T * out, const T* in, int n, cudaStream_t stream);
+INSTANTIATE_LAUNCH_SCALE(float)
+INSTANTIATE_LAUNCH_SCALE(double)
+`, { device: dev(), headers: { "launchers.h": launchers } });
+    const n = 9;
+    const out = fl.full([n], NaN, { device: dev() });
+    module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, fl.tensor(range(n), { device: dev() }), n, 1, 1);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => (i === 3 ? -3.4028234663852886e38 : 2 * i + 1)));
+    module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, fl.tensor(range(n), { device: dev() }), n, 0, 0);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => (i === 3 ? -3.4028234663852886e38 : 3 * i)));
+    expectThrows(() => module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, out, n, 0, 256), fl.ArgumentError, /rounding.*256/);
+  });
+
+  it("names the dynamic shared memory as an array, so that a reference cast from it is the shared memory (cub's example_block_reduce_dyn_smem.cu)", () => {
+    const module = fl.compile(`
+struct Totals { int sum; int count; int max; int pad; };
+extern __shared__ float file_scope[];
+__global__ void tally(int* out, float* seen, const int* in, int n) {
+  extern __shared__ __align__(16) char smem[];
+  Totals& totals = reinterpret_cast<Totals&>(smem);
+  if (threadIdx.x == 0) totals = Totals{0, 0, -1, 0};
+  __syncthreads();
+  if (threadIdx.x < n) { atomicAdd(&totals.sum, in[threadIdx.x]); atomicAdd(&totals.count, 1); atomicMax(&totals.max, in[threadIdx.x]); }
+  __syncthreads();
+  if (threadIdx.x < 3) out[threadIdx.x] = reinterpret_cast<int*>(smem)[threadIdx.x];
+  float* past = file_scope + 4;
+  if (threadIdx.x == 0) { past[0] = 1.5f; seen[0] = file_scope[4]; }
+}`, { device: dev() });
+    const n = 50;
+    const input = range(n).map((i) => (i * 37) % 101);
+    const out = fl.full([3], -7, { dtype: "i32", device: dev() }), seen = fl.full([1], NaN, { device: dev() });
+    module.fn("tally").launch({ grid: 1, block: 64, sharedBytes: 64 }, out, seen, fl.tensor(input, { dtype: "i32", device: dev() }), n);
+    expect(Array.from(out.toArray())).to.deep.equal([input.reduce((a, b) => a + b, 0), n, Math.max(...input)]);
+    expect(Array.from(seen.toArray())).to.deep.equal([1.5]);
+  });
+
+  it("makes warpSize a constant in HIP sources, as HIP through ROCm 6 does, sizing an array by it (AMD's training reduction; emulator)", () => {
+    const source = `#include <hip/hip_runtime.h>
+constexpr int BLOCKSIZE = 256;
+__global__ void block_sum(const double* in, double* out) {
+  __shared__ double warpSums[(BLOCKSIZE / warpSize)];
+  double v = in[threadIdx.x];
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);
+  if (threadIdx.x % warpSize == 0) warpSums[threadIdx.x / warpSize] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) { double s = 0; for (int i = 0; i < blockDim.x / warpSize; i++) s += warpSums[i]; *out = s + sizeof(warpSums) / sizeof(double); }
+}`;
+    for (const warpSize of [32, 64] as const) {
+      const cpu = fl.device("cpu", { warpSize });
+      const out = fl.full([1], NaN, { dtype: "f64", device: cpu });
+      fl.compile(source, { device: cpu }).fn("block_sum").launch({ grid: 1, block: 256 }, fl.tensor(range(256), { dtype: "f64", device: cpu }), out);
+      expect(Array.from(out.toArray()), `warpSize ${warpSize}`).to.deep.equal([255 * 128 + 256 / warpSize]);
+    }
+  });
+
   it("computes the bit and float intrinsics exactly", () => {
     const module = fl.compile(`
 __global__ void bits(int* out, const int* in, int n) {
@@ -871,6 +996,64 @@ __global__ void bits(int* out, const int* in, int n) {
       return [popc, ffs, Math.clz32(x), brev, umulhi, perm, signed, nearestEven, floatBits(0.875), 40 + 41 + 63];
     });
     expect(Array.from(out.toArray())).to.deep.equal(expected);
+  });
+
+  it("fuses a float multiply with the add its result feeds, as the GPU's compiler does, and keeps the _rn forms apart", () => {
+    const module = fl.compile(`
+__global__ void contracted(float* out, const float* a, const float* b, const float* c, int n, int k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float x = a[i], y = b[i], z = c[i];
+  float* o = out + 5 * i;
+  o[0] = x * y + z;
+  float product = x * y;  // fused across statements too
+  o[1] = z - product;
+  float acc = 0.f;
+  for (int j = 0; j < k; j++) acc += a[(i + j) % n] * b[j];
+  o[2] = acc;
+  o[3] = __fmul_rn(x, y) + z;
+  o[4] = __fadd_rn(z * y, x);
+}
+`, { device: dev() });
+    const n = 301, k = 17;
+    const a = fl.randn([n], { seed: 11, device: dev() }), b = fl.randn([n], { seed: 12, device: dev() }), c = fl.randn([n], { seed: 13, device: dev() });
+    const out = fl.empty([5 * n], { device: dev() });
+    module.fn("contracted").launch({ grid: 3, block: 128 }, out, a, b, c, n, k);
+    const [x, y, z] = [a.toArray(), b.toArray(), c.toArray()];
+    const expected = range(n).flatMap((i) => {
+      let acc = 0;
+      for (let j = 0; j < k; j++) acc = roundF32Fma(x[(i + j) % n], y[j], acc);
+      const separately = (p: number, q: number, r: number) => Math.fround(Math.fround(p * q) + r);
+      return [roundF32Fma(x[i], y[i], z[i]), roundF32Fma(-x[i], y[i], z[i]), acc, separately(x[i], y[i], z[i]), separately(z[i], y[i], x[i])];
+    });
+    const got = Array.from(out.toArray());
+    const differing = got.flatMap((v, i) => (Object.is(v, expected[i]) ? [] : [`${i} (o[${i % 5}] of thread ${Math.floor(i / 5)}): ${v} for ${expected[i]}`]));
+    expect(differing, "elements without the GPU's bits").to.deep.equal([]);
+    // The inputs are such that fusing matters: rounding twice gives other bits for many.
+    expect(range(n).filter((i) => Math.fround(Math.fround(x[i] * y[i]) + z[i]) !== roundF32Fma(x[i], y[i], z[i])).length).to.be.above(n / 10);
+  });
+
+  it("converts between the integer and floating types with each rounding the intrinsics name (DeepSpeed's conversion_utils.h)", () => {
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void conversions(double* out, const double* in) {
+  double v = in[0];
+  out[0] = __ll2double_rn((long long)v); out[1] = __ull2double_rn(7ull); out[2] = __uint2double_rn(9u);
+  out[3] = __ull2float_rn(123456789123ull); out[4] = (double)__float2ull_rn(3.5f); out[5] = (double)__double2ll_rn(-2.5);
+  out[6] = (double)__double2ull_rn(2.5); out[7] = __double2uint_rn(1e20); out[8] = (double)__half2ll_rn(__float2half(-3.5f));
+  out[9] = (double)__half2ull_rn(__float2half(5.5f)); out[10] = __half2uint_rn(__float2half(6.5f)); out[11] = __half2float(__ull2half_rn(70000ull));
+  out[12] = __int2float_rz(16777217); out[13] = __int2float_ru(16777217); out[14] = __ll2float_rd(-16777217ll);
+  out[15] = __double2float_rz(1.0000000001); out[16] = __bfloat162float(__int2bfloat16_rz(257)); out[17] = __bfloat162int_rn(__float2bfloat16(2.5f));
+  out[18] = __double2int_ru(v + 0.5); out[19] = __float2int_rd(-2.5f); out[20] = __half2short_rz(__float2half(-7.9f));
+  out[21] = __float2uint_ru(0.25f); out[22] = __half2float(__short2half_rz(2049)); out[23] = __ull2double_rd(18446744073709551615ull);
+}
+`, { device: dev() });
+    const out = fl.empty([24], { dtype: "f64", device: dev() });
+    module.fn("conversions").launch({ grid: 1, block: 1 }, out, fl.tensor([-4], { dtype: "f64", device: dev() }));
+    expect(Array.from(out.toArray())).to.deep.equal([
+      -4, 7, 9, 123456790528, 4, -2, 2, 4294967295, -4, 6, 6, Infinity,
+      16777216, 16777218, -16777218, 1, 256, 2, -3, -3, -7, 1, 2048, 18446744073709549568]);
   });
 
   it("runs the fast math forms and the wrapping, 16-bit and double atomics", () => {
@@ -1132,6 +1315,8 @@ bool cpu_check(const int* data, int n) {
 #include <malloc.h>
 #include <linux/limits.h>
 #include <sys/time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <cinttypes>
 #include <sm_35_intrinsics.h>
 #include <vector_types.h>

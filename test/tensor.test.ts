@@ -106,7 +106,7 @@ describe("tensors", () => {
     expect(t.size).to.equal(6);
     expect(t.bytes).to.equal(24);
     expect(t.device).to.equal(dev());
-    expect(t.describe()).to.equal(`a f32 tensor of shape [2, 3] on ${dev().describe()}`);
+    expect(t.describe()).to.equal(`an f32 tensor of shape [2, 3] on ${dev().describe()}`);
     const typed: [ArrayLike<number> | ArrayLike<bigint>, fl.DType][] = [
       [Int32Array.of(1, 2), "i32"], [Uint8Array.of(1, 2), "u8"], [Uint8ClampedArray.of(1), "u8"], [Float64Array.of(0.1), "f64"],
       [Int8Array.of(-1), "i8"], [Int16Array.of(-1), "i16"], [Uint16Array.of(1), "u16"], [Uint32Array.of(1), "u32"],
@@ -229,7 +229,7 @@ describe("tensors", () => {
     t.dispose();
     expect(t.disposed).to.equal(true);
     t.dispose();
-    const what = `a f32 tensor of shape [4, 7] on ${dev().describe()}`;
+    const what = `an f32 tensor of shape [4, 7] on ${dev().describe()}`;
     expectThrows(() => t.toArray(), fl.FuselabError, `tensor.toArray: ${what} was used after dispose()`);
     expectThrows(() => t.to(dev()), fl.FuselabError, `tensor.to: ${what} was used after dispose()`);
     await expectRejects(t.data(), fl.FuselabError, `tensor.data: ${what} was used after dispose()`);
@@ -242,7 +242,7 @@ describe("tensors", () => {
     expect(middle.tensor).to.equal(t);
     expect(middle.device).to.equal(dev());
     expect(Array.from(middle.toArray())).to.deep.equal([5, 6, 7, 8]);
-    expect(middle.describe()).to.equal(`elements 5 to 8 of a f32 tensor of shape [3, 4] on ${dev().describe()}`);
+    expect(middle.describe()).to.equal(`elements 5 to 8 of an f32 tensor of shape [3, 4] on ${dev().describe()}`);
     // A view of a view lies within it, its offset counted from the tensor's start.
     const inner = middle.view(1, 2);
     expect([inner.offset, inner.size]).to.deep.equal([6, 2]);
@@ -250,7 +250,7 @@ describe("tensors", () => {
     expect(t.view(4).size).to.equal(8);
     const end = t.view(12);
     expect([end.size, end.toArray().length]).to.deep.equal([0, 0]);
-    expect(end.describe()).to.equal(`no elements (at 12) of a f32 tensor of shape [3, 4] on ${dev().describe()}`);
+    expect(end.describe()).to.equal(`no elements (at 12) of an f32 tensor of shape [3, 4] on ${dev().describe()}`);
     expect(fl.TensorView.isView(middle)).to.equal(true);
     expect(fl.TensorView.isView({ ...middle })).to.equal(false);
     expect(fl.Tensor.isTensor(middle)).to.equal(false);
@@ -272,7 +272,7 @@ describe("tensors", () => {
 
     // A view cannot outlive its tensor.
     t.dispose();
-    expectThrows(() => middle.toArray(), fl.FuselabError, `view.toArray: a f32 tensor of shape [3, 4] on ${dev().describe()} was used after dispose()`);
+    expectThrows(() => middle.toArray(), fl.FuselabError, `view.toArray: an f32 tensor of shape [3, 4] on ${dev().describe()} was used after dispose()`);
     expectThrows(() => t.view(0), fl.ArgumentError,
       `tensor.view: the tensor must be a tensor that has not been disposed, got a disposed f32 tensor of shape [3, 4]`);
   });

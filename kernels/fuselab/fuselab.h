@@ -59,9 +59,11 @@
 #if !defined(FL_TARGET_CPU)
 // One untyped array, cast per use: kernels of different element types can then
 // share a translation unit (a typed extern __shared__ array may be declared once).
+// `name` is a reference to an array, as the declaration it replaces names one
+// (`reinterpret_cast<TempStorage&>(smem)` is the shared memory, not a pointer).
 #define FL_DYNAMIC_SHARED(T, name)                                 \
   extern __shared__ __attribute__((aligned(16))) unsigned char fl_dynamic_shared_[]; \
-  T* name = reinterpret_cast<T*>(fl_dynamic_shared_)
+  T (&name)[] = *reinterpret_cast<T (*)[]>(fl_dynamic_shared_)
 
 #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)
 // Run-time modules are searched by kernel name; nothing to register.

@@ -48,6 +48,7 @@ template <typename A> std::string arg_name() {
     return std::string(std::is_const_v<P> ? "const " : "") + (e ? e : "void") + "*";
   } else {
     if (const char* e = type_name<D>::get()) return e;
+    if constexpr (std::is_enum_v<D>) return arg_name<std::underlying_type_t<D>>();
     if constexpr (std::is_class_v<D> && std::is_trivially_copyable_v<D>)
       return "struct:" + std::to_string(sizeof(D)) + ":" + std::to_string(alignof(D));
     return "?";

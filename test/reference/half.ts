@@ -1,5 +1,6 @@
 // References for 16-bit float arithmetic: one rounding of an exact result to f16
-// or bf16, as the GPU's f16 and bf16 instructions round.
+// or bf16, as the GPU's f16 and bf16 instructions round; and f32's fused
+// multiply-add, as the GPU's FFMA rounds.
 
 interface Format {
   mantissaBits: number;
@@ -10,6 +11,7 @@ interface Format {
 
 const F16: Format = { mantissaBits: 10, minExponent: -14, overflow: 65520 };
 const BF16: Format = { mantissaBits: 7, minExponent: -126, overflow: 2 ** 128 - 2 ** 119 };
+const F32: Format = { mantissaBits: 23, minExponent: -126, overflow: 2 ** 128 - 2 ** 103 };
 
 /**
  * The value of `format` nearest to `x` (a double), ties to even. `beyond`, when
@@ -34,7 +36,7 @@ function roundTo(format: Format, x: number, beyond: number): number {
 }
 
 // x * y + z as a double and the part of the exact value it lost: x * y is exact
-// in a double (16-bit operands), the sum's error is recovered exactly (two-sum).
+// in a double (16- and 32-bit operands), the sum's error is recovered exactly (two-sum).
 function exactFma(x: number, y: number, z: number): [number, number] {
   const product = x * y;
   const sum = product + z;
@@ -55,6 +57,11 @@ export function roundBf16(x: number, beyond = 0): number {
 /** x * y + z rounded once to f16. */
 export function roundF16Fma(x: number, y: number, z: number): number {
   return roundF16(...exactFma(x, y, z));
+}
+
+/** x * y + z rounded once to f32 (f32 operands). */
+export function roundF32Fma(x: number, y: number, z: number): number {
+  return roundTo(F32, ...exactFma(x, y, z));
 }
 
 /** x * y + z rounded once to bf16. */

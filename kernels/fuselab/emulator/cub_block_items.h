@@ -11,6 +11,7 @@
 #define FUSELAB_EMULATOR_CUB_BLOCK_ITEMS_H
 
 #include <algorithm>
+#include <cfloat>  // cub's util_type.cuh includes it: sources using cub take FLT_MAX from there
 #include <type_traits>
 #include <utility>
 #include <vector>

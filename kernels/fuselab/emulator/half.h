@@ -28,6 +28,21 @@ template <typename I> inline I fl_float_to_int(double v) {
   return static_cast<I>(v);
 }
 
+enum fl_rounding { FL_ROUND_NEAREST, FL_ROUND_ZERO, FL_ROUND_DOWN, FL_ROUND_UP };
+
+// An integer (or a double) rounded to the floating type F: the nearest value,
+// stepped once toward the rounding's direction when it lies on the wrong side
+// (a long double holds every 64-bit integer, float and double exactly).
+template <typename F, typename V> inline F fl_int_to_float(V v, fl_rounding mode) {
+  F f = static_cast<F>(v);
+  const long double exact = static_cast<long double>(v), got = f;
+  const F inf = std::numeric_limits<F>::infinity();
+  if (mode == FL_ROUND_ZERO && (got > exact ? exact >= 0 : got < exact && exact < 0)) f = nextafter(f, F(0));
+  if (mode == FL_ROUND_DOWN && got > exact) f = nextafter(f, -inf);
+  if (mode == FL_ROUND_UP && got < exact) f = nextafter(f, inf);
+  return f;
+}
+
 namespace fl {
 namespace emu {
 
@@ -226,15 +241,38 @@ FL_INTRINSIC __half2 __highs2half2(__half2 a, __half2 b) { return {a.y, b.y}; }
 FL_INTRINSIC __half2 __low2half2(__half2 a) { return {a.x, a.x}; }
 FL_INTRINSIC __half2 __high2half2(__half2 a) { return {a.y, a.y}; }
 FL_INTRINSIC __half2 __lowhigh2highlow(__half2 a) { return {a.y, a.x}; }
-FL_INTRINSIC __half __int2half_rn(int v) { return __half(v); }
-FL_INTRINSIC __half __uint2half_rn(unsigned int v) { return __half(v); }
-FL_INTRINSIC __half __short2half_rn(short v) { return __half(v); }
-FL_INTRINSIC __half __ushort2half_rn(unsigned short v) { return __half(v); }
-FL_INTRINSIC __half __ll2half_rn(long long v) { return __half(v); }
-FL_INTRINSIC int __half2int_rz(__half h) { return fl_float_to_int<int>(float(h)); }
-FL_INTRINSIC int __half2int_rn(__half h) { return fl_float_to_int<int>(rintf(float(h))); }
-FL_INTRINSIC unsigned int __half2uint_rz(__half h) { return fl_float_to_int<unsigned int>(float(h)); }
-FL_INTRINSIC short __half2short_rz(__half h) { return fl_float_to_int<short>(float(h)); }
+// A 16-bit float to an integer type, each rounding (saturating, NaN giving 0,
+// as cvt does), and an integer to it: to nearest, or toward zero (an integer
+// first rounded toward zero to float: two truncations make one).
+#define FL_INTEGER_CONVERSIONS(H, P, I, T)                                                                   \
+  FL_INTRINSIC T __##P##2##I##_rn(H h) { return fl_float_to_int<T>(rintf(float(h))); }                        \
+  FL_INTRINSIC T __##P##2##I##_rz(H h) { return fl_float_to_int<T>(truncf(float(h))); }                       \
+  FL_INTRINSIC T __##P##2##I##_rd(H h) { return fl_float_to_int<T>(floorf(float(h))); }                       \
+  FL_INTRINSIC T __##P##2##I##_ru(H h) { return fl_float_to_int<T>(ceilf(float(h))); }                        \
+  FL_INTRINSIC H __##I##2##P##_rn(T v) { return H(fl_int_to_float<float>(v, FL_ROUND_NEAREST)); }             \
+  FL_INTRINSIC H __##I##2##P##_rz(T v) { return fl_##P##_rz(fl_int_to_float<float>(v, FL_ROUND_ZERO)); }
+#define FL_ALL_INTEGER_CONVERSIONS(H, P)                 \
+  FL_INTEGER_CONVERSIONS(H, P, int, int)                 \
+  FL_INTEGER_CONVERSIONS(H, P, uint, unsigned int)       \
+  FL_INTEGER_CONVERSIONS(H, P, short, short)             \
+  FL_INTEGER_CONVERSIONS(H, P, ushort, unsigned short)   \
+  FL_INTEGER_CONVERSIONS(H, P, ll, long long)            \
+  FL_INTEGER_CONVERSIONS(H, P, ull, unsigned long long)
+FL_INTRINSIC __half fl_half_rz(float f) { return __half_raw{fl::emu::float_to_half_bits_rz(f)}; }
+FL_INTRINSIC __nv_bfloat16 __float2bfloat16_rz(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  return __nv_bfloat16_raw{static_cast<unsigned short>(f != f ? 0x7fffu : bits >> 16)};
+}
+FL_INTRINSIC __nv_bfloat16 fl_bfloat16_rz(float f) { return __float2bfloat16_rz(f); }
+FL_ALL_INTEGER_CONVERSIONS(__half, half)
+FL_ALL_INTEGER_CONVERSIONS(__nv_bfloat16, bfloat16)
+#undef FL_ALL_INTEGER_CONVERSIONS
+#undef FL_INTEGER_CONVERSIONS
+FL_INTRINSIC signed char __half2char_rz(__half h) { return fl_float_to_int<signed char>(truncf(float(h))); }
+FL_INTRINSIC unsigned char __half2uchar_rz(__half h) { return fl_float_to_int<unsigned char>(truncf(float(h))); }
+FL_INTRINSIC signed char __bfloat162char_rz(__nv_bfloat16 h) { return fl_float_to_int<signed char>(truncf(float(h))); }
+FL_INTRINSIC unsigned char __bfloat162uchar_rz(__nv_bfloat16 h) { return fl_float_to_int<unsigned char>(truncf(float(h))); }
 FL_INTRINSIC short __half_as_short(__half h) { return static_cast<short>(h.__x); }
 FL_INTRINSIC unsigned short __half_as_ushort(__half h) { return h.__x; }
 FL_INTRINSIC __half __short_as_half(short v) { return __half_raw{static_cast<unsigned short>(v)}; }
@@ -251,8 +289,6 @@ FL_INTRINSIC float2 __bfloat1622float2(__nv_bfloat162 h) { return {float(h.x), f
 FL_INTRINSIC __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 lo, __nv_bfloat16 hi) { return {lo, hi}; }
 FL_INTRINSIC __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 h) { return {h, h}; }
 FL_INTRINSIC __nv_bfloat162 make_bfloat162(__nv_bfloat16 x, __nv_bfloat16 y) { return {x, y}; }
-FL_INTRINSIC __nv_bfloat16 __int2bfloat16_rn(int v) { return __nv_bfloat16(v); }
-FL_INTRINSIC int __bfloat162int_rz(__nv_bfloat16 h) { return fl_float_to_int<int>(float(h)); }
 FL_INTRINSIC short __bfloat16_as_short(__nv_bfloat16 h) { return static_cast<short>(h.__x); }
 FL_INTRINSIC unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
 FL_INTRINSIC __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{static_cast<unsigned short>(v)}; }

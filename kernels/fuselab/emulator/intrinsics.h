@@ -173,35 +173,61 @@ inline int __double2loint(double d) { return static_cast<int>(__double_as_longlo
 inline double __hiloint2double(int hi, int lo) {
   return __longlong_as_double(static_cast<long long>((uint64_t(static_cast<unsigned int>(hi)) << 32) | static_cast<unsigned int>(lo)));
 }
-inline int __float2int_rn(float f) { return fl_float_to_int<int>(rintf(f)); }
-inline int __float2int_rz(float f) { return fl_float_to_int<int>(truncf(f)); }
-inline int __float2int_rd(float f) { return fl_float_to_int<int>(floorf(f)); }
-inline int __float2int_ru(float f) { return fl_float_to_int<int>(ceilf(f)); }
-inline unsigned int __float2uint_rn(float f) { return fl_float_to_int<unsigned int>(rintf(f)); }
-inline unsigned int __float2uint_rz(float f) { return fl_float_to_int<unsigned int>(truncf(f)); }
-inline long long __float2ll_rn(float f) { return fl_float_to_int<long long>(rintf(f)); }
-inline long long __float2ll_rz(float f) { return fl_float_to_int<long long>(truncf(f)); }
-// From double, NaN gives INT_MIN (the H100's cvt.s32.f64; from float it gives 0).
-inline int __double2int_rn(double d) { return d != d ? std::numeric_limits<int>::min() : fl_float_to_int<int>(rint(d)); }
-inline int __double2int_rz(double d) { return d != d ? std::numeric_limits<int>::min() : fl_float_to_int<int>(trunc(d)); }
-inline float __int2float_rn(int i) { return static_cast<float>(i); }
-inline float __uint2float_rn(unsigned int i) { return static_cast<float>(i); }
-inline float __ll2float_rn(long long i) { return static_cast<float>(i); }
+// Float and double to the integer types, each rounding, saturating as cvt
+// does (NaN gives 0 from float; from double, INT_MIN for the signed types, as
+// the H100's cvt.s32.f64 gives), and the integer types to float and double.
+#define FL_FLOAT_TO_INTEGER(F, I, T, NAN_VALUE)                                                                  \
+  inline T __##F##2##I##_rn(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(rint(v)); }                    \
+  inline T __##F##2##I##_rz(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(trunc(v)); }                   \
+  inline T __##F##2##I##_rd(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(floor(v)); }                   \
+  inline T __##F##2##I##_ru(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(ceil(v)); }
+#define FL_INTEGER_TO_FLOAT(I, T, F)                                                                              \
+  inline F __##I##2##F##_rn(T v) { return fl_int_to_float<F>(v, FL_ROUND_NEAREST); }                             \
+  inline F __##I##2##F##_rz(T v) { return fl_int_to_float<F>(v, FL_ROUND_ZERO); }                                \
+  inline F __##I##2##F##_rd(T v) { return fl_int_to_float<F>(v, FL_ROUND_DOWN); }                                \
+  inline F __##I##2##F##_ru(T v) { return fl_int_to_float<F>(v, FL_ROUND_UP); }
+#define FL_INTEGER_TYPE(I, T, DOUBLE_NAN)          \
+  FL_FLOAT_TO_INTEGER(float, I, T, static_cast<T>(0)) \
+  FL_FLOAT_TO_INTEGER(double, I, T, DOUBLE_NAN)   \
+  FL_INTEGER_TO_FLOAT(I, T, float)                \
+  FL_INTEGER_TO_FLOAT(I, T, double)
+FL_INTEGER_TYPE(int, int, std::numeric_limits<int>::min())
+FL_INTEGER_TYPE(uint, unsigned int, 0u)
+FL_INTEGER_TYPE(ll, long long, std::numeric_limits<long long>::min())
+FL_INTEGER_TYPE(ull, unsigned long long, 0ull)
+#undef FL_INTEGER_TYPE
+#undef FL_INTEGER_TO_FLOAT
+#undef FL_FLOAT_TO_INTEGER
 inline float __double2float_rn(double d) { return static_cast<float>(d); }
-inline double __int2double_rn(int i) { return i; }
+inline float __double2float_rz(double d) { return fl_int_to_float<float>(d, FL_ROUND_ZERO); }
+inline float __double2float_rd(double d) { return fl_int_to_float<float>(d, FL_ROUND_DOWN); }
+inline float __double2float_ru(double d) { return fl_int_to_float<float>(d, FL_ROUND_UP); }
 
 // ---- float arithmetic with a named rounding (round to nearest: the host's own)
-inline float __fadd_rn(float a, float b) { return a + b; }
-inline float __fsub_rn(float a, float b) { return a - b; }
-inline float __fmul_rn(float a, float b) { return a * b; }
+// Modules compile with -ffp-contract=fast, as a GPU's do; the `_rn` forms are
+// never fused with the operation that feeds them or that they feed (PTX's
+// `.rn` operations are not): the empty asm hides their operands and results.
+template <typename T> inline T fl_unfused(T x) {
+#if defined(__x86_64__)
+  __asm__("" : "+x"(x));
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(x));
+#else
+  __asm__("" : "+g"(x));
+#endif
+  return x;
+}
+inline float __fadd_rn(float a, float b) { return fl_unfused(fl_unfused(a) + fl_unfused(b)); }
+inline float __fsub_rn(float a, float b) { return fl_unfused(fl_unfused(a) - fl_unfused(b)); }
+inline float __fmul_rn(float a, float b) { return fl_unfused(fl_unfused(a) * fl_unfused(b)); }
 inline float __fdiv_rn(float a, float b) { return a / b; }
 inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 inline float __frcp_rn(float a) { return 1.0f / a; }
 inline float __fsqrt_rn(float a) { return sqrtf(a); }
 inline float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
-inline double __dadd_rn(double a, double b) { return a + b; }
-inline double __dsub_rn(double a, double b) { return a - b; }
-inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return fl_unfused(fl_unfused(a) + fl_unfused(b)); }
+inline double __dsub_rn(double a, double b) { return fl_unfused(fl_unfused(a) - fl_unfused(b)); }
+inline double __dmul_rn(double a, double b) { return fl_unfused(fl_unfused(a) * fl_unfused(b)); }
 inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 inline double __drcp_rn(double a) { return 1.0 / a; }

@@ -9,6 +9,7 @@
 #ifndef FUSELAB_TORCH_H
 #define FUSELAB_TORCH_H
 
+#include <float.h>  // c10's headers bring FLT_MAX to every extension
 #include <stddef.h>
 #include <stdint.h>
 #include <limits>

@@ -333,7 +333,7 @@ inline unsigned int min(unsigned int a, int b) { return min(a, static_cast<unsig
 inline unsigned int max(int a, unsigned int b) { return max(static_cast<unsigned int>(a), b); }
 inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsigned int>(b)); }
 
-#define FL_DYNAMIC_SHARED(T, name) T* name = reinterpret_cast<T*>(::fl::emu::dynamic_shared())
+#define FL_DYNAMIC_SHARED(T, name) T (&name)[] = *reinterpret_cast<T (*)[]>(::fl::emu::dynamic_shared())
 
 #include "../registry.h"
 

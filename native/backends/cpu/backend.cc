@@ -6,7 +6,8 @@
 // for the blocks of a launch. Errors of queued work are kept and returned by
 // the next call that waits (download, synchronize, event_elapsed), then
 // cleared: a CPU device is never lost. While an error waits to be returned,
-// later launches are skipped (their inputs may be garbage).
+// later launches are skipped (their inputs may be garbage). The buffers a
+// failed or skipped launch could write stay unreadable until written again.
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -96,6 +97,7 @@ struct argument {
   std::string type;        // as in the signature: "const f32*"
   size_t bytes = 0;        // of the value passed; 0: a type the emulator cannot pass
   bool pointer = false;
+  bool writable = false;   // a pointer to non-const elements
   size_t element_bytes = 1;
 };
 
@@ -119,6 +121,7 @@ std::vector<argument> parse_signature(const std::string& signature) {
     if (base.rfind("const ", 0) == 0) base = base.substr(6);
     if (!base.empty() && base.back() == '*') {
       a.pointer = true;
+      a.writable = base == a.type;
       a.bytes = sizeof(void*);
       a.element_bytes = type_bytes(base.substr(0, base.size() - 1));
       if (a.element_bytes == 0) a.element_bytes = 1;
@@ -179,6 +182,7 @@ struct allocation {
   bool mapped = false;     // mmap()ed, with the reserve
   bool released = false;   // a free is queued
   bool view = false;       // check mode: a launch's copy of the part of a buffer its views reach
+  std::string unwritten;   // why the contents are not what a launch it was given would have written; empty: they are
 };
 
 struct event {
@@ -233,9 +237,9 @@ struct device {
     if (pending_error.empty()) pending_error = message;
   }
 
-  bool error_pending() {
+  std::string pending() {
     std::lock_guard<std::mutex> guard(lock);
-    return !pending_error.empty();
+    return pending_error;
   }
 
   // Waits until the work up to `ticket` (all of it when 0) is done; returns
@@ -363,11 +367,37 @@ const allocation* reserve_holding(device& d, uintptr_t address) {
   return a.mapped && address >= reserve && address < end ? &a : nullptr;
 }
 
-const allocation* find_allocation(device& d, uintptr_t pointer) {
+// The allocation `pointer` points into (or one past); the caller holds allocations_lock.
+allocation* find_allocation(device& d, uintptr_t pointer) {
   auto it = d.allocations.upper_bound(pointer);
   if (it == d.allocations.begin()) return nullptr;
   --it;
   return pointer <= it->first + it->second.bytes ? &it->second : nullptr;
+}
+
+// A launch that failed, or was skipped after one that failed, leaves the
+// buffers it could write holding what they held before, or part of its work:
+// a read of one fails with `why` (also when a `synchronize()` already returned
+// the error) until something writes the whole buffer or a launch given it completes.
+void set_unwritten(device& d, const kernel& k, const std::vector<uintptr_t>& pointers, const std::string& why) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  for (size_t i = 0; i < pointers.size(); i++)
+    if (k.args[i].writable && pointers[i])
+      if (allocation* a = find_allocation(d, pointers[i])) a->unwritten = why;
+}
+
+// After a write of `bytes` at `dst`: a buffer written whole holds what was
+// written, unless it was copied from a buffer that did not (`from`: why not).
+void set_written(device& d, uintptr_t dst, size_t bytes, const std::string& from = std::string()) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  allocation* a = find_allocation(d, dst);
+  if (a && (!from.empty() || (reinterpret_cast<uintptr_t>(a->user) == dst && bytes >= a->bytes))) a->unwritten = from;
+}
+
+std::string unwritten_reason(device& d, uintptr_t pointer) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  const allocation* a = find_allocation(d, pointer);
+  return a ? a->unwritten : std::string();
 }
 
 // After a launch in check mode: the first overwritten guard band, reported
@@ -497,6 +527,12 @@ std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, i
                                                                                            : "read or wrote") +
              where;
   if (f.signal == SIGABRT) return format("kernel '%s' called abort()%s", k.name.c_str(), where.c_str());
+  // x86 raises a general-protection fault, with no address, for a 16-byte vector
+  // access at an address not a multiple of 16, as for an address no pointer can hold.
+  if (f.signal == SIGSEGV && f.code == SI_KERNEL)
+    return format("kernel '%s' made an invalid memory access: most likely a misaligned vector access (a float4, int4 or "
+                  "uint4 at an address not a multiple of 16, as a GPU reports misaligned address; check mode names "
+                  "the line), else an address no pointer can hold%s", k.name.c_str(), where.c_str());
   return format("kernel '%s' made an invalid memory access at 0x%llx%s", k.name.c_str(),
                 static_cast<unsigned long long>(f.address), where.c_str());
 }
@@ -509,12 +545,17 @@ uint64_t mix(uint64_t x) {
 
 void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
                 std::vector<unsigned char>& values, const std::vector<size_t>& offsets, const std::vector<size_t>& reach) {
-  if (d.error_pending()) return;
   std::vector<void*> args(offsets.size());
   std::vector<uintptr_t> pointers(offsets.size(), 0);
   for (size_t i = 0; i < offsets.size(); i++) {
     args[i] = values.data() + offsets[i];
     if (k.args[i].pointer) memcpy(&pointers[i], args[i], sizeof(void*));
+  }
+  const std::vector<uintptr_t> given = pointers;  // check mode points `pointers` at copies
+  std::string earlier = d.pending();
+  if (!earlier.empty()) {
+    set_unwritten(d, k, given, "kernel '" + k.name + "', given this buffer, did not run, as an earlier launch failed: " + earlier);
+    return;
   }
   std::vector<view_copy> views;
   if (d.options.check) {
@@ -523,6 +564,7 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
     if (!error.empty()) {
       restore_views(d, views);
       d.record_error(error);
+      set_unwritten(d, k, given, "kernel '" + k.name + "', given this buffer, did not run: " + error);
       return;
     }
   }
@@ -547,7 +589,12 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
     if (error.empty()) error = overrun;
     restore_views(d, views);
   }
-  if (!error.empty()) d.record_error(error);
+  if (error.empty()) {
+    set_unwritten(d, k, given, std::string());
+    return;
+  }
+  d.record_error(error);
+  set_unwritten(d, k, given, "kernel '" + k.name + "', given this buffer, failed, so it holds what it held before or part of the kernel's work: " + error);
 }
 
 // ---------------------------------------------------------------- the plugin's functions
@@ -699,29 +746,43 @@ int cpu_upload(void* handle, void* dst, const void* src, size_t bytes) {
     std::lock_guard<std::mutex> guard(d->lock);
     if (d->completed == d->enqueued) {
       memcpy(dst, src, bytes);
+      set_written(*d, reinterpret_cast<uintptr_t>(dst), bytes);
       return 0;
     }
   }
   auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src),
                                                              static_cast<const unsigned char*>(src) + bytes);
-  d->enqueue([dst, staged] { memcpy(dst, staged->data(), staged->size()); });
+  d->enqueue([d, dst, staged] {
+    memcpy(dst, staged->data(), staged->size());
+    set_written(*d, reinterpret_cast<uintptr_t>(dst), staged->size());
+  });
   return 0;
 }
 
 int cpu_download(void* handle, void* dst, const void* src, size_t bytes) {
   auto* d = static_cast<device*>(handle);
   if (d->wait()) return 1;
+  std::string why = unwritten_reason(*d, reinterpret_cast<uintptr_t>(src));
+  if (!why.empty()) return fail("cannot read this tensor: " + why);
   memcpy(dst, src, bytes);
   return 0;
 }
 
 int cpu_copy(void* handle, void* dst, const void* src, size_t bytes) {
-  static_cast<device*>(handle)->enqueue([dst, src, bytes] { memmove(dst, src, bytes); });
+  auto* d = static_cast<device*>(handle);
+  d->enqueue([d, dst, src, bytes] {
+    memmove(dst, src, bytes);
+    set_written(*d, reinterpret_cast<uintptr_t>(dst), bytes, unwritten_reason(*d, reinterpret_cast<uintptr_t>(src)));
+  });
   return 0;
 }
 
 int cpu_fill(void* handle, void* ptr, int byte, size_t bytes) {
-  static_cast<device*>(handle)->enqueue([ptr, byte, bytes] { memset(ptr, byte, bytes); });
+  auto* d = static_cast<device*>(handle);
+  d->enqueue([d, ptr, byte, bytes] {
+    memset(ptr, byte, bytes);
+    set_written(*d, reinterpret_cast<uintptr_t>(ptr), bytes);
+  });
   return 0;
 }
 

@@ -520,6 +520,15 @@ compile_result compile_module(const std::string& source, const std::string& kern
                            // meets the fiber's guard page instead of jumping past it
                            "-Werror=frame-larger-than=49152", "-fstack-clash-protection"})
     flags.push_back(flag);
+  // A GPU's compiler fuses a multiply and the add its result feeds into one fma
+  // (nvcc and NVRTC contract across statements by default, --fmad=true): so
+  // does the host's, where the CPU has fma (x86-64 since 2013, every AArch64),
+  // and a float kernel's outputs then mostly keep the GPU's bits. The `_rn`
+  // intrinsics keep their operations apart, as on the GPU (emulator/intrinsics.h).
+  flags.push_back("-ffp-contract=fast");
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("fma")) flags.push_back("-mfma");
+#endif
   // g++ also takes a pointer made from a comparison (`(float*)(x != x)`) for one to
   // no object, unless its points-to analysis is off; clang has no such flag.
   if (!compiler_is_clang()) flags.push_back("-fno-tree-pta");

@@ -26,4 +26,11 @@
 #include <utility>
 #include <fuselab/fuselab.h>
 #include <fuselab/hip_spellings.h>
+// HIP (through ROCm 6) makes warpSize a constant of device code, which sources
+// use as an array bound (`__shared__ double sums[256 / warpSize];`): so it is
+// here, the device's width.
+#if defined(FL_EMU_WARP_SIZE)
+#undef warpSize
+static constexpr int warpSize = FL_EMU_WARP_SIZE;
+#endif
 #endif

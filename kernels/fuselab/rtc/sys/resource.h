@@ -1,0 +1,2 @@
+// <sys/resource.h> for run-time compiled kernels: host code only (fuselab_rtc_host_only.h).
+#include <fuselab_rtc_host_only.h>
