@@ -141,8 +141,10 @@ export class Tensor<D extends DType = NumberDType> {
    * Elements `offset` to `offset + length - 1` as one stretch, for a kernel
    * parameter that points into the middle of the tensor: the kernel gets the
    * tensor's address plus `offset` elements. `length` (to the end when left
-   * out) is all the kernel may reach through it: the CPU emulator's check mode
-   * holds it to the view, and a built-in kernel's extent is checked against it.
+   * out) is as far as the kernel may reach through it: the CPU emulator's check
+   * mode holds it to the view's end (before its start, the tensor's elements are
+   * there, as a stencil's halo reads them), and a built-in kernel's extent is
+   * checked against it.
    */
   view(offset: number, length?: number): TensorView<D> {
     return TensorView.within("tensor.view", this, 0, this.size, offset, length);

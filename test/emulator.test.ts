@@ -163,7 +163,7 @@ __global__ void far_write(float* out, int n) {
     await expectWorking(dev);
   });
 
-  it("holds a view to its own range in check mode: an access past it, inside its tensor, is out of bounds", async () => {
+  it("holds a view to its end in check mode: an access past it, inside its tensor, is out of bounds; before its start the tensor is there", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(`
 __global__ void view_read(float* out, const float* in, int n) {
@@ -176,22 +176,36 @@ __global__ void view_write(float* out, int first, int n) {
 }
 __global__ void view_copy(float* out, const float* in, int n) {
   if (threadIdx.x < n) out[threadIdx.x] = in[threadIdx.x];
+}
+// A stencil given d_in + RADIUS, as the OLCF course's solution passes it: its halo lies before the pointer.
+__global__ void halo(float* out, const float* in, int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i] = in[i - 3] + in[i + 3];
 }`, { device: dev, name: "views" });
     const x = fl.tensor(range(16), { device: dev });
     const out = fl.zeros([16], { device: dev });
     module.fn("view_read").launch({ grid: 1, block: 32 }, out.view(0, 8), x.view(4, 8), 8);
     await expectRejects(dev.synchronize(), fl.DeviceError, literal(
       "kernel 'view_read' read out of bounds: argument 1 (const f32*), element 8, 1 past the end of a 8-element view (block (0,0,0), thread (8,0,0))"));
+    const stencil = fl.full([10], NaN, { device: dev });
+    module.fn("halo").launch({ grid: 1, block: 32 }, stencil, x.view(3), 10);
+    expect(Array.from(stencil.toArray())).to.deep.equal(range(10).map((i) => 2 * i + 6));
+    // A write before a view's start lands in its tensor, as on a GPU.
     const written = fl.zeros([8], { device: dev });
     module.fn("view_write").launch({ grid: 1, block: 32 }, written.view(3, 4), -1, 4);
+    expect(Array.from(written.toArray())).to.deep.equal([0, 0, 7, 7, 7, 7, 7, 0]);
+    const strayed = fl.zeros([8], { device: dev });
+    module.fn("view_write").launch({ grid: 1, block: 32 }, strayed.view(1, 4), 0, 5);
     await expectRejects(dev.synchronize(), fl.DeviceError, literal(
-      "kernel 'view_write' wrote out of bounds: argument 0 (f32*), element -1, 1 before the start of a 4-element view"));
-    // What the kernel wrote inside the view reached the tensor; the stray write did not.
-    // The failed launch's output cannot be read, but a kernel given it reads what is there.
-    expectThrows(() => written.toArray(), fl.DeviceError, /cannot read this tensor: kernel 'view_write', given this buffer, failed/);
+      "kernel 'view_write' wrote out of bounds: argument 0 (f32*), element 4, 1 past the end of a 4-element view"));
+    // The stray write did not reach the tensor. The failed launch's output cannot
+    // be read, but a kernel given it reads what is there.
+    expectThrows(() => strayed.toArray(), fl.DeviceError, /cannot read this tensor: kernel 'view_write', given this buffer, failed/);
     const seen = fl.zeros([8], { device: dev });
-    module.fn("view_copy").launch({ grid: 1, block: 32 }, seen, written, 8);
-    expect(Array.from(seen.toArray())).to.deep.equal([0, 0, 0, 7, 7, 7, 7, 0]);
+    module.fn("view_copy").launch({ grid: 1, block: 32 }, seen, strayed, 8);
+    const kept = Array.from(seen.toArray());
+    expect([kept[0], ...kept.slice(5)]).to.deep.equal([0, 0, 0, 0]);
+    expect(kept.slice(1, 5).every((v) => v === 0 || v === 7)).to.equal(true);
     // A view that ends where its tensor ends, and an empty one, are held alike.
     module.fn("view_read").launch({ grid: 1, block: 32 }, out, x.view(8), 8);
     await expectRejects(dev.synchronize(), fl.DeviceError, /element 8, 1 past the end of a 8-element view/);

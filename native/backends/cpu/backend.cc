@@ -422,10 +422,13 @@ std::string check_guards(device& d, const kernel& k, const std::vector<uintptr_t
 // ---------------------------------------------------------------- check mode: views
 
 // Pointer arguments that reach only a part of their buffer (views) run, in
-// check mode, on a guarded copy of that part, so that an access outside the
-// view faults or shows as a check mode's access outside a buffer does.
-// Arguments whose reaches overlap share one copy, so that a write through one is
-// seen through the other, as in the buffer itself.
+// check mode, on a guarded copy of that part, so that an access past a view's
+// end faults or shows as a check mode's access past a buffer does. Arguments
+// whose reaches overlap share one copy, so that a write through one is seen
+// through the other, as in the buffer itself. A copy begins where the copy
+// before it in the buffer ends (the first at the buffer's start): before a
+// view's start the buffer's elements are there, as a GPU reads them through
+// `d_in + RADIUS` (a stencil's halo), up to another view's part.
 struct view_copy {
   uintptr_t original = 0;   // where the part starts in its buffer
   size_t bytes = 0;
@@ -449,19 +452,22 @@ std::vector<view_copy> stage_views(device& d, const kernel& k, const std::vector
   std::vector<view_copy> copies;
   for (auto& [a, reaches] : by_buffer) {
     std::sort(reaches.begin(), reaches.end(), [](const reach_of& x, const reach_of& y) { return x.start < y.start; });
+    const uintptr_t buffer = reinterpret_cast<uintptr_t>(a->user);
+    uintptr_t free_from = buffer;  // the copy of a group of views starts here: after the group before it
     for (size_t first = 0; first < reaches.size();) {
       view_copy v;
-      v.original = reaches[first].start;
       uintptr_t end = reaches[first].end;
       size_t next = first;
       for (; next < reaches.size() && (next == first || reaches[next].start < end); next++) {
         end = std::max(end, reaches[next].end);
         v.args.push_back(reaches[next].arg);
       }
+      const bool whole = reaches[first].start == buffer && end == buffer + a->bytes;
       first = next;
-      const uintptr_t buffer = reinterpret_cast<uintptr_t>(a->user);
-      if (v.original == buffer && end == buffer + a->bytes) continue;  // the whole buffer: its own guards hold it
+      if (whole) break;  // the whole buffer: its own guards hold it
+      v.original = free_from;
       v.bytes = end - v.original;
+      free_from = end;
       allocation copy;
       if (!map_guarded(v.bytes, v.original % kGranule, &copy)) {
         *error = format("kernel '%s': out of memory for check mode's copy of a %zu-byte view", k.name.c_str(), v.bytes);
