@@ -279,7 +279,8 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined })) : withoutHostCode(checked, { predefined });
+  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
+    : withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
@@ -454,6 +455,19 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
     return `\ninline ${type} (&${reader}())[] { return *reinterpret_cast<${type} (*)[]>(::fl::emu::dynamic_shared()); }\n` +
       `#define ${name} ${reader}()\n#line ${at.line} "${at.file}"\n`;
   });
+}
+
+// A namespace-scope `const` scalar that device code reads is a constant to
+// nvcc, whose host pass initializes it, also from another such constant
+// (`const real cutoff_square = cutoff * cutoff;` of a double); NVRTC and
+// hiprtc compile device code alone and refuse such an initializer as a
+// __device__ variable's dynamic one. An initializer of literals, names and
+// operators alone is a constant expression when its names are: `constexpr` says so.
+const ARITHMETIC_CONSTANT = /^([ \t]*(?:static[ \t]+)?)const([ \t]+(?:unsigned[ \t]+|signed[ \t]+|long[ \t]+)*[A-Za-z_]\w*[ \t]+[A-Za-z_]\w*[ \t]*=[^;(){}"'\[\]\n]*;)/gm;
+
+function withArithmeticConstantsConstexpr(source: string): string {
+  return source.replace(ARITHMETIC_CONSTANT, (all: string, before: string, rest: string, offset: number) =>
+    (atNamespaceScope(source, offset) ? `${before}constexpr${rest}` : all));
 }
 
 // The file and line the compiler gives `offset` in `text`: counted from the

@@ -911,6 +911,23 @@ INSTANTIATE_LAUNCH_SCALE(double)
     expectThrows(() => module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, out, n, 0, 256), fl.ArgumentError, /rounding.*256/);
   });
 
+  it("reads namespace-scope constants initialized from other constants, as nvcc's host pass initializes them (CUDA Programming's neighbor_gpu.cu)", () => {
+    const module = fl.compile(`
+typedef double real;
+const real cutoff = 1.9;
+const real cutoff_square = cutoff * cutoff;
+const int N = 64, M = 3;
+static const unsigned int MASK = 0xffu;
+__global__ void within(double* out, const double* d2, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = (d2[i] < cutoff_square ? 1.0 : 0.0) + N * M + (MASK & 1);
+}`, { device: dev() });
+    const d2 = [0, 3.6, 3.62, 4];
+    const out = fl.full([4], NaN, { dtype: "f64", device: dev() });
+    module.fn("within").launch({ grid: 1, block: 32 }, out, fl.tensor(d2, { dtype: "f64", device: dev() }), 4);
+    expect(Array.from(out.toArray())).to.deep.equal(d2.map((v) => (v < 1.9 * 1.9 ? 1 : 0) + 193));
+  });
+
   it("names the dynamic shared memory as an array, so that a reference cast from it is the shared memory (cub's example_block_reduce_dyn_smem.cu)", () => {
     const module = fl.compile(`
 struct Totals { int sum; int count; int max; int pad; };

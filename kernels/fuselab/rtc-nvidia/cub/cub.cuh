@@ -4,6 +4,7 @@
 // use for them (launches come from TS).
 #ifndef FUSELAB_RTC_CUB_CUB_CUH
 #define FUSELAB_RTC_CUB_CUB_CUH
+#include <cfloat>  // as nvcc's cub brings it (util_type.cuh): sources using cub take FLT_MAX from there
 #include <cub/config.cuh>
 #include <cub/block/block_adjacent_difference.cuh>
 #include <cub/block/block_discontinuity.cuh>
