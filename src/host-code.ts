@@ -220,11 +220,22 @@ function withMacrosMatching(source: string, pattern: RegExp): RegExp {
  */
 function hostFunctionMacros(source: string, only: RegExp | undefined): string[] {
   const names: string[] = [];
-  for (const { name, params, body } of macroDefinitions(source)) {
+  const definitions = macroDefinitions(source).filter((d) => d.params !== undefined);
+  for (const { name, body } of definitions) {
     const brace = body.indexOf("{");
-    if (params === undefined || brace < 0) continue;
+    if (brace < 0) continue;
     const head = body.slice(0, brace);
     if (opensFunctionBody(head) && isHostFunction(head) && (!only || only.test(body))) names.push(name);
+  }
+  // And those that invoke one (cub's test_util.h: CUB_VEC_OVERLOAD(T) invokes the macro defining `operator<<` for each vector type).
+  for (let more = names.length > 0; more;) {
+    more = false;
+    const invokes = new RegExp(`\\b(?:${names.join("|")})\\s*\\(`);
+    for (const { name, body } of definitions) {
+      if (names.includes(name) || !invokes.test(body)) continue;
+      names.push(name);
+      more = true;
+    }
   }
   return names;
 }

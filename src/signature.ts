@@ -186,13 +186,16 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const words = (equals >= 0 ? tokens.slice(0, equals) : tokens).map((t) => t.text);
   const written = words.join(" ").replace(/ ?:: ?/g, "::").replace(/ \*/g, "*");
   if (words.includes("&") || words.includes("&&")) unsupported(kernel, line, index, written, "a reference cannot be passed to a kernel");
-  if (words.filter((w) => w === "*").length > 1) unsupported(kernel, line, index, written, "a pointer to a pointer cannot point into a tensor");
   const { pointer, isConst } = pointerShape(words);
   const identifiers = words.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && w !== "std");
   // The last identifier names the parameter unless the words are all one type ("unsigned int", "float").
   const named = identifiers.length >= 2 && !(identifiers.join(" ") in C_TYPES);
   const name = named ? identifiers[identifiers.length - 1] : "";
   const spelled = typeName(named ? words.slice(0, words.lastIndexOf(name)) : words);
+  // A pointer to pointers (`hitable** d_list`, a ray tracer's world of objects made
+  // with device-side `new`): any tensor, whose elements the kernel takes for pointers.
+  const stars = words.filter((w) => w === "*").length;
+  if (stars > 1) return { name, type: "void", pointer, isConst, declaration: `${isConst ? "const " : ""}${spelled}${"*".repeat(stars)}` };
   if (!pointer) {
     const accessor = tensorAccessor(kernel, line, index, written, tokens);
     if (accessor) return accessor;

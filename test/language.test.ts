@@ -909,6 +909,19 @@ INSTANTIATE_LAUNCH_SCALE(double)
     module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, fl.tensor(range(n), { device: dev() }), n, 0, 0);
     expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => (i === 3 ? -3.4028234663852886e38 : 3 * i)));
     expectThrows(() => module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, out, n, 0, 256), fl.ArgumentError, /rounding.*256/);
+    // Host functions a macro defines, invoked through another macro, leave with the host helpers they call (cub's test_util.h).
+    const overloads = fl.compile(`#include <iostream>
+template <typename T> T CoutCast(T val) { return val; }
+#define VEC_OVERLOAD_1(T) std::ostream& operator<<(std::ostream& os, const T& val) { os << CoutCast(val.x); return os; } \\
+    __host__ __device__ T operator+(const T& a, const T& b) { T r = {a.x + b.x}; return r; }
+#define VEC_OVERLOAD(B) VEC_OVERLOAD_1(B##1)
+VEC_OVERLOAD(int)
+VEC_OVERLOAD(float)
+__global__ void offsets(int* out) { out[threadIdx.x] = threadIdx.x + 5; }
+`, { device: dev() });
+    const offsets = fl.full([4], -1, { dtype: "i32", device: dev() });
+    overloads.fn("offsets").launch({ grid: 1, block: 4 }, offsets);
+    expect(Array.from(offsets.toArray())).to.deep.equal([5, 6, 7, 8]);
   });
 
   it("reads namespace-scope constants initialized from other constants, as nvcc's host pass initializes them (CUDA Programming's neighbor_gpu.cu)", () => {
@@ -926,6 +939,45 @@ __global__ void within(double* out, const double* d2, int n) {
     const out = fl.full([4], NaN, { dtype: "f64", device: dev() });
     module.fn("within").launch({ grid: 1, block: 32 }, out, fl.tensor(d2, { dtype: "f64", device: dev() }), 4);
     expect(Array.from(out.toArray())).to.deep.equal(d2.map((v) => (v < 1.9 * 1.9 ? 1 : 0) + 193));
+  });
+
+  it("takes a pointer to pointers for a world of objects made with device-side new, virtual functions and all (Ray Tracing in One Weekend in CUDA)", () => {
+    const module = fl.compile(`
+class shape {
+ public:
+  __device__ virtual float area() const = 0;
+  __device__ virtual ~shape() {}
+};
+class square : public shape {
+ public:
+  __device__ square(float s) : side(s) {}
+  __device__ float area() const override { return side * side; }
+  float side;
+};
+class disc : public shape {
+ public:
+  __device__ disc(float r) : radius(r) {}
+  __device__ float area() const override { return 3.0f * radius * radius; }
+  float radius;
+};
+__global__ void create_world(shape** d_list, int n) {
+  if (threadIdx.x == 0 && blockIdx.x == 0)
+    for (int i = 0; i < n; i++) d_list[i] = i % 2 ? static_cast<shape*>(new disc(i)) : new square(i);
+}
+__global__ void areas(float* out, shape** d_list, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = d_list[i]->area();
+}
+__global__ void free_world(shape** d_list, int n) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) for (int i = 0; i < n; i++) delete d_list[i];
+}`, { device: dev() });
+    const n = 7;
+    const list = fl.zeros([n], { dtype: "u64", device: dev() }), out = fl.full([n], NaN, { device: dev() });
+    module.fn("create_world").launch({ grid: 1, block: 1 }, list, n);
+    module.fn("areas").launch({ grid: 1, block: 32 }, out, list, n);
+    module.fn("free_world").launch({ grid: 1, block: 1 }, list, n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => (i % 2 ? 3 * i * i : i * i)));
+    expect(module.kernels).to.deep.equal(["create_world", "areas", "free_world"]);
   });
 
   it("names the dynamic shared memory as an array, so that a reference cast from it is the shared memory (cub's example_block_reduce_dyn_smem.cu)", () => {
