@@ -495,9 +495,19 @@ function typeAliases(tokens: Token[]): Map<string, string> {
       if (body.every((w) => /^\w+$/.test(w) || w === "::" || w === "*")) {
         alias = tokens[i + 1].text;
         words = body;
+        // An alias template (`template <typename T> using r_Ptr = T * __restrict__;`): its
+        // parameters and words, which resolveAliases substitutes at each use.
+        const head = tokens.slice(statementStart, i).map((t) => t.text);
+        if (head[0] === "template" && head[1] === "<" && head[head.length - 1] === ">") {
+          const params = parseTemplateParams(tokens.slice(statementStart + 2, i - 1)).map((p) => p.name);
+          aliases.set(`${alias}<`, `${params.join(",")}|${body.join(" ")}`);
+          continue;
+        }
       }
     }
     if (!words) continue;
+    // Qualifiers of the pointer itself say nothing of what is passed (`float* __restrict__`).
+    words = words.filter((w, k) => !(["__restrict__", "__restrict", "restrict", "const"].includes(w) && words!.slice(0, k).includes("*")));
     // A pointer's alias (typedef float* realptr;): its pointee's, with the stars.
     const stars = words.filter((w) => w === "*").length;
     if (stars > 0 && words.indexOf("*") < words.length - stars) continue;
@@ -676,7 +686,19 @@ function defineStruct(tokens: Token[], from: number, open: number, close: number
 // Replaces typedef'd names by the type they stand for.
 function resolveAliases(tokens: Token[], aliases: Map<string, string>): Token[] {
   const out: Token[] = [];
-  for (const t of tokens) {
+  for (let k = 0; k < tokens.length; k++) {
+    const t = tokens[k];
+    const template = tokens[k + 1]?.text === "<" ? aliases.get(`${t.text}<`) : undefined;
+    if (template !== undefined) {
+      // An alias template's use: its words with the arguments in place of its parameters.
+      const [params, words] = template.split("|");
+      const close = closing(tokens, k + 1);
+      const args = splitTopLevel(tokens, k + 2, close).map(spell);
+      const bound = new Map(params.split(",").map((p, n) => [p, args[n] ?? p]));
+      out.push(...words.split(" ").flatMap((w) => (bound.get(w) ?? w).split(" ")).map((w) => ({ text: w, at: t.at })));
+      k = close;
+      continue;
+    }
     const spelled = aliases.get(t.text);
     if (spelled === undefined) {
       out.push(t);

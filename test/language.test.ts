@@ -980,6 +980,42 @@ __global__ void free_world(shape** d_list, int n) {
     expect(module.kernels).to.deep.equal(["create_world", "areas", "free_world"]);
   });
 
+  it("reads a course's helper header and a challenge's cub scan: alias templates with __restrict__, thrust's containers in aliases, thrust's function objects", () => {
+    const cx = `
+#include <thrust/host_vector.h>
+#include <thrust/device_vector.h>
+template <typename T> using r_Ptr = T* __restrict__;
+template <typename T> using cr_Ptr = const T* __restrict__;
+using fptr = float* __restrict__;
+template <typename T> using thrustHvec = thrust::host_vector<T>;
+template <typename T> using thrustDvec = thrust::device_vector<T>;
+template <typename T> T* trDptr(thrustDvec<T>& a) { return thrust::raw_pointer_cast(a.data()); }
+`;
+    const module = fl.compile(`
+#include "cx.h"
+#include <sm_30_intrinsics.h>
+#include <cub/cub.cuh>
+__global__ void saxpy(r_Ptr<float> y, cr_Ptr<float> x, fptr z, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { y[i] = a * x[i] + y[i]; z[i] = thrust::maximum<float>()(x[i], 0.f); }
+}
+__global__ void running_sum(float* out, const float* in, int n) {
+  typedef cub::BlockScan<float, 128> Scan;
+  __shared__ typename Scan::TempStorage storage;
+  float v = threadIdx.x < n ? in[threadIdx.x] : 0.f, total;
+  Scan(storage).InclusiveScan(v, v, thrust::plus<float>(), total);
+  if (threadIdx.x < n) out[threadIdx.x] = v + (thrust::less<void>()(total, 0) ? 1000.f : 0.f);
+}`, { device: dev(), headers: { "cx.h": cx } });
+    const n = 100;
+    const x = fl.tensor(range(n).map((i) => (i % 7) - 3), { device: dev() }), y = fl.tensor(range(n), { device: dev() }), z = fl.full([n], NaN, { device: dev() });
+    module.fn("saxpy").launch({ grid: 1, block: 128 }, y, x, z, 2, n);
+    expect(Array.from(y.toArray())).to.deep.equal(range(n).map((i) => 2 * ((i % 7) - 3) + i));
+    expect(Array.from(z.toArray())).to.deep.equal(range(n).map((i) => Math.max((i % 7) - 3, 0)));
+    const sums = fl.full([n], NaN, { device: dev() });
+    module.fn("running_sum").launch({ grid: 1, block: 128 }, sums, fl.tensor(range(n), { device: dev() }), n);
+    expect(Array.from(sums.toArray())).to.deep.equal(range(n).map((i) => (i * (i + 1)) / 2));
+  });
+
   it("names the dynamic shared memory as an array, so that a reference cast from it is the shared memory (cub's example_block_reduce_dyn_smem.cu)", () => {
     const module = fl.compile(`
 struct Totals { int sum; int count; int max; int pad; };

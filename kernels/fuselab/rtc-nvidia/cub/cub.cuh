@@ -5,6 +5,7 @@
 #ifndef FUSELAB_RTC_CUB_CUB_CUH
 #define FUSELAB_RTC_CUB_CUB_CUH
 #include <cfloat>  // as nvcc's cub brings it (util_type.cuh): sources using cub take FLT_MAX from there
+#include <fuselab/thrust_functional.h>  // thrust's function objects, which sources pass to cub
 #include <cub/config.cuh>
 #include <cub/block/block_adjacent_difference.cuh>
 #include <cub/block/block_discontinuity.cuh>

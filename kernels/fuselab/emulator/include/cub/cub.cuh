@@ -3,4 +3,5 @@
 #define FUSELAB_EMULATOR_INCLUDE_CUB_CUB_CUH
 #include <fuselab/fuselab.h>
 #include <fuselab/emulator/cub_block_items.h>
+#include <fuselab/thrust_functional.h>  // thrust's function objects, which sources pass to cub as nvcc's cub brings them
 #endif
