@@ -111,7 +111,8 @@ function withoutTemplateHeads(text: string): string {
 
 // Names of the C++ library's host-only parts (clocks, strings, containers, streams,
 // random engines, threads), which no device code can use.
-const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b/;
+// Also a container named without std:: (`vector<double> host_spmv(...);` after `using namespace std;`).
+const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b|(?<![\w:])(?:vector|unordered_map|deque|unique_ptr|shared_ptr)\s*</;
 
 // A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...).
 const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?|curand)[A-Z]\w*\s*\(/;

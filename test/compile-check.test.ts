@@ -144,11 +144,14 @@ describe("fl.compileCheck", () => {
         expect(symbols.lane_sums).to.equal("lane_sums");
       });
 
-      it("leaves out a source's host helpers, as the host compiler takes them, and sizes a HIP array by warpSize (Rodinia, PolyBench, AMD's training)", () => {
+      it("leaves out a source's host helpers, as the host compiler takes them, and sizes a HIP array by warpSize (Rodinia, PolyBench, AMD's training and blogs)", () => {
         const source = `#include <hip/hip_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/time.h>
+#include <vector>
+using namespace std;
+vector<double> host_spmv(const int m, const vector<int>& rows, const vector<double>& x);
 int cols;
 void init(int argc, char** argv) { if (argc == 2) cols = atoi(argv[1]); else { printf("usage\\n"); exit(0); } }
 void readinput(float* v, char* file) { FILE* fp = fopen(file, "r"); fscanf(fp, "%f", v); fclose(fp); }
