@@ -181,7 +181,7 @@ export class Module {
     }
     const { symbol, type, declaration } = found;
     const holders = () => [handle, ...this.instances].filter((h) => this.symbolBytes(h, symbol) !== undefined);
-    const bytes = holders().map((h) => this.symbolBytes(h, symbol)!)[0];
+    const bytes = [handle, ...this.instances].map((h) => this.symbolBytes(h, symbol)).find((b) => b !== undefined);
     if (bytes === undefined) {
       throw new ArgumentError("module.constant", "name", `an instance of ${declaration.name} (line ${declaration.line}) that the module's code uses: ` +
         `launch a kernel instance that uses it first (module.fn(...)), or name it in the source (template __constant__ ... ${name};)`, describe(name));

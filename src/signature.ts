@@ -323,9 +323,11 @@ export interface ConstantDeclaration {
  * name in a named namespace (`ns::table`: `_ZN2ns5tableE`). A variable
  * template's instance is mangled with its arguments (`mask<float>`: `_Z4maskIfE`).
  */
-export function variableSymbol(name: string): string {
+export function variableSymbol(name: string, templateArgs = ""): string {
   const parts = name.split("::");
-  return parts.length === 1 ? name : `_ZN${parts.map((p) => `${p.length}${p}`).join("")}E`;
+  if (parts.length === 1 && templateArgs === "") return name;
+  const nested = parts.map((p) => `${p.length}${p}`).join("");
+  return parts.length === 1 ? `_Z${nested}${templateArgs}` : `_ZN${nested}${templateArgs}E`;
 }
 
 /** The variable a source declares that `expression` names: one at namespace scope, or a variable template's instance (`mask<float>`). */
@@ -339,9 +341,7 @@ export function declaredVariable(declared: readonly ConstantDeclaration[], expre
   const args = parsed.args.map(spell);
   const mangled = args.map(mangledArgument);
   if (mangled.some((m) => m === undefined)) return undefined;
-  const parts = declaration.name.split("::").map((p) => `${p.length}${p}`).join("");
-  const instance = `I${mangled.join("")}E`;
-  const symbol = declaration.name.includes("::") ? `_ZN${parts}${instance}E` : `_Z${parts}${instance}`;
+  const symbol = variableSymbol(declaration.name, `I${mangled.join("")}E`);
   const words = (declaration.typeWords ?? []).map((w) => args[declaration.templateParams!.indexOf(w)] ?? w).join(" ");
   return { declaration, symbol, type: C_TYPES[words] ?? "void" };
 }
