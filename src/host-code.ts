@@ -199,19 +199,33 @@ function droppedLines(source: string, predefined: Record<string, string>): Set<n
  * used in a host function) marks the function as host code as the written one does.
  */
 function withMacrosMatching(source: string, pattern: RegExp): RegExp {
-  const definitions = new Map(macroDefinitions(source).filter((d) => d.params !== undefined).map((d) => [d.name, d.params! + d.body]));
-  const names: string[] = [];
-  let current = pattern;
+  const names = withInvokers(functionLikeMacros(source), [], pattern);
+  return names.length === 0 ? pattern : new RegExp(`${pattern.source}|${invocationOf(names).source}`);
+}
+
+// The source's function-like macros, each with its parameters and replacement as one text.
+function functionLikeMacros(source: string): { name: string; text: string }[] {
+  return macroDefinitions(source).filter((d) => d.params !== undefined).map((d) => ({ name: d.name, text: d.params! + d.body }));
+}
+
+// A call of one of the macros `names`.
+function invocationOf(names: string[]): RegExp {
+  return new RegExp(`\\b(?:${names.join("|")})\\s*\\(`);
+}
+
+// `names`, and the macros whose replacement matches `direct` or calls one of
+// them, until no more do (a macro calling the launching macro launches too).
+function withInvokers(macros: { name: string; text: string }[], names: string[], direct?: RegExp): string[] {
+  const found = [...names];
   for (let more = true; more;) {
     more = false;
-    for (const [name, body] of definitions) {
-      if (names.includes(name) || !current.test(body)) continue;
-      names.push(name);
-      current = new RegExp(`${pattern.source}|\\b(?:${names.join("|")})\\s*\\(`);
+    for (const { name, text } of macros) {
+      if (found.includes(name) || !(direct?.test(text) || (found.length > 0 && invocationOf(found).test(text)))) continue;
+      found.push(name);
       more = true;
     }
   }
-  return current;
+  return found;
 }
 
 /**
@@ -221,24 +235,14 @@ function withMacrosMatching(source: string, pattern: RegExp): RegExp {
  */
 function hostFunctionMacros(source: string, only: RegExp | undefined): string[] {
   const names: string[] = [];
-  const definitions = macroDefinitions(source).filter((d) => d.params !== undefined);
-  for (const { name, body } of definitions) {
+  for (const { name, params, body } of macroDefinitions(source)) {
     const brace = body.indexOf("{");
-    if (brace < 0) continue;
+    if (params === undefined || brace < 0) continue;
     const head = body.slice(0, brace);
     if (opensFunctionBody(head) && isHostFunction(head) && (!only || only.test(body))) names.push(name);
   }
   // And those that invoke one (cub's test_util.h: CUB_VEC_OVERLOAD(T) invokes the macro defining `operator<<` for each vector type).
-  for (let more = names.length > 0; more;) {
-    more = false;
-    const invokes = new RegExp(`\\b(?:${names.join("|")})\\s*\\(`);
-    for (const { name, body } of definitions) {
-      if (names.includes(name) || !invokes.test(body)) continue;
-      names.push(name);
-      more = true;
-    }
-  }
-  return names;
+  return names.length === 0 ? names : withInvokers(functionLikeMacros(source), names);
 }
 
 /**
