@@ -9,7 +9,7 @@ import { formatMs, markdownTable, textTable } from "./format";
 import { LaunchRecord, PreparedLaunch } from "./kernel";
 import { builtins } from "./module";
 import { BufferHandle, native, nativeAsync, nativeCall } from "./native";
-import { Tensor, empty, tensorCount, tensorOf } from "./tensor";
+import { Tensor, empty, tensorCount } from "./tensor";
 import type { DType } from "./dtype";
 import { inspectRich } from "./tslab";
 import { Ledger, trafficAs } from "./traffic";
@@ -248,7 +248,7 @@ function capture(where: string, name: string, fn: BenchCase): Capture {
   const ledger = trafficAs(where, `cases.${name}`, fn);
   const records = ledger.records;
   // Views count as their tensors: what a case made, keeps alive and writes is tensors.
-  const tensors = [...new Set(records.flatMap((r) => r.args.flatMap((a) => tensorOf(a) ?? [])))];
+  const tensors = [...new Set(records.flatMap((r) => r.kernel.tensorsOf(r.args).map((t) => t.tensor)))];
   const made = tensors.filter((t) => t.serial > lastBefore);
   const refuse = (expected: string, received: string): never => {
     for (const t of made) t.dispose();
@@ -269,11 +269,7 @@ function capture(where: string, name: string, fn: BenchCase): Capture {
   // Tensors that existed before the case and that its kernels write: restored after the replays.
   const written = new Set<Tensor<DType>>();
   for (const { kernel, args } of records) {
-    args.forEach((arg, i) => {
-      const param = kernel.params[i];
-      const tensor = tensorOf(arg);
-      if (tensor && tensor.serial <= lastBefore && param.pointer && !param.isConst) written.add(tensor);
-    });
+    for (const { tensor, writable } of kernel.tensorsOf(args)) if (writable && tensor.serial <= lastBefore) written.add(tensor);
   }
   return { device: devices[0], launches, ledger, tensors, made, written: [...written] };
 }

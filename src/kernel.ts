@@ -5,8 +5,8 @@
 import { ArgumentError, FuselabError, aDtype, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
 import type { DType } from "./dtype";
-import { ScalarType, StructLayout, packStruct, scalarValue } from "./layout";
-import { KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
+import { MemberType, PointerReader, ScalarType, StructLayout, packStruct, scalarValue } from "./layout";
+import { BufferHandle, KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
 import { KernelParam, SCALAR_TYPES, TensorAccessor } from "./signature";
 import { Tensor, TensorView, checkNotDisposed, tensorOf } from "./tensor";
 
@@ -120,7 +120,32 @@ export class Kernel {
   prepare(config: LaunchConfig, ...args: KernelArg[]): PreparedLaunch {
     const { grid, block, sharedBytes, nativeArgs } = this.checked(config, args);
     const handle = nativeCall(() => native().prepare(this.handle, grid, block, sharedBytes, nativeArgs));
-    return new PreparedLaunch(this, handle, args.flatMap((a) => tensorOf(a) ?? []));
+    return new PreparedLaunch(this, handle, this.tensorsOf(args).map((t) => t.tensor));
+  }
+
+  /**
+   * @internal The tensors that checked arguments hold, pointer parameters' and
+   * structs' pointer members' alike, each with whether the kernel may write it
+   * (a pointer to non-const elements).
+   */
+  tensorsOf(args: readonly KernelArg[]): { tensor: Tensor<DType>; writable: boolean }[] {
+    const found: { tensor: Tensor<DType>; writable: boolean }[] = [];
+    const visit = (type: MemberType, value: unknown): void => {
+      if (type.kind === "pointer") {
+        const tensor = tensorOf(value);
+        if (tensor) found.push({ tensor, writable: !type.isConst });
+      } else if (type.kind === "struct") {
+        for (const m of type.layout.members) visit(m.type, (value as Record<string, unknown>)[m.name]);
+      } else if (type.kind === "array") {
+        for (let i = 0; i < type.length; i++) visit(type.element, (value as ArrayLike<unknown>)[i]);
+      }
+    };
+    args.forEach((arg, i) => {
+      const param = this.params[i];
+      if (param.pointer || param.accessor) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
+      else if (param.layout) visit({ kind: "struct", layout: param.layout }, arg);
+    });
+    return found;
   }
 
   /** @internal Throws when the kernel's module was disposed. */
@@ -184,7 +209,7 @@ export class Kernel {
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
     if (param.pointer) return this.pointer(where, label, param, arg);
     if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);
-    if (param.layout) return { type: "struct", bytes: packStruct(where, label, param.layout, arg) };
+    if (param.layout) return { type: "struct", ...packStruct(where, label, param.layout, arg, this.pointerMember(where)) };
     if (param.type === "bool") return { type: "bool", value: scalarValue(where, label, "bool", param.declaration, arg) };
     const type = param.type as ScalarType;
     if (!(SCALAR_TYPES as readonly string[]).includes(type)) {
@@ -213,12 +238,21 @@ export class Kernel {
       throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^${Math.log2(limit)} (PackedTensorAccessor64 takes larger)`, arg.describe());
     }
     const layout = param.layout as StructLayout;
-    const bytes = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides });
+    const { bytes } = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides }, this.pointerMember(where));
     return { type: "struct", bytes, pointers: [{ offset: 0, buffer: arg.handle(where) }] };
   }
 
+  // A struct's pointer member (`struct Matrix { float* elements; }`): a tensor, a view or null, as a pointer argument.
+  private pointerMember(where: string): PointerReader<BufferHandle> {
+    return (label, type, declaration, value) => {
+      const arg = this.pointer(where, label, { type: type.element, declaration }, value);
+      return arg === null || "buffer" in arg ? arg : { buffer: arg };
+    };
+  }
+
   // A pointer's argument: a tensor (its buffer), a view (its buffer from the view's offset, for the view's bytes), or null.
-  private pointer(where: string, label: string, param: KernelParam, arg: unknown): NativeArg {
+  private pointer(where: string, label: string, param: Pick<KernelParam, "type" | "declaration">, arg: unknown):
+    BufferHandle | { buffer: BufferHandle; byteOffset: number; bytes: number } | null {
     if (arg === null) return null;
     const wanted = param.type === "void" ? "a tensor" : `${aDtype(param.type)} tensor`;
     const tensor = tensorOf(arg);

@@ -24,7 +24,9 @@ const SCALAR_BYTES: Readonly<Record<MemberScalar, number>> = {
 export type MemberType =
   | { kind: "scalar"; scalar: MemberScalar }
   | { kind: "struct"; layout: StructLayout }
-  | { kind: "array"; element: MemberType; length: number };
+  | { kind: "array"; element: MemberType; length: number }
+  /** A pointer: a tensor of `element` ("void": any tensor), a view of one, or null, whose address the addon writes in. */
+  | { kind: "pointer"; element: string; isConst: boolean };
 
 /** One member of a struct, where the layout puts it. */
 export interface StructMember {
@@ -44,13 +46,18 @@ export interface StructLayout {
   members: readonly StructMember[];
 }
 
+// Every target is 64-bit: a pointer member is 8 bytes, 8-byte aligned.
+const POINTER_BYTES = 8;
+
 export function sizeOf(type: MemberType): number {
+  if (type.kind === "pointer") return POINTER_BYTES;
   if (type.kind === "scalar") return SCALAR_BYTES[type.scalar];
   if (type.kind === "struct") return type.layout.size;
   return type.length * sizeOf(type.element);
 }
 
 export function alignOf(type: MemberType): number {
+  if (type.kind === "pointer") return POINTER_BYTES;
   if (type.kind === "scalar") return SCALAR_BYTES[type.scalar];
   if (type.kind === "struct") return type.layout.align;
   return alignOf(type.element);
@@ -188,11 +195,33 @@ function readFields(where: string, label: string, layout: StructLayout, value: u
   return fields;
 }
 
-function packMember(where: string, label: string, member: StructMember, type: MemberType, value: unknown, view: DataView, offset: number): void {
-  if (type.kind === "scalar") {
+/** Where a pointer member points: a buffer from a byte offset (for `bytes`, a view's), or nowhere (null). */
+export interface MemberPointer<Buffer> {
+  buffer: Buffer;
+  byteOffset?: number;
+  bytes?: number;
+}
+
+/** A pointer member's value checked (a tensor of its element type, a view of one, or null): where it points. */
+export type PointerReader<Buffer> = (label: string, type: { element: string; isConst: boolean }, declaration: string, value: unknown) =>
+  MemberPointer<Buffer> | null;
+
+/** The pointer members met while packing, with their offsets in the struct's bytes. */
+interface Packing<Buffer> {
+  view: DataView;
+  readPointer: PointerReader<Buffer>;
+  pointers: (MemberPointer<Buffer> & { offset: number })[];
+}
+
+function packMember<B>(where: string, label: string, member: StructMember, type: MemberType, value: unknown, into: Packing<B>, offset: number): void {
+  const view = into.view;
+  if (type.kind === "pointer") {
+    const pointer = into.readPointer(label, type, member.declaration, value);
+    if (pointer) into.pointers.push({ ...pointer, offset });  // null: the zeroed bytes
+  } else if (type.kind === "scalar") {
     storeScalar(view, offset, type.scalar, scalarValue(where, label, type.scalar, member.declaration, value));
   } else if (type.kind === "struct") {
-    packInto(where, label, type.layout, value, view, offset);
+    packInto(where, label, type.layout, value, into, offset);
   } else {
     const list = value as ArrayLike<unknown>;
     const length = typeof value === "object" && value !== null ? list.length : undefined;
@@ -200,7 +229,7 @@ function packMember(where: string, label: string, member: StructMember, type: Me
       throw new ArgumentError(where, label, `an array of ${type.length} values (${member.declaration} ${member.name}${arraySuffix(member.type)})`, describe(value));
     }
     const step = sizeOf(type.element);
-    for (let i = 0; i < type.length; i++) packMember(where, `${label}[${i}]`, member, type.element, list[i], view, offset + i * step);
+    for (let i = 0; i < type.length; i++) packMember(where, `${label}[${i}]`, member, type.element, list[i], into, offset + i * step);
   }
 }
 
@@ -208,20 +237,23 @@ function arraySuffix(type: MemberType): string {
   return type.kind === "array" ? `[${type.length}]${arraySuffix(type.element)}` : "";
 }
 
-function packInto(where: string, label: string, layout: StructLayout, value: unknown, view: DataView, at: number): void {
+function packInto<B>(where: string, label: string, layout: StructLayout, value: unknown, into: Packing<B>, at: number): void {
   const fields = readFields(where, label, layout, value);
   for (const member of layout.members) {
-    packMember(where, `${label}.${member.name}`, member, member.type, fields.get(member.name), view, at + member.offset);
+    packMember(where, `${label}.${member.name}`, member, member.type, fields.get(member.name), into, at + member.offset);
   }
 }
 
 /**
  * The bytes of `value`, an object with exactly the fields of `layout` (nested
- * structs as objects, fixed arrays as arrays), padding zeroed. Throws naming
- * the field at fault: "argument 2 (p).inner.scale must be a number (float), got ...".
+ * structs as objects, fixed arrays as arrays), padding and pointers zeroed, and
+ * the pointers to write in (each member's value read by `readPointer`). Throws
+ * naming the field at fault: "argument 2 (p).inner.scale must be a number (float), got ...".
  */
-export function packStruct(where: string, label: string, layout: StructLayout, value: unknown): Uint8Array {
+export function packStruct<B>(where: string, label: string, layout: StructLayout, value: unknown, readPointer: PointerReader<B>):
+  { bytes: Uint8Array; pointers: (MemberPointer<B> & { offset: number })[] } {
   const bytes = new Uint8Array(layout.size);
-  packInto(where, label, layout, value, new DataView(bytes.buffer), 0);
-  return bytes;
+  const into: Packing<B> = { view: new DataView(bytes.buffer), readPointer, pointers: [] };
+  packInto(where, label, layout, value, into, 0);
+  return { bytes, pointers: into.pointers };
 }

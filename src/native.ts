@@ -43,7 +43,7 @@ export type NativeArg =
   | { buffer: BufferHandle; byteOffset: number; bytes: number }
   | null
   | { type: ScalarType | "bool"; value: number | bigint }
-  | { type: "struct"; bytes: Uint8Array; pointers?: { offset: number; buffer: BufferHandle }[] };
+  | { type: "struct"; bytes: Uint8Array; pointers?: { offset: number; buffer: BufferHandle; byteOffset?: number; bytes?: number }[] };
 
 export interface NativeKernelStats {
   registers: number;

@@ -558,6 +558,20 @@ function memberType(words: string[], structs: SourceStructs, aliases: Map<string
   return `has the type "${spelled}", which is neither a scalar, a vector type nor a struct defined before it`;
 }
 
+// A pointer member's type, from its base type's words and its declarator's stars ("const float", 1):
+// a tensor of that dtype, or of any ("void") for other pointees and pointers to pointers. Undefined
+// for no pointer (a typedef'd pointer, `typedef float* fptr;`, counts as one).
+function pointerMember(baseWords: string[], stars: number, aliases: Map<string, string>): MemberType | undefined {
+  const spelled = typeName(baseWords);
+  const resolved = aliases.get(spelled) ?? spelled;
+  const aliasStars = resolved.split(" ").filter((w) => w === "*").length;
+  if (stars + aliasStars === 0) return undefined;
+  const pointee = resolved.replace(/ \*/g, "");
+  const isConst = baseWords.includes("const") || pointee.startsWith("const ");
+  const scalar = C_TYPES[pointee.replace(/^const /, "")];
+  return { kind: "pointer", element: stars + aliasStars === 1 && scalar !== undefined ? scalar : "void", isConst };
+}
+
 // A member's tokens without the access labels before it ("public: int n").
 function withoutAccessLabels(tokens: Token[]): Token[] {
   while (["public", "private", "protected"].includes(tokens[0]?.text) && tokens[1]?.text === ":") tokens = tokens.slice(2);
@@ -592,18 +606,19 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
       return -1;
     };
     const typeTokens = declarators[0].slice(0, Math.max(0, nameAt(declarators[0])));
+    const firstStar = typeTokens.findIndex((t) => t.text === "*");
+    const baseWords = (firstStar < 0 ? typeTokens : typeTokens.slice(0, firstStar)).map((t) => t.text);
     const typeWords = typeTokens.map((t) => t.text).filter((w) => w !== "*" && w !== "&");
     for (const d of declarators) {
       const at = nameAt(d);
       if (at < 0) return "it has a member without a name";
       const name = d[at].text;
-      // "float* a", "float a, *b": the star is in the declarator (the first one holds the type's words too).
-      if (d.some((t) => t.text === "*" || t.text === "&")) {
-        return `its member ${name} is a pointer or reference (a tensor is passed as a parameter of its own)`;
-      }
+      if (d.some((t) => t.text === "&" || t.text === "&&")) return `its member ${name} is a reference`;
       const after = d.slice(at + 1);
       if (after[0]?.text === ":") return `its member ${name} is a bit-field`;
-      let type = memberType(typeWords, structs, aliases);
+      // "float* a", "float a, *b": the stars are in the declarator (the first one holds the type's words too).
+      const stars = d.slice(0, at).filter((t) => t.text === "*").length;
+      let type = pointerMember(baseWords, stars, aliases) ?? memberType(typeWords, structs, aliases);
       if (typeof type === "string") return type.startsWith("has the type") ? `its member ${name} ${type}` : type;
       const lengths: number[] = [];
       for (let i = 0; after[i]?.text === "["; i = closing(after, i) + 1) {
@@ -616,7 +631,8 @@ function structMembers(body: Token[], structs: SourceStructs, aliases: Map<strin
         lengths.push(parseInt(inside[0]));
       }
       for (const length of lengths.reverse()) type = { kind: "array", element: type, length };
-      members.push({ name, declaration: typeName(typeWords), type, align });
+      const declaration = `${baseWords.includes("const") && stars > 0 ? "const " : ""}${typeName(baseWords)}${"*".repeat(stars)}`;
+      members.push({ name, declaration, type, align });
     }
     return undefined;
   };

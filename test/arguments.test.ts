@@ -412,19 +412,62 @@ __global__ void packed(double* out, Packed p) { out[0] = p.d; }`, { device: dev(
       }
     });
 
+    it("passes structs with pointer members: each a tensor of its element type, a view of one or null, checked by name", () => {
+      const source = `
+typedef float* floats;
+struct Inner { const double* weights; int n; };
+struct Job { int rows; floats out; Inner inner; void* scratch; float** table; unsigned* marks[2]; };
+__global__ void job(Job j) {
+  j.out[0] = (float)j.inner.weights[1] + j.rows;
+  if (j.scratch == NULL) j.marks[1][0] = 7u;
+}`;
+      const [parsed] = parseKernels(source);
+      const layout = parsed.params[0].layout!;
+      expect(layout.members.map((m) => [m.name, m.declaration, m.offset])).to.deep.equal([
+        ["rows", "int", 0], ["out", "floats", 8], ["inner", "Inner", 16], ["scratch", "void*", 32], ["table", "float**", 40], ["marks", "unsigned*", 48]]);
+      expect([layout.size, layout.align]).to.deep.equal([64, 8]);
+      const kernel = fl.compile(source, { device: dev() }).fn("job");
+      const out = fl.full([3], NaN, { device: dev() });
+      const weights = fl.tensor([0, 2.5, 0], { dtype: "f64", device: dev() });
+      const marks = [fl.zeros([1], { dtype: "u32", device: dev() }), fl.zeros([2], { dtype: "u32", device: dev() })];
+      const job = { rows: 4, out: out.view(1), inner: { weights, n: 3 }, scratch: null, table: fl.zeros([2], { dtype: "u64", device: dev() }), marks };
+      kernel.launch({ grid: 1, block: 1 }, job);
+      expect(Array.from(out.toArray())).to.deep.equal([NaN, 6.5, NaN]);
+      expect([...marks[0].toArray(), ...marks[1].toArray()]).to.deep.equal([0, 7, 0]);
+
+      const launch = (changes: Record<string, unknown>) => () => kernel.launch({ grid: 1, block: 1 }, { ...job, ...changes });
+      const on = dev().describe();
+      expectThrows(launch({ out: fl.zeros([3], { dtype: "i32", device: dev() }) }), fl.ArgumentError,
+        `kernel job: argument 0 (j).out must be an f32 tensor (floats), got an i32 tensor of shape [3] on ${on}`);
+      expectThrows(launch({ out: 3 }), fl.ArgumentError, "kernel job: argument 0 (j).out must be an f32 tensor, a view of one or null (floats), got 3");
+      expectThrows(launch({ marks: [marks[0]] }), fl.ArgumentError,
+        `kernel job: argument 0 (j).marks must be an array of 2 values (unsigned* marks[2]), got [a u32 tensor of shape [1] on ${on}]`);
+      expectThrows(launch({ marks: [marks[0], weights] }), fl.ArgumentError,
+        `kernel job: argument 0 (j).marks[1] must be a u32 tensor (unsigned*), got an f64 tensor of shape [3] on ${on}`);
+      expectThrows(launch({ inner: { weights: out, n: 3 } }), fl.ArgumentError,
+        `kernel job: argument 0 (j).inner.weights must be an f64 tensor (const double*), got an f32 tensor of shape [3] on ${on}`);
+      expectThrows(launch({ scratch: fl.zeros([1], { device: otherDevice() }) }), fl.ArgumentError,
+        `kernel job: argument 0 (j).scratch must be a tensor on ${on} (the kernel's device), got a tensor on ${otherDevice().describe()}`);
+      // A prepared launch holds the struct's tensors: one disposed is refused at the replay.
+      const scratch = fl.zeros([1], { device: dev() });
+      const prepared = kernel.prepare({ grid: 1, block: 1 }, { ...job, scratch });
+      scratch.dispose();
+      expectThrows(() => prepared.launch(), fl.FuselabError, `kernel job (prepared launch): an f32 tensor of shape [1] on ${on} was used after dispose()`);
+    });
+
     it("refuses structs whose bytes cannot be made here, saying why", () => {
       const refused = (definition: string, why: string) => expectThrows(() => parseKernels(`${definition}\n__global__ void k(P p) {}`), fl.ArgumentError,
         `fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (struct P cannot be passed by value: ${why}), ` +
         `got parameter 0 of k (line ${definition.split("\n").length + 1}) declared as "P p"`);
-      refused("struct P { float* data; int n; };", "its member data is a pointer or reference (a tensor is passed as a parameter of its own)");
-      refused("struct P { int n, *rest; };", "its member rest is a pointer or reference (a tensor is passed as a parameter of its own)");
+      refused("struct P { float& data; int n; };", "its member data is a reference");
+      refused("struct P { int n, &rest; };", "its member rest is a reference");
       refused("union P { int i; float f; };", "a union's members share their bytes: pass a struct");
       refused("struct P { unsigned flags : 3; };", "its member flags is a bit-field");
       refused("struct B { int n; };\nstruct P : B { int m; };", "it derives from another struct: pass one without a base");
       refused("struct P { virtual void f(); int n; };", "it has virtual functions");
       refused("struct P { struct { int a; } inner; };", "it defines a struct or union inside itself (define it outside)");
       refused("const int N = 4;\nstruct P { float w[N]; };", "the length of its array member w is not a positive integer literal (\"N\")");
-      refused("struct Q { float* p; };\nstruct P { Q q; };", "struct Q cannot be passed by value: its member p is a pointer or reference (a tensor is passed as a parameter of its own)");
+      refused("struct Q { const float& p; };\nstruct P { Q q; };", "struct Q cannot be passed by value: its member p is a reference");
       refused("struct P { std::string name; };", "its member name has the type \"string\", which is neither a scalar, a vector type nor a struct defined before it");
       refused("struct P { enum Mode { A, B } mode; };", "its member mode has an enum type (pass an integer)");
     });

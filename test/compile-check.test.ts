@@ -33,6 +33,7 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   { file: "half2_axpy.cu", nvidiaOnly: true },
   { file: "histogram_atomics.cu" },
   { file: "layernorm_cg.cu", nvidiaOnly: true },
+  { file: "matmul_struct.cu" },
   { file: "particles_helper_math.cu" },
   // hiprtc before HIP 6 finds an instance by its demangled name, which spells an unsigned
   // template argument with its suffix: so must the name expression (valid C++ on every target).

@@ -351,6 +351,46 @@ describe("kernel corpus", () => {
       fl.assertClose(out, expected, { rtol: 1e-2, atol: 1e-2 });
     });
 
+    it(`matmul_struct.cu: a tiled GEMM taking Matrix structs by value, a sub-matrix as a view of its parent${label}`, () => {
+      // C (13 x 19) = A (13 x 11, from row 3, column 5 of a 17 x 20 parent) * B (11 x 19), integers: exact sums.
+      const parentCols = 20, m = 13, k = 11, n = 19;
+      const parent = range(17 * parentCols).map((i) => ((i * 7) % 5) - 2);
+      const b = range(k * n).map((i) => ((i * 3) % 7) - 3);
+      const parentTensor = fl.tensor(parent, { device: dev() });
+      const c = fl.full([m * n], NaN, { device: dev() });
+      const A = { width: k, height: m, stride: parentCols, elements: parentTensor.view(3 * parentCols + 5) };
+      const B = { width: n, height: k, stride: n, elements: fl.tensor(b, { device: dev() }) };
+      const C = { width: n, height: m, stride: n, elements: c };
+      compile("matmul_struct.cu", dev()).fn("matmul_tiled").launch({ grid: [Math.ceil(n / 8), Math.ceil(m / 8)], block: [8, 8] }, A, B, C);
+      const expected = range(m * n).map((i) => {
+        const row = Math.floor(i / n), col = i % n;
+        return range(k).reduce((sum, j) => sum + parent[(3 + row) * parentCols + 5 + j] * b[j * n + col], 0);
+      });
+      expect(Array.from(c.toArray())).to.deep.equal(expected);
+    });
+
+    it(`matmul_struct.cu: a struct of pointers (nested, typedef'd, an array of planes, an optional null one)${label}`, () => {
+      const count = 301, tableSize = 50;
+      const index = range(count).map((i) => (i * 17) % tableSize);
+      const table = range(tableSize).map((i) => i * 0.5 - 7);
+      const bias = range(count).map((i) => (i % 9) - 4);
+      const gather = compile("matmul_struct.cu", dev()).fn("gather_planes");
+      for (const withBias of [false, true]) {
+        const planes = [fl.full([Math.ceil(count / 2)], NaN, { device: dev() }), fl.full([Math.floor(count / 2)], NaN, { device: dev() })];
+        const counter = fl.zeros([1], { dtype: "u32", device: dev() });
+        gather.launch({ grid: Math.ceil(count / 64), block: 64 }, {
+          index: { data: fl.tensor(index, { dtype: "i32", device: dev() }), n: count },
+          table: fl.tensor(table, { device: dev() }),
+          bias: withBias ? fl.tensor(bias, { device: dev() }) : null,
+          planes, count: counter,
+        });
+        const values = range(count).map((i) => table[index[i]] + (withBias ? bias[i] : 0));
+        expect(Array.from(planes[0].toArray())).to.deep.equal(values.filter((_, i) => i % 2 === 0));
+        expect(Array.from(planes[1].toArray())).to.deep.equal(values.filter((_, i) => i % 2 === 1));
+        expect(Array.from(counter.toArray())).to.deep.equal([count]);
+      }
+    });
+
     it(`transpose_tiled.cu: a padded shared tile on a 2D grid of 2D blocks${label}`, () => {
       const width = 100, height = 67;
       const x = fl.tensor(range(width * height), { device: dev() });

@@ -84,6 +84,21 @@ __global__ void oob_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  it("catches a read past the end through a struct's pointer member in check mode", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const shifted = fl.compile(`
+struct Shift { float* out; const float* in; };
+__global__ void shift_left(Shift s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) s.out[i] = s.in[i + 1];  // reads in[n]
+}`, { device: dev }).fn("shift_left");
+    shifted.launch({ grid: 1, block: 64 }, { out: fl.empty([40], { device: dev }), in: fl.zeros([40], { device: dev }) }, 40);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'shift_left' read out of bounds of a buffer no pointer argument points into (one a struct or accessor holds, or one it was not given): " +
+      "byte 160, 1 past the end of a 160-byte buffer (block (0,0,0), thread (39,0,0))"));
+    await expectWorking(dev);
+  });
+
   for (const check of [false, true]) {
     it(`refuses to read what a failed or skipped launch was given to write, also after synchronize() took its error${check ? " (check mode)" : ""}`, async () => {
       const dev = fl.device("cpu", { check });

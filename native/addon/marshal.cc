@@ -136,7 +136,8 @@ void pack_pointer(Napi::Env env, LaunchState& launch, size_t index, const Napi::
 
 // A struct passed by value: { type: "struct", bytes, pointers? } with its bytes as
 // the C ABI lays them out, and the buffers whose addresses go into it
-// (pointers: [{ offset, buffer }], a tensor accessor's data pointer).
+// (pointers: [{ offset, buffer, byteOffset?, bytes? }]: a tensor accessor's data
+// pointer, a struct's pointer members).
 void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKind* param, const Napi::Object& arg) {
   const KernelState& k = *launch.kernel;
   const HostBytes host = host_bytes(arg.Get("bytes"), "a struct's bytes");
@@ -171,8 +172,17 @@ void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKi
       PointerArg pointer;
       pointer.index = index;
       pointer.slot = argument_buffer(env, k, index, entry.As<Napi::Object>().Get("buffer"));
-      pointer.bytes = pointer.slot->allocation->bytes;
-      void* address = pointer.slot->allocation->ptr;
+      const Allocation& a = *pointer.slot->allocation;
+      // A view into the buffer: { offset, buffer, byteOffset, bytes }.
+      const Napi::Value from = entry.As<Napi::Object>().Get("byteOffset");
+      const size_t start = from.IsUndefined() ? 0 : byte_count(from, "a struct pointer's byteOffset");
+      pointer.bytes = from.IsUndefined() ? a.bytes : byte_count(entry.As<Napi::Object>().Get("bytes"), "a struct pointer's bytes");
+      if (start > a.bytes || pointer.bytes > a.bytes - start) {
+        fail(env, k, index, "has a pointer to a view of " + std::to_string(pointer.bytes) + " bytes at byte " + std::to_string(start) +
+                                ", past the end of its buffer of " + std::to_string(a.bytes) + " bytes");
+      }
+      pointer.view = !from.IsUndefined();
+      void* address = static_cast<uint8_t*>(a.ptr) + start;
       std::memcpy(record + offset, &address, sizeof address);
       launch.allocations.push_back(pointer.slot->allocation);
       launch.pointers.push_back(std::move(pointer));

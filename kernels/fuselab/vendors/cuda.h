@@ -37,6 +37,10 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned long ulong;
+// <stddef.h>'s, which the host headers bring to every source (`if (bias != NULL)`).
+#ifndef NULL
+#define NULL __null
+#endif
 #endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

@@ -11,6 +11,10 @@
 typedef unsigned int uint;
 typedef unsigned short ushort;
 typedef unsigned long ulong;
+// <stddef.h>'s, which the host headers bring to every source (`if (bias != NULL)`).
+#ifndef NULL
+#define NULL __null
+#endif
 // std::exp, std::sqrt ... as hipcc's headers give every source.
 #include <fuselab_rtc_std_math.h>
 #endif

@@ -352,7 +352,7 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
   }
   long long offset = static_cast<long long>(damaged) - static_cast<long long>(start);
   long long size = static_cast<long long>(a.bytes);
-  return format("kernel '%s' %s out of bounds of a buffer no pointer argument points into (an accessor's, or one it was not given): byte %lld, %s of a %lld-byte buffer",
+  return format("kernel '%s' %s out of bounds of a buffer no pointer argument points into (one a struct or accessor holds, or one it was not given): byte %lld, %s of a %lld-byte buffer",
                 k.name.c_str(), verb, offset, outside(offset, size).c_str(), size);
 }
 
