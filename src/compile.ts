@@ -406,6 +406,18 @@ function templatesOf(p: Prepared): KernelTemplates {
       const instance = instantiate(template, parsed.args);
       return { handle: compileNames("module.fn", p, [instance.name]), entry: instance };
     },
+    instantiateVariable(expression) {
+      // A kernel that reads the instance makes the compiler emit it, as a kernel using it would.
+      const keeper = `\nextern "C" __global__ void fl_keep_variable_instance() { (void)*(volatile const char*)&(${expression}); }\n`;
+      try {
+        return compileNames("module.constant", { ...p, text: p.text + keeper }, []);
+      } catch (e) {
+        if (!(e instanceof DeviceError)) throw e;
+        const first = (e.log ?? e.message).split("\n").find((line) => /\berror\b/.test(line)) ?? "";
+        throw new ArgumentError("module.constant", "name", "an instance of a variable template that the source's types make",
+          `${JSON.stringify(expression)}, which does not compile (${first.replace(/^.*?\berror\b:?\s*/, "").trim()})`);
+      }
+    },
   };
 }
 

@@ -51,6 +51,8 @@ export interface KernelTemplates {
   names: readonly string[];
   /** Compiles the instance `name` ("k<float, 256>"); undefined when no template has that name. */
   instantiate(name: string): { handle: ModuleHandle; entry: KernelEntry } | undefined;
+  /** Compiles the source with the variable template instance `expression` ("mask<float>") in it, for constant() to set before fn() made it. */
+  instantiateVariable(expression: string): ModuleHandle;
 }
 
 /** What a compiled module has beyond its kernels. */
@@ -181,7 +183,14 @@ export class Module {
     }
     const { symbol, type, declaration } = found;
     const holders = () => [handle, ...this.instances].filter((h) => this.symbolBytes(h, symbol) !== undefined);
-    const bytes = [handle, ...this.instances].map((h) => this.symbolBytes(h, symbol)).find((b) => b !== undefined);
+    let bytes = [handle, ...this.instances].map((h) => this.symbolBytes(h, symbol)).find((b) => b !== undefined);
+    if (bytes === undefined && declaration.templateParams && this.compiled) {
+      // An instance no code compiled yet has (cudaMemcpyToSymbol(mask<float>, ...) before
+      // the first launch): compiled now, and kept, as fn() keeps a kernel instance.
+      const made = this.compiled.templates.instantiateVariable(canonicalName(name) ?? name);
+      this.instances.push(made);
+      bytes = this.symbolBytes(made, symbol);
+    }
     if (bytes === undefined) {
       throw new ArgumentError("module.constant", "name", `an instance of ${declaration.name} (line ${declaration.line}) that the module's code uses: ` +
         `launch a kernel instance that uses it first (module.fn(...)), or name it in the source (template __constant__ ... ${name};)`, describe(name));
