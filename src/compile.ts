@@ -114,6 +114,8 @@ interface Translated {
   leftOutBy: (name: string) => string | undefined;
   /** Kernels TS cannot launch, with why. */
   unlaunchable: ReadonlyMap<string, ArgumentError>;
+  /** A message's lines of the combined text ("line 12") as the files they came from ("line 3 of common.h"). */
+  located: (message: string) => string;
 }
 
 interface Prepared extends Translated {
@@ -269,7 +271,8 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const unlaunchable = new Map([...found.unlaunchable].map(([name, e]) =>
     [name, new ArgumentError(e.where, e.argument, locatedMessage(e.expected, combined.segments), locatedMessage(e.received, combined.segments))]));
   if (declarations.length === 0 && templates.length === 0 && overloaded.size === 0) {
-    throw unlaunchable.values().next().value ?? new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
+    // Its lines as the combined text counts them: the caller names their files.
+    throw found.unlaunchable.values().next().value ?? new ArgumentError(where, "source", "a source with at least one __global__ function", "none");
   }
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
@@ -289,6 +292,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
+    located: (message) => locatedMessage(message, combined.segments),
     leftOutBy: (name) => {
       const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build, source) : "");
       return why === undefined ? undefined : locatedMessage(why, combined.segments);
@@ -394,31 +398,48 @@ function typedName(name: string, declaration: KernelDeclaration): string {
 function templatesOf(p: Prepared): KernelTemplates {
   return {
     names: p.templates.map((t) => t.name),
-    instantiate(name) {
-      const typed = splitParameterList(name);
-      if (typed) {
-        const entry = overloadNamed(p, name, typed);
-        return entry && { handle: compileNames("module.fn", p, [entry.name]), entry };
-      }
-      const parsed = parseNameExpression(name);
-      const template = parsed && name.includes("<") ? p.templates.find((t) => t.name === parsed.name) : undefined;
-      if (!parsed || !template) return undefined;
-      const instance = instantiate(template, parsed.args);
-      return { handle: compileNames("module.fn", p, [instance.name]), entry: instance };
-    },
-    instantiateVariable(expression) {
-      // A kernel that reads the instance makes the compiler emit it, as a kernel using it would.
-      const keeper = `\nextern "C" __global__ void fl_keep_variable_instance() { (void)*(volatile const char*)&(${expression}); }\n`;
-      try {
-        return compileNames("module.constant", { ...p, text: p.text + keeper }, []);
-      } catch (e) {
-        if (!(e instanceof DeviceError)) throw e;
-        const first = (e.log ?? e.message).split("\n").find((line) => /\berror\b/.test(line)) ?? "";
-        throw new ArgumentError("module.constant", "name", "an instance of a variable template that the source's types make",
-          `${JSON.stringify(expression)}, which does not compile (${first.replace(/^.*?\berror\b:?\s*/, "").trim()})`);
-      }
-    },
+    instantiate: (name) => located(p, () => instantiateNamed(p, name)),
+    instantiateVariable: (expression) => instantiateVariable(p, expression),
   };
+}
+
+// What `make` returns; an ArgumentError it throws with its lines named by file.
+function located<T>(p: Prepared, make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    if (!(e instanceof ArgumentError)) throw e;
+    throw new ArgumentError(e.where, e.argument, p.located(e.expected), p.located(e.received));
+  }
+}
+
+// The kernel `name` compiled as a module of its own: a template's instance ("k<float, 256>"),
+// or an overload named with its parameter types ("k<32>(float*, int)"); undefined when the source has none.
+function instantiateNamed(p: Prepared, name: string): { handle: ModuleHandle; entry: KernelDeclaration } | undefined {
+  const typed = splitParameterList(name);
+  if (typed) {
+    const entry = overloadNamed(p, name, typed);
+    return entry && { handle: compileNames("module.fn", p, [entry.name]), entry };
+  }
+  const parsed = parseNameExpression(name);
+  const template = parsed && name.includes("<") ? p.templates.find((t) => t.name === parsed.name) : undefined;
+  if (!parsed || !template) return undefined;
+  const instance = instantiate(template, parsed.args);
+  return { handle: compileNames("module.fn", p, [instance.name]), entry: instance };
+}
+
+// The source compiled with the variable template instance `expression` ("mask<float>") in it.
+function instantiateVariable(p: Prepared, expression: string): ModuleHandle {
+  // A kernel that reads the instance makes the compiler emit it, as a kernel using it would.
+  const keeper = `\nextern "C" __global__ void fl_keep_variable_instance() { (void)*(volatile const char*)&(${expression}); }\n`;
+  try {
+    return compileNames("module.constant", { ...p, text: p.text + keeper }, []);
+  } catch (e) {
+    if (!(e instanceof DeviceError)) throw e;
+    const first = (e.log ?? e.message).split("\n").find((line) => /\berror\b/.test(line)) ?? "";
+    throw new ArgumentError("module.constant", "name", "an instance of a variable template that the source's types make",
+      `${JSON.stringify(expression)}, which does not compile (${first.replace(/^.*?\berror\b:?\s*/, "").trim()})`);
+  }
 }
 
 // The kernel `name` ("k<32>(float*, int)", canonical) picks among the source's

@@ -92,6 +92,13 @@ describe("fl.compile's option headers: a project's own headers, given as text", 
     const overloads = { "k.h": "\n\n__global__ void k(float* o) {}\n" };
     const mod = fl.compile("#include \"k.h\"\n__global__ void k(int* o) {}\n", { device: dev(), headers: overloads });
     expectThrows(() => mod.fn("k"), fl.ArgumentError, /which the source overloads \(lines 3 of k\.h and 2\)/);
+    // A kernel whose parameter cannot be passed, after a header's lines: its own line, once named (also a template instance's).
+    const header = { "a.h": "#pragma once\n// two\n// three\nstruct Opaque;\n" };
+    const union = "#include \"a.h\"\n// comment\nunion U { int i; float f; };\n";
+    expectThrows(() => fl.compile(`${union}__global__ void k(float* y, U u) {}\n`, { device: dev(), headers: header }), fl.ArgumentError,
+      /got parameter 1 of k \(line 4\) declared as "U u"$/);
+    const templated = fl.compile(`${union}template <int N> __global__ void g(float* y, U u) {}\n__global__ void h(float* y) {}\n`, { device: dev(), headers: header });
+    expectThrows(() => templated.fn("g<4>"), fl.ArgumentError, /got parameter 1 of g<4> \(line 4\) declared as "U u"$/);
   });
 
   it("says how to give a header it was not given", () => {
