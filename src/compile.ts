@@ -145,7 +145,18 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   if (build.backend === "hip") {
     return { ...common, [`__${build.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
   }
-  return { ...common, FL_TARGET_CPU: "1", ...emulatedPassMacros(build, source) };
+  return { ...common, FL_TARGET_CPU: "1", ...emulatedMacros(build, source) };
+}
+
+// What the compiler the CPU emulator stands in for predefines: nvcc's `__CUDACC__`
+// and `__NVCC__`, in both its passes (hipcc on NVIDIA's platform adds `__HIPCC__`);
+// for a HIP source on a 64-lane device, AMD's hipcc, `__HIPCC__` alone. So a source's
+// `#ifdef __CUDACC__` (`#define HD __host__ __device__`) takes its GPU branch here too.
+// With the device pass's macros (emulatedPassMacros).
+function emulatedMacros(build: Build, source: string): Record<string, string> {
+  const hip = INCLUDES_HIP.test(source);
+  const compiler = hip && build.warpSize === 64 ? { __HIPCC__: "1" } : { __CUDACC__: "1", __NVCC__: "1", ...(hip ? { __HIPCC__: "1" } : {}) };
+  return { ...compiler, ...emulatedPassMacros(build, source) };
 }
 
 // HIP's headers, which make a source a HIP one.
@@ -287,7 +298,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
-    ...(target === "cpu" ? Object.entries(emulatedPassMacros(build, source)).map(([name, value]) => `-D${name}=${value}`) : []),
+    ...(target === "cpu" ? Object.entries(emulatedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`) : []),
     ...[...defines].map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {

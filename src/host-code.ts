@@ -52,9 +52,17 @@ function isHostVariable(statement: string): boolean {
 const LIBRARY_SPACE_MACROS: [string, string][] = [["C10_HOST_DEVICE", "__host__ __device__"], ["C10_DEVICE", "__device__"], ["C10_HOST", "__host__"]];
 
 /** The source's #define lines, continuations joined: each macro's name, a function-like one's parameters with their parentheses, and its replacement. */
-function macroDefinitions(source: string): { name: string; params?: string; body: string }[] {
-  return [...source.replace(/\\\r?\n/g, " ").matchAll(/^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?([^\n]*)$/gm)]
-    .map((m) => ({ name: m[1], params: m[2], body: m[3] }));
+function macroDefinitions(source: string): { name: string; params?: string; body: string; line: number }[] {
+  const lines = source.split("\n");
+  const definitions: { name: string; params?: string; body: string; line: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = i + 1;
+    let text = lines[i];
+    while (/\\\r?$/.test(text) && i + 1 < lines.length) text = text.replace(/\\\r?$/, " ") + lines[++i];
+    const m = /^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\([^)\n]*\))?(.*)$/.exec(text);
+    if (m) definitions.push({ name: m[1], params: m[2], body: m[3], line });
+  }
+  return definitions;
 }
 
 /**
@@ -63,9 +71,10 @@ function macroDefinitions(source: string): { name: string; params?: string; body
  * and c10's: `expand` writes them out in a statement's text before it is judged;
  * `names` matches them and the keywords.
  */
-function executionSpaceMacros(source: string): { expand: (text: string) => string; names: RegExp } {
+function executionSpaceMacros(source: string, dropped: ReadonlySet<number>): { expand: (text: string) => string; names: RegExp } {
   const macros = new Map<string, string>(LIBRARY_SPACE_MACROS);
-  for (const { name, params, body } of macroDefinitions(source)) if (params === undefined) macros.set(name, body);
+  // A definition in a branch the target's preprocessor drops (`#else #define HD` after `#ifdef __CUDACC__`) is not the macro.
+  for (const { name, params, body, line } of macroDefinitions(source)) if (params === undefined && !dropped.has(line)) macros.set(name, body);
   // Those whose expansion names one, through other macros too.
   const spaces = new Map<string, string>();
   for (let more = true; more;) {
@@ -177,6 +186,8 @@ function droppedLines(source: string, predefined: Record<string, string>): Set<n
   for (const d of directives) {
     const top = groups[groups.length - 1];
     if (!top.read) for (; line < d.line; line++) dropped.add(line);
+    // A #define (or another directive) in a dropped branch is dropped with it; an #if's own lines belong to the branch around it.
+    if (!top.read && !["if", "ifdef", "ifndef", "elif", "else", "endif"].includes(d.name)) dropped.add(d.line);
     line = d.line + d.lines;
     const parent = groups[groups.length - 2] ?? { read: true, decided: true };
     if (d.name === "if" || d.name === "ifdef" || d.name === "ifndef" || d.name === "elif" || d.name === "else") {
@@ -326,7 +337,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const dropped = options.predefined ? droppedLines(source, options.predefined) : new Set<number>();
   const read = dropped.size === 0 ? stripNonCode(source) : stripNonCode(source).split("\n").map((text, k) => (dropped.has(k + 1) ? " ".repeat(text.length) : text)).join("\n");
   const code = withoutInvocations(read, hostFunctionMacros(source, only), directive, blank);
-  const spaces = executionSpaceMacros(source);
+  const spaces = executionSpaceMacros(source, dropped);
   const expanded = spaces.expand;
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
@@ -398,7 +409,59 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
     const named = kept.some((other) => !(isUnannotatedClass(textOf(other)) && className(textOf(other)) === name) && mention.test(textOf(other)));
     if (!named && !mention.test(directiveText)) blank(statement.start, statement.end);
   }
+  // In a class with device code, a member function that nvcc takes for host code (no
+  // execution space) and that calls the runtime (CUDA by Example's `Lock() { cudaMalloc(...); }`).
+  for (const statement of kept) {
+    if (statement.bodyAt === undefined && classHead(textOf(statement)) && ANNOTATED.test(textOf(statement))) {
+      for (const member of runtimeCallingMembers(code, statement, expanded)) blank(member.start, member.end);
+    }
+  }
   return out.join("");
+}
+
+/**
+ * The member functions of a class definition (`statement`) with no execution space
+ * (constexpr ones aside) whose bodies call the runtime: each from its head, after
+ * any access label (which the members after it keep), to its body's end.
+ */
+function runtimeCallingMembers(code: string, statement: NamespaceStatement, expand: (text: string) => string): { start: number; end: number }[] {
+  const open = code.indexOf("{", statement.start);
+  if (open < 0 || open > statement.end) return [];
+  const found: { start: number; end: number }[] = [];
+  let start = open + 1, depth = 0, parens = 0;
+  for (let i = open + 1; i < statement.end; i++) {
+    const c = code[i];
+    if (c === "(") parens++;
+    else if (c === ")") parens--;
+    else if (c === "{") {
+      if (depth === 0 && opensFunctionBody(code.slice(start, i))) {
+        const end = closingBrace(code, i);
+        const head = code.slice(start, i).replace(/^(\s*(?:(?:public|private|protected)\s*:\s*)*)/, (labels) => " ".repeat(labels.length));
+        const labelled = head.length - head.trimStart().length;
+        if (isHostFunction(expand(head)) && RUNTIME_CALL.test(code.slice(i, end))) found.push({ start: start + labelled, end });
+        i = end;
+        start = end + 1;
+        continue;
+      }
+      depth++;
+    } else if (c === "}") {
+      depth--;
+      if (depth < 0) break;
+    } else if (c === ";" && depth === 0 && parens === 0) {
+      start = i + 1;
+    }
+  }
+  return found;
+}
+
+// The index of the brace closing the one at `open`.
+function closingBrace(code: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < code.length; i++) {
+    if (code[i] === "{") depth++;
+    else if (code[i] === "}" && --depth === 0) return i;
+  }
+  return code.length - 1;
 }
 
 /**

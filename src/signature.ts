@@ -370,6 +370,31 @@ function mangledArgument(arg: string): string | undefined {
   return parts.length === 1 ? `${text.length}${text}` : `N${parts.map((p) => `${p.length}${p}`).join("")}E`;
 }
 
+// The names a declaration declares after its first (`float a[4], b, *c = 0;` from a's end: b and c):
+// each the last identifier before its array lengths or initializer, up to the declaration's `;`.
+function laterDeclarators(tokens: Token[], from: number): string[] {
+  const names: string[] = [];
+  let current: string | undefined;
+  let inName = false;
+  for (let i = from; i < tokens.length && tokens[i].text !== ";"; i++) {
+    const t = tokens[i].text;
+    if (t === "(" || t === "[" || t === "{") {
+      i = closing(tokens, i);
+      inName = false;
+    } else if (t === ",") {
+      if (current) names.push(current);
+      current = undefined;
+      inName = true;
+    } else if (t === "=") {
+      inName = false;
+    } else if (inName && /^[A-Za-z_]\w*$/.test(t)) {
+      current = t;
+    }
+  }
+  if (current) names.push(current);
+  return names;
+}
+
 /** What a source declares: kernels to launch (explicit instantiations among them), kernel templates, constants. */
 export interface SourceKernels {
   kernels: KernelDeclaration[];
@@ -922,9 +947,9 @@ export function findKernels(source: string, predefined: Record<string, string> =
       // A __device__ variable likewise (`__device__ unsigned retirement_count = 0;`), one
       // the host may write (not static, const or a template); a function's ( comes first.
       let end = g;
-      while (end < tokens.length && !["[", "=", "{", ";", "("].includes(tokens[end].text)) {
+      while (end < tokens.length && !["[", "=", "{", ";", "(", ","].includes(tokens[end].text)) {
         const attribute = ["__align__", "alignas", "__attribute__", "__launch_bounds__"].includes(tokens[end].text) && tokens[end + 1]?.text === "(";
-        end = attribute ? closing(tokens, end + 1) + 1 : end + 1;
+        end = attribute ? closing(tokens, end + 1) + 1 : tokens[end].text === "<" ? closing(tokens, end) + 1 : end + 1;
       }
       // A variable template's head: template <typename T> __constant__ T mask[16];
       let head = tokens.slice(statementStart, end);
@@ -942,8 +967,9 @@ export function findKernels(source: string, predefined: Record<string, string> =
           (device && statement.some((w) => ["__constant__", "const", "constexpr", "extern", "__shared__"].includes(w)))) continue;
       const words = statement.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__managed__", "__align__"].includes(w));
       const name = words.pop();
-      if (name) {
-        constants.push({ name: qualified(name), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void",
+      // `__constant__ float T, r, sigma;` declares each name, of one type.
+      for (const each of name ? [name, ...laterDeclarators(tokens, end)] : []) {
+        constants.push({ name: qualified(each), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void",
           line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static"),
           ...(templateParams ? { templateParams, typeWords: words.map((w) => aliases.get(w) ?? w) } : {}) });
       }
@@ -956,7 +982,8 @@ export function findKernels(source: string, predefined: Record<string, string> =
     let nameAt = -1;
     while (i < tokens.length && tokens[i].text !== "(") {
       const t = tokens[i].text;
-      if (["__launch_bounds__", "__attribute__", "__declspec", "alignas"].includes(t) && tokens[i + 1]?.text === "(") {
+      // PyTorch's C10_LAUNCH_BOUNDS_1(n) stands for __launch_bounds__ (its header is the compiler's to read, not this reader's).
+      if (["__launch_bounds__", "__attribute__", "__declspec", "alignas", "C10_LAUNCH_BOUNDS_1", "C10_LAUNCH_BOUNDS_2"].includes(t) && tokens[i + 1]?.text === "(") {
         i = closing(tokens, i + 1) + 1;
         continue;
       }

@@ -40,6 +40,7 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
   { file: "reduce_templated.cu", instances: ["reduce_sum<256u, false>", "reduce_sum<128u,true>"] },
   { file: "rmsnorm_cub.cu", instances: ["serving::rms_norm_kernel<float, 256>", "serving::rms_norm_kernel<__half, 256>"], nvidiaOnly: true },
   { file: "softmax_rows.cu" },
+  { file: "torch_ops_legacy.cu", instances: ["scale_offset_kernel<float>", "scale_offset_kernel<c10::Half>", "bin_sum_kernel<c10::Half>"] },
   { file: "transpose_tiled.cu" },
   { file: "warp_scan_partial.cu" },
   { file: "wmma_gemm.cu", nvidiaOnly: true },

@@ -110,6 +110,37 @@ describe("kernel corpus", () => {
       expect(Array.from(transposed.toArray())).to.deep.equal(range(cols * rows).map((i) => values[(i % rows) * cols + Math.floor(i / rows)]));
     });
 
+    it(`torch_ops_legacy.cu: THC's and ATen's helpers, CUDA_KERNEL_LOOP under C10_LAUNCH_BOUNDS_1, the scalar type by value (float, double, at::Half)${label}`, () => {
+      const module = compile("torch_ops_legacy.cu", dev());
+      const n = 1111;
+      const values = range(n).map((i) => ((i * 37) % 101) / 16 - 3);
+      for (const [type, dtype, round] of [["float", "f32", Math.fround], ["double", "f64", (v: number) => v], ["at::Half", "f16", roundF16]] as const) {
+        const out = fl.full([n], NaN, { device: dev(), dtype });
+        // Fewer blocks than elements: the loop strides over the grid.
+        module.fn(`scale_offset_kernel<${type}>`).launch({ grid: 3, block: 256 }, n, fl.tensor(values, { device: dev(), dtype }), 0.75, -1.25, out);
+        const x = values.map(round);
+        expect(Array.from(out.toArray()), type).to.deep.equal(x.map((v) => round(round(v * 0.75) - 1.25)));
+      }
+      const count = 3001, bins = 17;
+      const binOf = range(count).map((i) => (i * 7919) % bins);
+      const weights = range(count).map((i) => (i % 5) - 1);
+      for (const [type, dtype] of [["float", "f32"], ["at::Half", "f16"]] as const) {
+        for (const weighted of [true, false]) {
+          const sums = fl.zeros([bins], { device: dev(), dtype });
+          module.fn(`bin_sum_kernel<${type}>`).launch({ grid: 4, block: 128 }, BigInt(count), fl.tensor(binOf, { device: dev(), dtype: "i64" }),
+            weighted ? fl.tensor(weights, { device: dev(), dtype }) : null, sums, BigInt(bins));
+          const expected = new Array(bins).fill(0);
+          binOf.forEach((b, i) => { expected[b] += weighted ? weights[i] : 1; });
+          expect(Array.from(sums.toArray()), `${type}${weighted ? "" : ", no weights"}`).to.deep.equal(expected);
+        }
+      }
+      const y = fl.full([n], NaN, { device: dev() });
+      const tiles = fl.full([1], -1, { device: dev(), dtype: "i32" });
+      module.fn("softplus_kernel").launch({ grid: 2, block: 256 }, n, fl.tensor(values, { device: dev() }), y, tiles);
+      fl.assertClose(y, values.map((v) => Math.log1p(Math.exp(-Math.abs(v))) + Math.max(v, 0)), { rtol: 1e-6, atol: 1e-6 });
+      expect(Array.from(tiles.toArray())).to.deep.equal([Math.ceil(n / 32) + Math.ceil(n / 64) * 1000]);
+    });
+
     it(`torch_extension.cu: c10::Half and c10::BFloat16 round each operation as PyTorch does, to the bit${label}`, () => {
       const module = compile("torch_extension.cu", dev());
       const n = 1001, alpha = 0.3;

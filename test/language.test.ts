@@ -53,6 +53,7 @@ describe("kernel language", () => {
 #include <helper_cuda.h>
 #include <helper_functions.h>
 #include <cuda_profiler_api.h>
+#include <driver_functions.h>
 #include <cusparse.h>
 #include <Python.h>
 #include <iostream>
@@ -826,6 +827,62 @@ __global__ void add_up(const float* x, int n) {
       expectThrows(() => module.constant(name), fl.ArgumentError,
         `module.constant: name must be one of the module's __constant__ or __device__ variables (bias, epoch, launches_seen, conv::detail::taps, conv::detail::shift_by, tally), got "${name}"`);
     }
+  });
+
+  it("leaves out a class's host members that call the runtime, keeping its device ones (a spin lock passed by value, as CUDA by Example's)", () => {
+    const module = fl.compile(`
+class SpinLock {
+ public:
+  SpinLock() { cudaMalloc((void**)&word, sizeof(int)); cudaMemset(word, 0, sizeof(int)); }
+  ~SpinLock() { cudaFree(word); }
+  __device__ void acquire() { while (atomicCAS(word, 0, 1) != 0) {} }
+  __device__ void release() { atomicExch(word, 0); }
+ private:
+  int* word;
+};
+__global__ void locked_sum(SpinLock lock, const float* x, float* total, int n) {
+  __shared__ float partial[64];
+  float sum = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) sum += x[i];
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    lock.acquire();
+    *total += partial[0];
+    lock.release();
+  }
+}`, { device: dev() });
+    const n = 5000;
+    const total = fl.zeros([1], { device: dev() });
+    const word = fl.zeros([1], { dtype: "i32", device: dev() });
+    module.fn("locked_sum").launch({ grid: 7, block: 64 }, { word }, fl.tensor(range(n).map((i) => i % 8), { device: dev() }), total, n);
+    expect(Array.from(total.toArray())).to.deep.equal([range(n).reduce((a, i) => a + (i % 8), 0)]);
+    expect(Array.from(word.toArray())).to.deep.equal([0]);
+  });
+
+  it("sets each variable of a declaration naming several (the Oxford course's __constant__ float T, r, sigma;)", () => {
+    const module = fl.compile(`
+__constant__ float T, r, sigma;
+__constant__ float taps[3], scale = 1.0f;
+__device__ int lo, hi[2];
+__global__ void read_all(float* out) {
+  out[0] = T; out[1] = r; out[2] = sigma; out[3] = taps[2] * scale; out[4] = lo + hi[1];
+}`, { device: dev() });
+    module.constant("T").set([1.5]);
+    module.constant("r").set([-2]);
+    module.constant("sigma").set([0.25]);
+    module.constant("taps").set([0, 0, 3]);
+    module.constant("scale").set([4]);
+    module.constant("lo").set([5]);
+    module.constant("hi").set([6, 7]);
+    expect([module.constant("taps").length, module.constant("hi").length, module.constant("sigma").length]).to.deep.equal([3, 2, 1]);
+    const out = fl.full([5], NaN, { device: dev() });
+    module.fn("read_all").launch({ grid: 1, block: 1 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1.5, -2, 0.25, 12, 12]);
   });
 
   it("sets a variable template's instances, named as the source names them (HeCBench's convolution1D: hipMemcpyToSymbol(mask<T>, ...))", () => {
@@ -1904,6 +1961,42 @@ __global__ void philox_draws(unsigned* bits, float* uniforms, float* normals, un
     fl.assertClose(philoxNormals, philox.normals, { rtol: 1e-5, atol: 1e-5 });
   });
 
+  it("draws hipRAND's streams as hipRAND on NVIDIA's platform does: cuRAND's, under HIP's names (a hipified kernel)", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+#include <hiprand/hiprand_kernel.h>
+__global__ void draws(unsigned* bits, float* uniforms, double* doubles, unsigned long long seed, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  hiprandState_t s;
+  hiprand_init(seed, i, 5, &s);
+  bits[2 * i] = hiprand(&s);
+  uniforms[2 * i] = hiprand_uniform(&s);
+  doubles[i] = hiprand_uniform_double(&s);
+  hiprandStatePhilox4_32_10_t p;
+  hiprand_init(seed, i, 0, &p);
+  bits[2 * i + 1] = hiprand(&p);
+  uniforms[2 * i + 1] = hiprand_uniform(&p);
+}
+`, { device: dev() });
+    const n = 45;
+    const seed = 987654321n;
+    const bits = fl.full([2 * n], 7, { dtype: "u32", device: dev() });
+    const uniforms = fl.full([2 * n], NaN, { device: dev() });
+    const doubles = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    module.fn("draws").launch({ grid: 2, block: 32 }, bits, uniforms, doubles, seed, n);
+    const expected = { bits: [] as number[], uniforms: [] as number[], doubles: [] as number[] };
+    for (let i = 0; i < n; i++) {
+      const x = new Xorwow(seed, i, 5), p = new Philox(seed, i, 0);
+      expected.bits.push(x.next(), p.next());
+      expected.uniforms.push(uniformOf(x.next()), uniformOf(p.next()));
+      expected.doubles.push(uniformDoubleOf(x.next(), x.next()));
+    }
+    expect(Array.from(bits.toArray())).to.deep.equal(expected.bits);
+    expect(Array.from(uniforms.toArray())).to.deep.equal(expected.uniforms);
+    expect(Array.from(doubles.toArray())).to.deep.equal(expected.doubles);
+  });
+
   it("says that asynchronous copies and cuRAND's other generators need an NVIDIA GPU, naming the header, its line and the first use (emulator)", () => {
     const cpu = fl.device("cpu");
     const uses: [string, string][] = [["cuda_pipeline.h", "__pipeline_commit();"], ["cooperative_groups/memcpy_async.h", "cooperative_groups::memcpy_async(block, x + 4, x, 16);"],
@@ -1920,6 +2013,8 @@ __global__ void philox_draws(unsigned* bits, float* uniforms, float* normals, un
       "fl.compile: source must be code the CPU emulator can run (its cuRAND has the XORWOW and Philox4_32_10 generators, not MRG32k3a, Sobol or " +
       "MTGP32, nor the Poisson and discrete distributions: run this source on an NVIDIA GPU, or pass random numbers in from TS), " +
       "got #include <curand_kernel.h> on line 1, and curandStateMRG32k3a_t on line 3");
+    expectThrows(() => fl.compile(`#include <hiprand/hiprand_kernel.h>\n__global__ void k(float* x) {\n  hiprandStateMRG32k3a_t state;\n}`, { device: cpu }),
+      fl.ArgumentError, /got #include <hiprand\/hiprand_kernel\.h> on line 1, and hiprandStateMRG32k3a_t on line 3$/);
     // Included and not used by device code (a project's common header includes it; a generator made on the
     // host): the CPU compiles without it.
     const hostGenerator = "#include <curand.h>\nvoid seed(unsigned long long s) { curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT); }\n" +
@@ -2371,6 +2466,41 @@ __global__ void exps(float* x, int n) {
     module.fn("exps").launch({ grid: 2, block: 32 }, x, values.length);
     fl.assertClose(x, values.map((v) => Math.exp(v - 1) + Math.sqrt(Math.abs(v)) + Math.max(v, 0)), { rtol: 2e-6, atol: 1e-6 });
   });
+  it("predefines __CUDACC__ and __HIPCC__ as nvcc and hipcc do, so a source's GPU branch is the one compiled (#define HD __host__ __device__)", () => {
+    const source = `
+#ifdef __CUDACC__
+#define HD __host__ __device__
+#else
+#define HD
+#endif
+HD inline float sq(float x) { return x * x; }
+#ifdef __CUDACC__
+__global__ void squares(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = sq((float)i);
+}
+#endif`;
+    const out = fl.full([37], NaN, { device: dev() });
+    fl.compile(source, { device: dev() }).fn("squares").launch({ grid: 2, block: 32 }, out, 37);
+    expect(Array.from(out.toArray())).to.deep.equal(range(37).map((i) => i * i));
+    // A HIP source: __HIPCC__ on every platform; __CUDACC__ on NVIDIA's only (the CPU with 64-lane warps is AMD's).
+    const hip = `#include <hip/hip_runtime.h>
+#if defined(__HIPCC__)
+__global__ void platform(int* out) {
+#ifdef __CUDACC__
+  out[0] = 1;
+#else
+  out[0] = 2;
+#endif
+}
+#endif`;
+    for (const [device, expected] of [[dev(), dev().kind === "gpu" && dev().backend === "hip" ? 2 : 1], [fl.device("cpu", { warpSize: 64 }), 2]] as const) {
+      const flag = fl.full([1], -1, { dtype: "i32", device });
+      fl.compile(hip, { device }).fn("platform").launch({ grid: 1, block: 1 }, flag);
+      expect(Array.from(flag.toArray()), device.describe()).to.deep.equal([expected]);
+    }
+  });
+
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {
     const module = fl.compile(`
 #include "hip/hip_runtime.h"

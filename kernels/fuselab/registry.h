@@ -20,7 +20,7 @@ FL_TYPE_NAME(float, "f32")
 FL_TYPE_NAME(double, "f64")
 FL_TYPE_NAME(__half, "f16")
 FL_TYPE_NAME(fl_bf16, "bf16")
-#if defined(__FLT16_MAX__) && !defined(__CUDACC__)
+#if defined(__FLT16_MAX__) && (defined(FL_TARGET_CPU) || !defined(__CUDACC__))
 FL_TYPE_NAME(_Float16, "f16")  // the compiler's own 16-bit float, as HIP sources use it
 #endif
 FL_TYPE_NAME(signed char, "i8")

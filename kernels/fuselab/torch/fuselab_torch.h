@@ -169,6 +169,16 @@ FUSELAB_TORCH_ARITHMETIC(Float8_e5m2)
 
 }  // namespace c10
 
+#if !defined(__CUDACC_RTC__) && !defined(__HIPCC_RTC__)
+// The signature the registry gives a kernel: a Half or BFloat16 by value is a 16-bit
+// float from TS, as __half is (its two bytes are the value's), and a pointer to one
+// points to a tensor of that dtype.
+namespace fl {
+template <> struct type_name<c10::Half> { static const char* get() { return "f16"; } };
+template <> struct type_name<c10::BFloat16> { static const char* get() { return "bf16"; } };
+}  // namespace fl
+#endif
+
 // std::numeric_limits of the 16- and 8-bit types, as c10 gives them, specialized
 // where the target's std finds its limits: cuda::std under NVRTC, fuselab's under
 // hiprtc. One template: each value a parameter, each constant as its bits.
@@ -244,7 +254,7 @@ template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {
 #endif
 
 // c10's loads through the read-only cache, as the toolkit's __ldg takes no class types.
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#if (defined(__CUDACC__) && !defined(FL_TARGET_CPU)) || defined(__CUDACC_RTC__)
 __device__ __forceinline__ c10::Half __ldg(const c10::Half* p) {
   return c10::Half(__ldg(reinterpret_cast<const unsigned short*>(p)), c10::Half::from_bits());
 }

@@ -1,0 +1,3 @@
+// <THC/THCAtomics.cuh>, which extensions written for PyTorch 1 still include: in
+// PyTorch 2 it brings ATen's atomic adds, as here.
+#include <ATen/cuda/Atomic.cuh>
