@@ -10,7 +10,9 @@ import { Device, backendStatus, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
-import { Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, userLogLines, withAssemblyStopped } from "./language";
+import {
+  Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, undefinedFunctionHint, userLogLines, withAssemblyStopped,
+} from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import {
@@ -138,14 +140,26 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   const nvrtc = build.backend === "cuda" ? /run-time compilation: NVRTC (\d+)\.(\d+)/.exec(backendStatus("cuda")?.notes.join("\n") ?? "") : null;
   const cudaVersion = build.backend === "cpu" ? "13000" : nvrtc ? String(Number(nvrtc[1]) * 1000 + Number(nvrtc[2]) * 10) : undefined;
   const includesCuda = /^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[">]/m.test(source);
-  const common = { __cplusplus: "201703L", ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
+  // The execution spaces are macros to CUDA's and HIP's headers (`#ifdef __device__` in a
+  // source's header marks helpers `__host__ __device__`): here each stands for itself.
+  const spaces = Object.fromEntries(["__host__", "__device__", "__global__", "__shared__", "__constant__", "__forceinline__"].map((m) => [m, m]));
+  const common = { __cplusplus: "201703L", ...spaces, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
   const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
-  if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1" };
+  if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", ...addedMacros(build, source) };
   if (build.backend === "hip") {
     return { ...common, [`__${build.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
   }
-  return { ...common, FL_TARGET_CPU: "1", ...emulatedMacros(build, source) };
+  return { ...common, FL_TARGET_CPU: "1", ...addedMacros(build, source) };
+}
+
+// The macros the compiler a target stands for predefines and the compiler fuselab
+// runs does not, given to it with -D: on the CPU, the emulated compiler's
+// (emulatedMacros); under NVRTC, for a HIP source, hipcc's `__HIPCC__`, which
+// hipcc on NVIDIA's platform defines.
+function addedMacros(build: Build, source: string): Record<string, string> {
+  if (build.backend === "cpu") return emulatedMacros(build, source);
+  return build.backend === "cuda" && INCLUDES_HIP.test(source) ? { __HIPCC__: "1" } : {};
 }
 
 // What the compiler the CPU emulator stands in for predefines: nvcc's `__CUDACC__`
@@ -298,7 +312,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
-    ...(target === "cpu" ? Object.entries(emulatedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`) : []),
+    ...Object.entries(addedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`),
     ...[...defines].map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
@@ -530,11 +544,12 @@ function placeOf(text: string, offset: number, file: string): { file: string; li
 // (k<<<grid, block>>>(...), hipLaunchKernelGGL(k, ...) is a runtime call), and thrust's
 // containers and algorithms, which the CPU has no library for.
 const HOST_LAUNCH = /<<</;
-// threadIdx, blockIdx, blockDim and gridDim are names a kernel may declare again
-// (\`int blockIdx = ...;\` in a helper), as CUDA declares them as variables; the CPU
-// emulator defines them as macros, so there such a local is renamed to the end of
-// its block, within the line.
-const SHADOWED_BUILTIN = /\b(?:int|unsigned|long|size_t|auto|uint3|dim3)\s+(threadIdx|blockIdx|blockDim|gridDim)\s*(?=[=;({,)])/g;
+// threadIdx, blockIdx, blockDim, gridDim and warpSize are names a kernel may declare
+// again (\`int blockIdx = ...;\` in a helper, \`const int warpSize = 32;\` at file scope),
+// as CUDA declares them as variables; the CPU emulator defines them as macros, so
+// there such a declaration is renamed to the end of its block (for one at namespace
+// scope, of the source), within the line.
+const SHADOWED_BUILTIN = /\b(?:int|unsigned|long|size_t|int32_t|uint32_t|auto|uint3|dim3)\s+(threadIdx|blockIdx|blockDim|gridDim|warpSize)\s*(?=[=;({,)])/g;
 
 function withShadowedBuiltinsRenamed(source: string): string {
   let text = source;
@@ -557,6 +572,8 @@ function withShadowedBuiltinsRenamed(source: string): string {
 }
 
 function compileError(where: string, p: Translated, e: unknown): Error {
+  const undefinedFunction = e instanceof DeviceError ? undefinedFunctionHint(e.message) : "";
+  if (undefinedFunction) return new DeviceError(`${(e as DeviceError).message}\n${undefinedFunction}`, (e as DeviceError).log);
   if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
   const lines = userLogLines(e.log, p.files);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");

@@ -360,6 +360,11 @@ function guarded(text: string, target: Target, predefined: Record<string, string
       if (findHeader(header, folders) === undefined) replacedLines.set(d.line, "");
       continue;
     }
+    // HIP's headers on the CPU are the emulator's: an installed HIP's, written for hipcc's
+    // own definitions, would be mixed in where the emulator has no header of that name.
+    if (target === "cpu" && d.active && /^(?:hip|hipcub|hiprand|rocprim|rocrand)\//.test(header) && findHeader(header, folders) === undefined) {
+      refuse(`${HEADERS}: on the CPU, HIP's are the emulator's`, `#include of ${JSON.stringify(header)}, which is not among them, ${at}`);
+    }
     if (!onDevice || compilersOwn(header)) continue;
     const file = findHeader(header, folders);
     if (file && !/["\\\n]/.test(file)) {

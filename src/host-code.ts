@@ -34,6 +34,8 @@ function isHostVariable(statement: string): boolean {
   // `struct timeval start;` declares a variable of a class named by its keyword.
   const text = statement.trim().replace(/^(?:struct|class|union)\s+(?=[A-Za-z_]\w*\s+[^{]*$)/, "");
   const first = /^[A-Za-z_]\w*/.exec(text)?.[0];
+  // `using std::string;`, `using Clock = std::chrono::steady_clock;`: a name of the host-only library.
+  if (first === "using") return HOST_LIBRARY.test(text);
   if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
   // The declarator: up to the initializer.
   const declarator = text.split(/[={]/, 1)[0];
@@ -123,8 +125,9 @@ function withoutTemplateHeads(text: string): string {
 // Also a container named without std:: (`vector<double> host_spmv(...);` after `using namespace std;`).
 const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b|(?<![\w:])(?:vector|unordered_map|deque|unique_ptr|shared_ptr)\s*</;
 
-// A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...).
-const RUNTIME_CALL = /\b(?:cuda|hip|cublas(?:Lt)?|curand)[A-Z]\w*\s*\(/;
+// A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...), or into
+// OpenGL, which samples draw their results with (glDrawPixels(, glutMainLoop( ...).
+const RUNTIME_CALL = /\b(?:(?:cuda|hip|cublas(?:Lt)?|curand)[A-Z]\w*|(?:gl|glu|glut|glew|glfw|glX)[A-Z]\w*)\s*\(/;
 
 /** Whether a namespace-scope statement defines a class with no device code in it. */
 function isUnannotatedClass(statement: string): boolean {

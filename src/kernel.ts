@@ -92,6 +92,8 @@ export class Kernel {
     readonly handle: KernelHandle,
     readonly params: readonly KernelParam[],
     private readonly owner?: { readonly disposed: boolean },
+    /** The most threads a block may have: the kernel's `__launch_bounds__`, where it has them. */
+    readonly maxThreads?: number,
   ) {}
 
   /** "scale(float* out, const float* x, float s, int n)". */
@@ -173,6 +175,10 @@ export class Kernel {
     const threads = block[0] * block[1] * block[2];
     if (threads > p.maxThreadsPerBlock) {
       throw new ArgumentError(where, "block", `at most ${p.maxThreadsPerBlock} threads in all (the device's limit)`,
+        `${shapeString(block)} (${threads} threads)`);
+    }
+    if (this.maxThreads !== undefined && threads > this.maxThreads) {
+      throw new ArgumentError(where, "block", `at most ${this.maxThreads} threads in all (the kernel's __launch_bounds__, which a GPU holds a launch to)`,
         `${shapeString(block)} (${threads} threads)`);
     }
     const sharedBytes = c.sharedBytes ?? 0;

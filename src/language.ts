@@ -1,5 +1,6 @@
 // What fl.compile refuses before a compiler sees it, with a reason a user can
 // act on, and the part of a compiler's log that is about the user's source.
+import { execFileSync } from "child_process";
 import { ArgumentError } from "./errors";
 import { Directive, Preprocessor } from "./preprocess";
 
@@ -146,6 +147,25 @@ export function missingHeaderHint(log: string): string {
   if (!found) return "";
   return `${found[1]} is none of the toolkit's or fuselab's headers: a project's own header is given with its text, ` +
     `compile(source, { headers: { ${JSON.stringify(found[1])}: text } }).`;
+}
+
+/**
+ * For a module that compiled and does not load because a function it calls is
+ * nowhere defined ("undefined symbol: _Z13device_squarei", a __device__ function
+ * a header declares and another file of the project defines): the function by
+ * its C++ name and what to do; "" for other failures.
+ */
+export function undefinedFunctionHint(message: string): string {
+  const found = /undefined symbol: ([\w$.]+)/.exec(message);
+  if (!found) return "";
+  let name = found[1];
+  try {
+    name = execFileSync("c++filt", [found[1]], { encoding: "utf8", timeout: 5000 }).trim() || name;
+  } catch {
+    // No demangler here: the symbol as the loader names it.
+  }
+  return `${name} is declared and called, and the source does not define it: a source is compiled as one file, as nvcc ` +
+    `and hipcc compile one without -rdc; #include the file that defines it, given in compile's option headers.`;
 }
 
 /**

@@ -12,6 +12,8 @@ import { ConstantDeclaration, canonicalName, declaredVariable, paramsFromSignatu
 export interface KernelEntry {
   name: string;
   params: readonly KernelParam[];
+  /** Its `__launch_bounds__` thread count, where it has one. */
+  maxThreads?: number;
 }
 
 /** What the compiler decided for a kernel, and the occupancy that allows (`module.stats`). */
@@ -261,7 +263,7 @@ export class Module {
       throw new ArgumentError("module.fn", "name", this.expectedName(name), `${describe(name)}${leftOut ? `, defined only under ${leftOut}` : ""}`);
     }
     const kernelName = entry.name;
-    const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this);
+    const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this, entry.maxThreads);
     this.functions.set(canonical, kernel);
     return kernel;
   }

@@ -47,6 +47,8 @@ export interface KernelDeclaration {
   params: KernelParam[];
   /** Line of the declaration in the source (1-based). */
   line: number;
+  /** The most threads a block may have, from `__launch_bounds__(N)`: a launch of more fails on a GPU. */
+  maxThreads?: number;
 }
 
 // C spellings (qualifiers and the pointer star removed, words in order) -> element types.
@@ -208,6 +210,9 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   if (!pointer && spelled === "bool") return { name, type: "bool", pointer, isConst, declaration: "bool" };
   let type = C_TYPES[spelled];
   if (type === undefined) {
+    if (!pointer && /^(?:cuda|hip)(?:Texture|Surface)Object_t$/.test(spelled)) {
+      unsupported(kernel, line, index, written, "texture and surface objects are made by the GPU's runtime, which TS does not call: pass the array as a tensor, read with loads");
+    }
     if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${spelled}" is none of these`);
     type = "void"; // a pointer to a struct or other type: any tensor will do
   }
@@ -301,6 +306,8 @@ export interface KernelTemplate {
   paramTokens: Token[][];
   /** The structs defined before it, for parameters passed by value. */
   structs: SourceStructs;
+  /** Its `__launch_bounds__` thread count as written (a template parameter may name it), evaluated per instance. */
+  boundsTokens?: Token[];
 }
 
 /** A `__constant__` or `__device__` variable of a source, which the host sets before launches. */
@@ -844,7 +851,39 @@ export function instantiate(template: KernelTemplate, args: Token[][]): KernelDe
         JSON.stringify(name));
     }
   });
-  return { name, params: parseParams(name, template.line, template.paramTokens.flatMap(expanded).map(substitute), template.structs), line: template.line };
+  const maxThreads = template.boundsTokens && integerValue(substitute(template.boundsTokens));
+  return { name, params: parseParams(name, template.line, template.paramTokens.flatMap(expanded).map(substitute), template.structs), line: template.line,
+    ...(maxThreads ? { maxThreads } : {}) };
+}
+
+// The value of an integer constant expression of literals, parentheses and + - * / % (`(256)`,
+// `BLOCK * 2` once BLOCK is substituted), as C++ computes it; undefined for anything else.
+function integerValue(tokens: Token[]): number | undefined {
+  const text = tokens.map((t) => t.text.replace(/^(\d+)[uUlL]*$/, "$1")).join(" ");
+  if (!/^[\d\s()+\-*/%]+$/.test(text)) return undefined;
+  let at = 0;
+  const words = text.match(/\d+|[()+\-*/%]/g) ?? [];
+  const primary = (): number => {
+    const w = words[at++];
+    if (w === "(") { const v = sum(); at++; return v; }
+    if (w === "-") return -primary();
+    return Number(w);
+  };
+  const product = (): number => {
+    let v = primary();
+    while (["*", "/", "%"].includes(words[at])) {
+      const op = words[at++], r = primary();
+      v = op === "*" ? v * r : op === "/" ? Math.trunc(v / r) : v % r;
+    }
+    return v;
+  };
+  const sum = (): number => {
+    let v = product();
+    while (words[at] === "+" || words[at] === "-") v = words[at++] === "+" ? v + product() : v - product();
+    return v;
+  };
+  const value = sum();
+  return at === words.length && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
 /** Every __global__ function of `source` after preprocessing, with its parameters; templates apart. */
@@ -980,11 +1019,17 @@ export function findKernels(source: string, predefined: Record<string, string> =
     const templateAt = head.findIndex((t) => t.text === "template");
     let i = g + 1;
     let nameAt = -1;
+    let boundsTokens: Token[] | undefined;
+    // __launch_bounds__(N) before __global__ (`__launch_bounds__(256) __global__ void k`).
+    const before = head.findIndex((t) => t.text === "__launch_bounds__");
+    if (before >= 0 && head[before + 1]?.text === "(") boundsTokens = splitTopLevel(head, before + 2, closing(head, before + 1))[0];
     while (i < tokens.length && tokens[i].text !== "(") {
       const t = tokens[i].text;
       // PyTorch's C10_LAUNCH_BOUNDS_1(n) stands for __launch_bounds__ (its header is the compiler's to read, not this reader's).
       if (["__launch_bounds__", "__attribute__", "__declspec", "alignas", "C10_LAUNCH_BOUNDS_1", "C10_LAUNCH_BOUNDS_2"].includes(t) && tokens[i + 1]?.text === "(") {
-        i = closing(tokens, i + 1) + 1;
+        const close = closing(tokens, i + 1);
+        if (t === "__launch_bounds__" || t.startsWith("C10_LAUNCH_BOUNDS_")) boundsTokens = splitTopLevel(tokens, i + 2, close)[0];
+        i = close + 1;
         continue;
       }
       if (t === "<") {  // an explicit specialization's arguments: k<float>(...)
@@ -1011,7 +1056,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
       // attn_softmax on float* and on __half*): neither is launched by name.
       const earlier = templates.findIndex((t) => t.name === name);
       // The source's structs, also those defined after the template: an instance's arguments are read after the whole source.
-      const template = (): KernelTemplate => ({ name, line, templateParams, paramTokens: parts, structs });
+      const template = (): KernelTemplate => ({ name, line, templateParams, paramTokens: parts, structs, ...(boundsTokens ? { boundsTokens } : {}) });
       const known = overloads.get(name)?.filter(isTemplate) ?? [];
       if (templateClose > openAt + 1 && earlier < 0 && !overloaded.has(name)) {
         templates.push(template());
@@ -1025,7 +1070,8 @@ export function findKernels(source: string, predefined: Record<string, string> =
       }
     } else {
       try {
-        add({ name, params: parseParams(name, line, parts, structs), line }, tokens[g].at);
+        const maxThreads = boundsTokens && integerValue(boundsTokens);
+        add({ name, params: parseParams(name, line, parts, structs), line, ...(maxThreads ? { maxThreads } : {}) }, tokens[g].at);
       } catch (e) {
         if (!(e instanceof ArgumentError)) throw e;
         if (!unlaunchable.has(name)) unlaunchable.set(name, e);

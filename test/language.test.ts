@@ -9,7 +9,7 @@ import * as fl from "../src";
 import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
 import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
-import { expectThrows, range, testDevice } from "./helpers";
+import { expectRejects, expectThrows, range, testDevice } from "./helpers";
 import { Philox, Xorwow, boxMuller, uniformDoubleOf, uniformOf } from "./reference/curand";
 import { fp8Code, fp8Value, roundBf16, roundBf16Fma, roundF16, roundF16Fma, roundF32Fma } from "./reference/half";
 
@@ -2029,6 +2029,36 @@ __global__ void draws(unsigned* bits, float* uniforms, double* doubles, unsigned
     expect(module.kernels).to.deep.equal(["k"]);
   });
 
+  it("compiles texture kernels beside plain ones (the CUDA samples' boxFilter), runs the plain ones, and says why a texture kernel cannot be launched", async () => {
+    const source = `
+__global__ void box_x(float* out, cudaTextureObject_t tex, int w) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < w) out[x] = (tex1Dfetch<float>(tex, x - 1) + tex1Dfetch<float>(tex, x) + tex1Dfetch<float>(tex, x + 1)) / 3.0f;
+}
+__global__ void store(cudaSurfaceObject_t surf, float v) { surf2Dwrite(v, surf, 4 * threadIdx.x, 0); }
+__global__ void box_x_global(float* out, const float* in, int w) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x > 0 && x < w - 1) out[x] = (in[x - 1] + in[x] + in[x + 1]) / 3.0f;
+}`;
+    const module = fl.compile(source, { device: dev() });
+    const out = fl.full([40], NaN, { device: dev() });
+    module.fn("box_x_global").launch({ grid: 1, block: 64 }, out, fl.tensor(range(40).map((i) => 3 * i), { device: dev() }), 40);
+    expect(Array.from(out.toArray())).to.deep.equal([NaN, ...range(38).map((i) => 3 * (i + 1)), NaN]);
+    for (const [name, line, param] of [["box_x", "2", "cudaTextureObject_t tex"], ["store", "6", "cudaSurfaceObject_t surf"]]) {
+      expectThrows(() => module.fn(name), fl.ArgumentError, new RegExp(`texture and surface objects are made by the GPU's runtime, which TS does not call: ` +
+        `pass the array as a tensor, read with loads\\).* \\(line ${line}\\) is declared as "${param}"`));
+    }
+    // On the CPU a fetch reached otherwise (a texture object kept in a variable) stops the launch, naming its line.
+    const cpu = fl.device("cpu");
+    const held = fl.compile(`__device__ cudaTextureObject_t table;
+__global__ void lookup(float* out) {
+  out[threadIdx.x] = tex1Dfetch<float>(table, threadIdx.x);
+}`, { device: cpu, name: "held" });
+    held.fn("lookup").launch({ grid: 1, block: 4 }, fl.empty([4], { device: cpu }));
+    await expectRejects(cpu.synchronize(), fl.DeviceError,
+      /kernel 'lookup': a texture or surface access \(tex1Dfetch\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at held\.hip:3/);
+  });
+
   it("says that inline assembly needs the GPU it is written for, naming the line; on the CPU the module's other kernels run", async () => {
     const source = `
 __global__ void lane_ids(int* out) {
@@ -2499,6 +2529,74 @@ __global__ void platform(int* out) {
       fl.compile(hip, { device }).fn("platform").launch({ grid: 1, block: 1 }, flag);
       expect(Array.from(flag.toArray()), device.describe()).to.deep.equal([expected]);
     }
+  });
+
+  it("holds a launch to the kernel's __launch_bounds__, as a GPU does (a literal, a macro, a template parameter, PyTorch's C10_LAUNCH_BOUNDS_1)", () => {
+    const module = fl.compile(`
+#include <ATen/ATen.h>
+#define THREADS 128
+__global__ void __launch_bounds__(256, 2) literal(int* out) { out[threadIdx.x] = 1; }
+__launch_bounds__(THREADS * 2) __global__ void before(int* out) { out[threadIdx.x] = 2; }
+template <int BLOCK> __global__ void __launch_bounds__(BLOCK) templated(int* out) { out[threadIdx.x] = BLOCK; }
+__global__ void C10_LAUNCH_BOUNDS_1(THREADS) torch_style(int* out) { out[threadIdx.x] = 3; }
+`, { device: dev() });
+    const out = fl.zeros([512], { dtype: "i32", device: dev() });
+    for (const [name, bound] of [["literal", 256], ["before", 256], ["templated<64>", 64], ["torch_style", 128]] as const) {
+      const kernel = module.fn(name);
+      kernel.launch({ grid: 1, block: bound }, out);
+      expectThrows(() => kernel.launch({ grid: 1, block: [bound, 2] }, out), fl.ArgumentError,
+        `kernel ${name}: block must be at most ${bound} threads in all (the kernel's __launch_bounds__, which a GPU holds a launch to), got [${bound}, 2, 1] (${2 * bound} threads)`);
+    }
+  });
+
+  it("reads a source as CUDA's and HIP's headers define it: #ifdef __device__, HIP's version and feature macros, hipCUB's warp on 64 lanes", () => {
+    const source = `#include <hip/hip_runtime.h>
+#include <hip/driver_types.h>
+#include <hipcub/hipcub.hpp>
+#ifdef __device__
+#define HELPER __host__ __device__
+#else
+#define HELPER
+#endif
+HELPER inline int twice(int x) { return 2 * x; }
+__global__ void facts(int* out) {
+  typedef hipcub::WarpReduce<int> Reduce;
+  __shared__ typename Reduce::TempStorage storage;
+  const int lanes = Reduce(storage).Sum(1);
+  if (threadIdx.x == 0) {
+    out[0] = twice(HIP_VERSION_MAJOR);
+    out[1] = __HIP_ARCH_HAS_DOUBLES__ + __HIP_ARCH_HAS_WARP_SHUFFLE__;
+    out[2] = lanes;
+    out[3] = HIPCUB_DEVICE_WARP_THREADS;
+  }
+}`;
+    const devices = dev().kind === "gpu" ? [dev()] : [dev(), fl.device("cpu", { warpSize: 64 })];
+    for (const device of devices) {
+      const out = fl.full([4], -1, { dtype: "i32", device });
+      fl.compile(source, { device }).fn("facts").launch({ grid: 1, block: 64 }, out);
+      const warp = device.props.warpSize;
+      expect(Array.from(out.toArray()), device.describe()).to.deep.equal([12, 2, warp, warp]);
+    }
+    // On the CPU HIP's headers are the emulator's: one it lacks is refused, never the installed HIP's.
+    expectThrows(() => fl.compile("#include <hip/hip_runtime.h>\n#include <rocprim/rocprim.hpp>\n__global__ void k(int* o) {}", { device: fl.device("cpu") }),
+      fl.ArgumentError, /on the CPU, HIP's are the emulator's, got #include of "rocprim\/rocprim\.hpp", which is not among them, on line 2$/);
+  });
+
+  it("takes a source's own warpSize over the built-in one (const int warpSize = 32; a parameter named warpSize)", () => {
+    const module = fl.compile(`
+const int warpSize = 16;
+__device__ int lane_of(int i, int warpSize) { return i % warpSize; }
+__global__ void lanes(int* out) { out[threadIdx.x] = lane_of(threadIdx.x, 8) * 100 + threadIdx.x % warpSize; }
+`, { device: dev() });
+    const out = fl.full([40], -1, { dtype: "i32", device: dev() });
+    module.fn("lanes").launch({ grid: 1, block: 40 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => (i % 8) * 100 + (i % 16)));
+  });
+
+  it("names a device function the source declares and does not define, as one file is compiled", () => {
+    expectThrows(() => fl.compile(`__device__ int device_square(int x);
+__global__ void squares(int* out) { out[threadIdx.x] = device_square(threadIdx.x); }`, { device: fl.device("cpu") }), fl.DeviceError,
+      /device_square\(int\) is declared and called, and the source does not define it: a source is compiled as one file, as nvcc and hipcc compile one without -rdc/);
   });
 
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {

@@ -27,6 +27,7 @@
 #include "../emulator/intrinsics.h"
 #include "../emulator/runtime.h"
 #include "../emulator/runtime_api.h"
+#include "../emulator/textures.h"
 
 #define __global__
 #define __device__

@@ -10,7 +10,14 @@
 // prelude gives too: the fixed-width integers (global under NVRTC) and the
 // float constants of <math.h> (NVRTC has no __builtin_huge_valf).
 #include <cuda/std/cstdint>
+#include <cuda/std/cstddef>
 #include <cuda/std/limits>
+// std::size_t and std::ptrdiff_t, which every C++ header of the host's declares, so that
+// nvcc gives them to every .cu file through its implicit cuda_runtime.h.
+namespace std {
+using ::cuda::std::ptrdiff_t;
+using ::cuda::std::size_t;
+}  // namespace std
 // INT_MIN, INT_MAX ...: nvcc's cuda_runtime.h brings <limits.h> to every .cu file.
 #include <cuda/std/climits>
 #ifndef INFINITY

@@ -11,6 +11,8 @@
 #define __HIP_PLATFORM_NVCC__ 1
 #endif
 #include <fuselab/fuselab.h>
+#include <hip/hip_version.h>
+#include <fuselab/hip_arch_features.h>
 #include <fuselab/hip_spellings.h>
 // clang's 16-bit float, which AMD's HIP sources use, NVRTC does not have: CUDA's
 // __half stands in, rounding each operation as AMD's f16 instructions do.

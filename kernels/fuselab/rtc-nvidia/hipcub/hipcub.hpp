@@ -4,6 +4,8 @@
 #define FUSELAB_RTC_NVIDIA_HIPCUB_HIPCUB_HPP
 #include <hip/hip_runtime.h>
 #include <cub/cub.cuh>
+// hipCUB on NVIDIA's platform: cub under another namespace, a warp of 32 lanes.
+#define HIPCUB_DEVICE_WARP_THREADS 32
 namespace hipcub {
 using namespace ::cub;
 }

@@ -15,6 +15,8 @@
 #endif
 // What HIP's own header brings every source (the C++ library's math, integers,
 // limits and algorithms), which host code beside the kernels relies on.
+#include <hip/hip_version.h>
+#include <fuselab/hip_arch_features.h>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

@@ -1,0 +1,69 @@
+// CUDA's texture and surface objects on the CPU emulator: their types, and the
+// fetch and store functions, so that a source's texture kernels compile beside its
+// others (the CUDA samples' boxFilter keeps both in one file), as inline assembly
+// does. The emulator has no texture unit, and TS makes no texture objects: a
+// kernel taking one cannot be launched (its parameter says so), and a fetch
+// reached otherwise stops the launch, naming its line.
+#ifndef FUSELAB_EMULATOR_TEXTURES_H
+#define FUSELAB_EMULATOR_TEXTURES_H
+
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+typedef cudaTextureObject_t hipTextureObject_t;
+typedef cudaSurfaceObject_t hipSurfaceObject_t;
+enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1, cudaBoundaryModeTrap = 2 };
+
+namespace fl::emu {
+[[noreturn]] inline void texture_stop(const char* call, const char* file, unsigned line) {
+  static thread_local char what[160];
+  snprintf(what, sizeof what, "a texture or surface access (%s), which needs a GPU's texture unit (the CPU emulator has none), was reached", call);
+  device_stop(what, file, line);
+}
+}  // namespace fl::emu
+
+// Each fetch: the value-returning form (tex2D<float>(t, x, y)) and the one through a pointer (tex2D(&v, t, x, y)).
+#define FL_TEXTURE_FETCH(name, ...)                                                                              \
+  template <class T>                                                                                              \
+  T name(cudaTextureObject_t, __VA_ARGS__, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) { \
+    ::fl::emu::texture_stop(#name, file, line);                                                                   \
+  }                                                                                                               \
+  template <class T>                                                                                              \
+  void name(T*, cudaTextureObject_t, __VA_ARGS__, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) { \
+    ::fl::emu::texture_stop(#name, file, line);                                                                   \
+  }
+FL_TEXTURE_FETCH(tex1Dfetch, int)
+FL_TEXTURE_FETCH(tex1D, float)
+FL_TEXTURE_FETCH(tex2D, float, float)
+FL_TEXTURE_FETCH(tex3D, float, float, float)
+FL_TEXTURE_FETCH(tex1DLayered, float, int)
+FL_TEXTURE_FETCH(tex2DLayered, float, float, int)
+FL_TEXTURE_FETCH(tex1DLod, float, float)
+FL_TEXTURE_FETCH(tex2DLod, float, float, float)
+FL_TEXTURE_FETCH(tex3DLod, float, float, float, float)
+FL_TEXTURE_FETCH(texCubemap, float, float, float)
+FL_TEXTURE_FETCH(tex2Dgather, float, float, int)
+#undef FL_TEXTURE_FETCH
+
+// Surface stores and reads: by byte offset in x, as CUDA's take it.
+#define FL_SURFACE_ACCESS(read, write, ...)                                                                            \
+  template <class T>                                                                                                    \
+  T read(cudaSurfaceObject_t, __VA_ARGS__, cudaSurfaceBoundaryMode = cudaBoundaryModeTrap,                              \
+         const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {                                       \
+    ::fl::emu::texture_stop(#read, file, line);                                                                         \
+  }                                                                                                                     \
+  template <class T>                                                                                                    \
+  void read(T*, cudaSurfaceObject_t, __VA_ARGS__, cudaSurfaceBoundaryMode = cudaBoundaryModeTrap,                       \
+            const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {                                    \
+    ::fl::emu::texture_stop(#read, file, line);                                                                         \
+  }                                                                                                                     \
+  template <class T>                                                                                                    \
+  void write(T, cudaSurfaceObject_t, __VA_ARGS__, cudaSurfaceBoundaryMode = cudaBoundaryModeTrap,                       \
+             const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {                                   \
+    ::fl::emu::texture_stop(#write, file, line);                                                                        \
+  }
+FL_SURFACE_ACCESS(surf1Dread, surf1Dwrite, int)
+FL_SURFACE_ACCESS(surf2Dread, surf2Dwrite, int, int)
+FL_SURFACE_ACCESS(surf3Dread, surf3Dwrite, int, int, int)
+#undef FL_SURFACE_ACCESS
+
+#endif  // FUSELAB_EMULATOR_TEXTURES_H

@@ -1,0 +1,7 @@
+// <hip/amd_detail/amd_hip_runtime.h> under NVRTC: a part of HIP's runtime header, which sources include
+// beside it or before it (rocm-examples' fdtd); here the whole of it, so that the
+// installed HIP's own parts, written for hipcc, are never mixed in.
+#ifndef FUSELAB_RTC_NVIDIA_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
+#define FUSELAB_RTC_NVIDIA_HIP_AMD_DETAIL_AMD_HIP_RUNTIME_H
+#include <hip/hip_runtime.h>
+#endif
