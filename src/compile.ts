@@ -572,14 +572,17 @@ function withShadowedBuiltinsRenamed(source: string): string {
 }
 
 function compileError(where: string, p: Translated, e: unknown): Error {
-  const undefinedFunction = e instanceof DeviceError ? undefinedFunctionHint(e.message) : "";
-  if (undefinedFunction) return new DeviceError(`${(e as DeviceError).message}\n${undefinedFunction}`, (e as DeviceError).log);
-  if (!(e instanceof DeviceError) || e.log === undefined) return e as Error;
+  if (!(e instanceof DeviceError)) return e as Error;
+  if (e.log === undefined) {
+    // A module that compiled and does not load (the CPU's loader finds a function undefined).
+    const undefinedFunction = undefinedFunctionHint(e.message);
+    return undefinedFunction ? new DeviceError(`${e.message}\n${undefinedFunction}`) : e;
+  }
   const lines = userLogLines(e.log, p.files);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log);
+  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || undefinedFunctionHint(e.log);
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 

@@ -29,8 +29,12 @@ function directives(source: string): boolean[] {
   return marks;
 }
 
-/** Whether a namespace-scope statement (code only, no trailing `;`) defines a variable that device code cannot use. */
-function isHostVariable(statement: string): boolean {
+/**
+ * Whether a namespace-scope statement (code only, no trailing `;`) defines a variable that device code cannot use,
+ * or declares a host function that names what device code cannot have: the host-only library's types, or with
+ * `anyPrototype` (a run-time compiler, which sees no host headers: `hipMemcpyKind` in a prototype) any at all.
+ */
+function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   // `struct timeval start;` declares a variable of a class named by its keyword.
   const text = statement.trim().replace(/^(?:struct|class|union)\s+(?=[A-Za-z_]\w*\s+[^{]*$)/, "");
   const first = /^[A-Za-z_]\w*/.exec(text)?.[0];
@@ -41,7 +45,9 @@ function isHostVariable(statement: string): boolean {
   const declarator = text.split(/[={]/, 1)[0];
   // A function's declaration (or anything this reading does not follow) is kept, but
   // for one of the host-only library's types (`std::string launch_test(int m);`).
-  if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) return /^[^(]*\([^{]*\)[^{]*$/.test(declarator) && HOST_LIBRARY.test(text);
+  if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) {
+    return /^[^(]*\([^{]*\)[^{]*$/.test(declarator) && (HOST_LIBRARY.test(text) || (anyPrototype && !/\bconstexpr\b/.test(declarator)));
+  }
   // const objects (not pointers to const) may be read by device code as constants, but not
   // those of the host-only library (`const std::string logFile = ...`).
   if (HOST_LIBRARY.test(declarator)) return true;
@@ -341,6 +347,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const read = dropped.size === 0 ? stripNonCode(source) : stripNonCode(source).split("\n").map((text, k) => (dropped.has(k + 1) ? " ".repeat(text.length) : text)).join("\n");
   const code = withoutInvocations(read, hostFunctionMacros(source, only), directive, blank);
   const spaces = executionSpaceMacros(source, dropped);
+  const runtimeCompiled = options.predefined?.__CUDACC_RTC__ !== undefined || options.predefined?.__HIPCC_RTC__ !== undefined;
   const expanded = spaces.expand;
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
@@ -356,7 +363,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       const { start, end, bodyAt } = statement;
       const text = expanded(code.slice(start, end));
       const host = bodyAt === undefined
-        ? only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text) || isHostClass(text)
+        ? only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text, runtimeCompiled) || isHostClass(text)
         : isHostFunction(expanded(code.slice(start, bodyAt))) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
       if (!host) {
         // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it.

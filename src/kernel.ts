@@ -224,12 +224,6 @@ export class Kernel {
     return { type, value: scalarValue(where, label, type, param.declaration, arg) };
   }
 
-  private checkOnDevice(where: string, label: string, tensor: Tensor<DType>): void {
-    if (tensor.device !== this.device) {
-      throw new ArgumentError(where, label, `a tensor on ${this.device.describe()} (the kernel's device)`, `a tensor on ${tensor.device.describe()}`);
-    }
-  }
-
   // A tensor accessor's argument: a tensor of its dtype and dimensions, passed as its
   // data pointer, sizes and strides (row-major, in elements).
   private accessor(where: string, label: string, param: KernelParam, accessor: TensorAccessor, arg: unknown): NativeArg {
@@ -237,7 +231,7 @@ export class Kernel {
     if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, wanted, TensorView.isView(arg) ? `${arg.describe()}, a view` : describe(arg));
     checkNotDisposed(where, label, arg);
     if (arg.dtype !== accessor.element || arg.shape.length !== accessor.dims) throw new ArgumentError(where, label, wanted, arg.describe());
-    this.checkOnDevice(where, label, arg);
+    checkOnDevice(where, label, this.device, arg);
     const strides = arg.shape.map((_n, d) => arg.shape.slice(d + 1).reduce((a, b) => a * b, 1));
     const limit = { i32: 2 ** 31, u32: 2 ** 32, i64: 2 ** 63, u64: 2 ** 64 }[accessor.index];
     if ([...arg.shape, ...strides].some((n) => n >= limit)) {
@@ -248,26 +242,46 @@ export class Kernel {
     return { type: "struct", bytes, pointers: [{ offset: 0, buffer: arg.handle(where) }] };
   }
 
-  // A struct's pointer member (`struct Matrix { float* elements; }`): a tensor, a view or null, as a pointer argument.
   private pointerMember(where: string): PointerReader<BufferHandle> {
-    return (label, type, declaration, value) => {
-      const arg = this.pointer(where, label, { type: type.element, declaration }, value);
-      return arg === null || "buffer" in arg ? arg : { buffer: arg };
-    };
+    return pointerReader(where, this.device);
   }
 
-  // A pointer's argument: a tensor (its buffer), a view (its buffer from the view's offset, for the view's bytes), or null.
   private pointer(where: string, label: string, param: Pick<KernelParam, "type" | "declaration">, arg: unknown):
     BufferHandle | { buffer: BufferHandle; byteOffset: number; bytes: number } | null {
-    if (arg === null) return null;
-    const wanted = param.type === "void" ? "a tensor" : `${aDtype(param.type)} tensor`;
-    const tensor = tensorOf(arg);
-    if (!tensor) throw new ArgumentError(where, label, `${wanted}, a view of one or null (${param.declaration})`, describe(arg));
-    checkNotDisposed(where, label, tensor);
-    const what = TensorView.isView(arg) ? arg.describe() : tensor.describe();
-    if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, what);
-    this.checkOnDevice(where, label, tensor);
-    const buffer = tensor.handle(where);
-    return TensorView.isView(arg) ? { buffer, byteOffset: arg.byteOffset, bytes: arg.bytes } : buffer;
+    return pointerTarget(where, label, this.device, param, arg);
+  }
+}
+
+/**
+ * Where a pointer (a kernel's parameter, a struct's member, a `__device__` pointer
+ * variable) points: a tensor of its element type ("void": any) on `device` (its
+ * buffer), a view of one (its buffer from the view's offset, for the view's bytes),
+ * or null. Throws naming `label`.
+ */
+export function pointerTarget(where: string, label: string, device: Device, param: Pick<KernelParam, "type" | "declaration">, arg: unknown):
+  BufferHandle | { buffer: BufferHandle; byteOffset: number; bytes: number } | null {
+  if (arg === null) return null;
+  const wanted = param.type === "void" ? "a tensor" : `${aDtype(param.type)} tensor`;
+  const tensor = tensorOf(arg);
+  if (!tensor) throw new ArgumentError(where, label, `${wanted}, a view of one or null (${param.declaration})`, describe(arg));
+  checkNotDisposed(where, label, tensor);
+  const what = TensorView.isView(arg) ? arg.describe() : tensor.describe();
+  if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, what);
+  checkOnDevice(where, label, device, tensor);
+  const buffer = tensor.handle(where);
+  return TensorView.isView(arg) ? { buffer, byteOffset: arg.byteOffset, bytes: arg.bytes } : buffer;
+}
+
+/** A struct's pointer member (`struct Matrix { float* elements; }`): a tensor on `device`, a view or null, as a pointer argument. */
+export function pointerReader(where: string, device: Device): PointerReader<BufferHandle> {
+  return (label, type, declaration, value) => {
+    const target = pointerTarget(where, label, device, { type: type.element, declaration }, value);
+    return target === null || "buffer" in target ? target : { buffer: target };
+  };
+}
+
+function checkOnDevice(where: string, label: string, device: Device, tensor: Tensor<DType>): void {
+  if (tensor.device !== device) {
+    throw new ArgumentError(where, label, `a tensor on ${device.describe()} (the kernel's device)`, `a tensor on ${tensor.device.describe()}`);
   }
 }

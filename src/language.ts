@@ -156,7 +156,8 @@ export function missingHeaderHint(log: string): string {
  * its C++ name and what to do; "" for other failures.
  */
 export function undefinedFunctionHint(message: string): string {
-  const found = /undefined symbol: ([\w$.]+)/.exec(message);
+  // The CPU's loader ("undefined symbol: _Z...") and ptxas ("Unresolved extern function '_Z...'").
+  const found = /(?:undefined symbol: |Unresolved extern function ')([\w$.]+)/.exec(message);
   if (!found) return "";
   let name = found[1];
   try {

@@ -3,8 +3,12 @@
 // `fl.builtins(device).fn(name)` as `fl.compile(source).fn(name)`.
 import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
-import { Kernel, KernelParam } from "./kernel";
-import { ModuleHandle, native, nativeCall } from "./native";
+import { Kernel, KernelParam, StructValue, pointerReader } from "./kernel";
+import type { PointerReader, StructLayout } from "./layout";
+import { packStruct } from "./layout";
+import { BufferHandle, ModuleHandle, SymbolPointer, native, nativeCall } from "./native";
+import type { DType } from "./dtype";
+import type { Tensor, TensorView } from "./tensor";
 import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from "./dtype";
 import { ConstantDeclaration, canonicalName, declaredVariable, paramsFromSignature } from "./signature";
 
@@ -77,6 +81,20 @@ const HOST_ARRAYS: Record<string, new (n: number) => ArrayBufferView & ArrayLike
   i64: BigInt64Array, u64: BigUint64Array, f16: Uint16Array, bf16: Uint16Array, f32: Float32Array, f64: Float64Array,
 };
 
+/** What a pointer variable or a struct variable with pointers is set from: tensors, read by `reader`. */
+interface HeldPointers {
+  /** A pointer variable's element type ("void": any tensor), and its type as the source spells it. */
+  pointee?: string;
+  declaration: string;
+  /** A struct variable's members. */
+  layout?: StructLayout;
+  reader: (where: string) => PointerReader<BufferHandle>;
+}
+
+function isPlainObject(value: unknown): value is StructValue {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
 /**
  * A `__constant__` or `__device__` variable of a compiled module, written from the
  * host before launches as cudaMemcpyToSymbol writes it: `module.constant("table").set([...])`,
@@ -85,8 +103,9 @@ const HOST_ARRAYS: Record<string, new (n: number) => ArrayBufferView & ArrayLike
 export class Constant {
   /** @internal Constants come from `module.constant(name)`. */
   constructor(readonly name: string, readonly type: string, readonly bytes: number,
-              private readonly write: (data: ArrayBufferView) => void,
-              private readonly read: (into: ArrayBufferView) => void) {}
+              private readonly write: (data: ArrayBufferView, pointers?: SymbolPointer[]) => void,
+              private readonly read: (into: ArrayBufferView) => void,
+              private readonly holds?: HeldPointers) {}
 
   /** How many elements of its type the variable holds. */
   get length(): number {
@@ -98,8 +117,22 @@ export class Constant {
    * around it: numbers (bigints for 64-bit integers) of the variable's type,
    * or the bytes themselves (a Uint8Array) for a variable of another type.
    */
-  set(values: ArrayLike<number | bigint> | ArrayBufferView): void {
+  set(values: ArrayLike<number | bigint> | ArrayBufferView | Tensor<DType> | TensorView<DType> | StructValue | null): void {
     const where = `constant ${this.name}.set`;
+    // A pointer variable (`__device__ float* data;`) takes a tensor, a view or null; a
+    // struct (`__constant__ Params p;`) an object of its fields, its pointers among them.
+    const holds = this.holds;
+    if (holds?.pointee !== undefined) {
+      const target = holds.reader(where)("values", { element: holds.pointee, isConst: false }, holds.declaration, values);
+      this.write(new Uint8Array(8), target ? [{ ...target, offset: 0 }] : []);
+      return;
+    }
+    if (holds?.layout && isPlainObject(values)) {
+      const { bytes, pointers } = packStruct(where, "values", holds.layout, values, holds.reader(where));
+      this.write(bytes, pointers);
+      return;
+    }
+    values = values as ArrayLike<number | bigint> | ArrayBufferView;
     // A variable of another type (a struct) takes the bytes of any typed array or DataView.
     if (this.type === "void" && ArrayBuffer.isView(values) && !(values instanceof Uint8Array)) {
       values = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
@@ -155,7 +188,7 @@ export class Module {
   // Template instances fn() compiled, each a module of its own, unloaded with this one.
   private readonly instances: ModuleHandle[] = [];
   // What constant(name).set() wrote last, by symbol, written again into each instance compiled later that has it.
-  private readonly constantValues = new Map<string, ArrayBufferView>();
+  private readonly constantValues = new Map<string, { data: ArrayBufferView; pointers?: SymbolPointer[] }>();
 
   /** @internal Modules come from `compile()` and `builtins()`. */
   constructor(readonly device: Device, handle: ModuleHandle, entries: readonly KernelEntry[],
@@ -197,15 +230,19 @@ export class Module {
       throw new ArgumentError("module.constant", "name", `an instance of ${declaration.name} (line ${declaration.line}) that the module's code uses: ` +
         `launch a kernel instance that uses it first (module.fn(...)), or name it in the source (template __constant__ ... ${name};)`, describe(name));
     }
-    return new Constant(name, type, bytes, (data) => {
+    const reader = (where: string) => pointerReader(where, this.device);
+    const holds: HeldPointers | undefined = declaration.pointer !== undefined ? { pointee: declaration.type, declaration: `${declaration.pointer}*`, reader }
+      : declaration.layout ? { declaration: declaration.layout.name, layout: declaration.layout, reader } : undefined;
+    return new Constant(name, declaration.pointer !== undefined ? "u64" : type, bytes, (data, pointers) => {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.set: its module was disposed`);
-      for (const h of holders()) nativeCall(() => native().writeSymbol(h, symbol, data));
-      this.constantValues.set(symbol, data);
+      for (const h of holders()) nativeCall(() => native().writeSymbol(h, symbol, data, pointers));
+      // Kept with the buffers it points to, for the instances fn() compiles later.
+      this.constantValues.set(symbol, { data, pointers });
     }, (into) => {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.get: its module was disposed`);
       const h = holders()[0];
       nativeCall(() => native().readSymbol(h, symbol, into));
-    });
+    }, holds);
   }
 
   // The size of variable `symbol` in the module `h`, or undefined where it has none.
@@ -244,8 +281,8 @@ export class Module {
       const instance = this.compiled?.templates.instantiate(canonical);
       if (instance) {
         this.instances.push(instance.handle);
-        for (const [symbol, data] of this.constantValues) {
-          if (this.symbolBytes(instance.handle, symbol) !== undefined) nativeCall(() => native().writeSymbol(instance.handle, symbol, data));
+        for (const [symbol, { data, pointers }] of this.constantValues) {
+          if (this.symbolBytes(instance.handle, symbol) !== undefined) nativeCall(() => native().writeSymbol(instance.handle, symbol, data, pointers));
         }
         ({ handle, entry } = instance);
       }

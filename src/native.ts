@@ -45,6 +45,14 @@ export type NativeArg =
   | { type: ScalarType | "bool"; value: number | bigint }
   | { type: "struct"; bytes: Uint8Array; pointers?: { offset: number; buffer: BufferHandle; byteOffset?: number; bytes?: number }[] };
 
+/** A buffer's address to write into a variable's bytes (a pointer variable, a struct's pointer member). */
+export interface SymbolPointer {
+  offset: number;
+  buffer: BufferHandle;
+  byteOffset?: number;
+  bytes?: number;
+}
+
 export interface NativeKernelStats {
   registers: number;
   localBytes: number;
@@ -95,7 +103,7 @@ export interface Native {
   /** The size in bytes of a compiled module's __constant__ variable. */
   symbol(mod: ModuleHandle, name: string): number;
   /** Writes `data` at the start of the variable, in stream order (cudaMemcpyToSymbol). */
-  writeSymbol(mod: ModuleHandle, name: string, data: ArrayBufferView): void;
+  writeSymbol(mod: ModuleHandle, name: string, data: ArrayBufferView, pointers?: SymbolPointer[]): void;
   /** Reads the start of a module variable into `data` once the launches before it are done (cudaMemcpyFromSymbol). */
   readSymbol(mod: ModuleHandle, name: string, data: ArrayBufferView): void;
   kernel(mod: ModuleHandle, name: string): KernelHandle;

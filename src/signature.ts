@@ -323,6 +323,10 @@ export interface ConstantDeclaration {
   templateParams?: string[];
   /** For a variable template: its type's spelling, which may name a template parameter. */
   typeWords?: string[];
+  /** A pointer variable (`__device__ float* data;`), its pointee as spelled ("float"): set to a tensor of `type` ("void": any), a view of one, or null. */
+  pointer?: string;
+  /** A struct variable (`__constant__ Params params;`): also set from an object of its fields, pointers among them. */
+  layout?: StructLayout;
 }
 
 /**
@@ -1002,14 +1006,23 @@ export function findKernels(source: string, predefined: Record<string, string> =
       const device = text === "__device__";
       // One in an unnamed namespace has no symbol outside its file. An operator's
       // tokens (`operator!=`) hold the = a variable's initializer begins with.
+      // A pointer to const (`__device__ const int* table;`) is itself written by the host.
+      const variableWords = statement.includes("*") ? statement.slice(statement.lastIndexOf("*")) : statement;
       if (tokens[end]?.text === "(" || scopes.includes(" ") || statement.includes("template") || statement.includes("operator") ||
-          (device && statement.some((w) => ["__constant__", "const", "constexpr", "extern", "__shared__"].includes(w)))) continue;
+          (device && (variableWords.includes("const") || statement.some((w) => ["__constant__", "constexpr", "extern", "__shared__"].includes(w))))) continue;
       const words = statement.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && !["static", "extern", "__device__", "__constant__", "__managed__", "__align__"].includes(w));
       const name = words.pop();
+      // A pointer or a struct by its type, one of them set from tensors (the CS149 renderer's
+      // `__constant__ GlobalConstants cuConstRendererParams;` holds device pointers).
+      const type = C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void";
+      const single = tokens[end]?.text !== "[";
+      const pointer = single && statement.includes("*") ? typeName(words) : undefined;
+      const struct = pointer || !single || type !== "void" ? undefined : structNamed(structs, aliases.get(words.join(" ")) ?? words.join(" "));
+      const shape = { ...(pointer ? { pointer } : {}), ...(typeof struct === "object" ? { layout: struct } : {}) };
       // `__constant__ float T, r, sigma;` declares each name, of one type.
       for (const each of name ? [name, ...laterDeclarators(tokens, end)] : []) {
-        constants.push({ name: qualified(each), type: C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void",
-          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static"),
+        constants.push({ name: qualified(each), type,
+          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static"), ...shape,
           ...(templateParams ? { templateParams, typeWords: words.map((w) => aliases.get(w) ?? w) } : {}) });
       }
       continue;

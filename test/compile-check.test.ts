@@ -146,14 +146,18 @@ describe("fl.compileCheck", () => {
         expect(symbols.lane_sums).to.equal("lane_sums");
       });
 
-      it("leaves out a source's host helpers, as the host compiler takes them, and sizes a HIP array by warpSize (Rodinia, PolyBench, AMD's training and blogs)", () => {
+      it("leaves out a source's host helpers and prototypes, as the host compiler takes them, and sizes a HIP array by warpSize (Rodinia, PolyBench, AMD's training and examples)", () => {
         const source = `#include <hip/hip_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/time.h>
 #include <vector>
+#include <filesystem>
 using namespace std;
+namespace fs = std::filesystem;
 vector<double> host_spmv(const int m, const vector<int>& rows, const vector<double>& x);
+void memcpy_field(float* dst, const float* src, int n, hipMemcpyKind kind);
+void write_field(const float* data, const fs::path path);
 int cols;
 void init(int argc, char** argv) { if (argc == 2) cols = atoi(argv[1]); else { printf("usage\\n"); exit(0); } }
 void readinput(float* v, char* file) { FILE* fp = fopen(file, "r"); fscanf(fp, "%f", v); fclose(fp); }

@@ -864,6 +864,42 @@ __global__ void locked_sum(SpinLock lock, const float* x, float* total, int n) {
     expect(Array.from(word.toArray())).to.deep.equal([0]);
   });
 
+  it("sets pointer variables and structs of pointers from tensors, as cudaMemcpyToSymbol of device pointers does (the CS149 renderer's constants)", () => {
+    const module = fl.compile(`
+struct GlobalConstants {
+  int count;
+  const float* position;
+  float* image;
+  float scale;
+};
+__constant__ GlobalConstants params;
+__device__ float* g_marks;
+__device__ const int* g_order;
+__global__ void render() {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= params.count) return;
+  params.image[i] = params.position[g_order[i]] * params.scale;
+  if (g_marks != NULL) g_marks[i] = 1.0f;
+}`, { device: dev() });
+    const n = 45;
+    const position = fl.tensor(range(n).map((i) => i * 0.5), { device: dev() });
+    const order = fl.tensor(range(n).map((i) => n - 1 - i), { dtype: "i32", device: dev() });
+    const image = fl.full([n], NaN, { device: dev() });
+    const marks = fl.zeros([n + 3], { device: dev() });
+    module.constant("params").set({ count: n, position, image, scale: 4 });
+    module.constant("g_order").set(order);
+    module.constant("g_marks").set(marks.view(3));
+    module.fn("render").launch({ grid: 2, block: 32 }, );
+    expect(Array.from(image.toArray())).to.deep.equal(range(n).map((i) => (n - 1 - i) * 0.5 * 4));
+    expect(Array.from(marks.toArray())).to.deep.equal([0, 0, 0, ...new Array(n).fill(1)]);
+    module.constant("g_marks").set(null);
+    expect(module.constant("g_marks").get()).to.deep.equal(new BigUint64Array([0n]));
+    const on = dev().describe();
+    expectThrows(() => module.constant("g_order").set(image), fl.ArgumentError, `constant g_order.set: values must be an i32 tensor (int*), got an f32 tensor of shape [${n}] on ${on}`);
+    expectThrows(() => module.constant("params").set({ count: n, position: 7, image, scale: 1 }), fl.ArgumentError,
+      "constant params.set: values.position must be an f32 tensor, a view of one or null (const float*), got 7");
+  });
+
   it("sets each variable of a declaration naming several (the Oxford course's __constant__ float T, r, sigma;)", () => {
     const module = fl.compile(`
 __constant__ float T, r, sigma;

@@ -233,8 +233,10 @@ Napi::Value symbol(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(find_symbol(info, "symbol").second));
 }
 
-// writeSymbol(module, name, data) writes data at the start of the variable, in
-// stream order (cudaMemcpyToSymbol); readSymbol(module, name, data) reads the
+// writeSymbol(module, name, data, pointers?) writes data at the start of the
+// variable, in stream order (cudaMemcpyToSymbol), with the addresses of the
+// buffers `pointers` lists ([{ offset, buffer, byteOffset? }]: a pointer variable,
+// a struct's pointer members) written in; readSymbol(module, name, data) reads the
 // start of it into data once the launches before it are done (cudaMemcpyFromSymbol).
 template <bool kWrite>
 Napi::Value symbol_transfer(const Napi::CallbackInfo& info) {
@@ -246,9 +248,15 @@ Napi::Value symbol_transfer(const Napi::CallbackInfo& info) {
     throw Napi::RangeError::New(env, std::string(call) + ": " + std::to_string(host.bytes) + " bytes do not fit in a " +
                                          std::to_string(bytes) + "-byte variable");
   }
-  DeviceState& d = *live_module(info[0])->device;
+  const std::shared_ptr<DeviceState>& device = live_module(info[0])->device;
+  DeviceState& d = *device;
+  std::vector<uint8_t> written(static_cast<const uint8_t*>(host.data), static_cast<const uint8_t*>(host.data) + host.bytes);
+  if (kWrite && info.Length() > 3) {
+    const std::string problem = write_pointers(info[3], device, written.data(), written.size(), [](PointerArg) {});
+    if (!problem.empty()) throw Napi::TypeError::New(env, std::string(call) + ": the data " + problem);
+  }
   const int status = host.bytes == 0 ? 0
-                     : kWrite        ? d.api->upload(d.device, address, host.data, host.bytes)
+                     : kWrite        ? d.api->upload(d.device, address, written.data(), written.size())
                                      : d.api->download(d.device, host.data, address, host.bytes);
   if (status != 0) throw_failure(env, d, call);
   return env.Undefined();

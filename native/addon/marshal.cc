@@ -157,37 +157,12 @@ void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKi
   launch.records.push_back(std::make_unique<uint64_t[]>(words));  // zeroed
   uint8_t* record = reinterpret_cast<uint8_t*>(launch.records.back().get());
   std::memcpy(record, host.data, host.bytes);
-  const Napi::Value pointers = arg.Get("pointers");
-  if (!pointers.IsUndefined()) {
-    if (!pointers.IsArray()) fail(env, k, index, "must list its pointers as an array of { offset, buffer }");
-    const Napi::Array list = pointers.As<Napi::Array>();
-    for (uint32_t p = 0; p < list.Length(); ++p) {
-      const Napi::Value entry = list.Get(p);
-      if (!entry.IsObject()) fail(env, k, index, "must list its pointers as an array of { offset, buffer }");
-      const size_t offset = byte_count(entry.As<Napi::Object>().Get("offset"), "a struct pointer's offset");
-      if (offset % alignof(void*) != 0 || offset + sizeof(void*) > host.bytes) {
-        fail(env, k, index, "has a pointer at byte " + std::to_string(offset) + ", not an aligned place within its " +
-                                std::to_string(host.bytes) + " bytes");
-      }
-      PointerArg pointer;
-      pointer.index = index;
-      pointer.slot = argument_buffer(env, k, index, entry.As<Napi::Object>().Get("buffer"));
-      const Allocation& a = *pointer.slot->allocation;
-      // A view into the buffer: { offset, buffer, byteOffset, bytes }.
-      const Napi::Value from = entry.As<Napi::Object>().Get("byteOffset");
-      const size_t start = from.IsUndefined() ? 0 : byte_count(from, "a struct pointer's byteOffset");
-      pointer.bytes = from.IsUndefined() ? a.bytes : byte_count(entry.As<Napi::Object>().Get("bytes"), "a struct pointer's bytes");
-      if (start > a.bytes || pointer.bytes > a.bytes - start) {
-        fail(env, k, index, "has a pointer to a view of " + std::to_string(pointer.bytes) + " bytes at byte " + std::to_string(start) +
-                                ", past the end of its buffer of " + std::to_string(a.bytes) + " bytes");
-      }
-      pointer.view = !from.IsUndefined();
-      void* address = static_cast<uint8_t*>(a.ptr) + start;
-      std::memcpy(record + offset, &address, sizeof address);
-      launch.allocations.push_back(pointer.slot->allocation);
-      launch.pointers.push_back(std::move(pointer));
-    }
-  }
+  const std::string problem = write_pointers(arg.Get("pointers"), k.module->device, record, host.bytes, [&](PointerArg pointer) {
+    pointer.index = index;
+    launch.allocations.push_back(pointer.slot->allocation);
+    launch.pointers.push_back(std::move(pointer));
+  });
+  if (!problem.empty()) fail(env, k, index, problem);
   launch.args[index] = record;
 }
 
@@ -327,6 +302,40 @@ void check_launch_alive(Napi::Env env, const LaunchState& launch) {
       throw Napi::Error::New(env, "kernel " + k.name + ": a buffer of this prepared launch was released");
     }
   }
+}
+
+std::string write_pointers(const Napi::Value& pointers, const std::shared_ptr<DeviceState>& device, uint8_t* record, size_t bytes,
+                           const std::function<void(PointerArg)>& found) {
+  if (pointers.IsUndefined()) return "";
+  const std::string listed = "must list its pointers as an array of { offset, buffer, byteOffset?, bytes? }";
+  if (!pointers.IsArray()) return listed;
+  const Napi::Array list = pointers.As<Napi::Array>();
+  for (uint32_t p = 0; p < list.Length(); ++p) {
+    if (!list.Get(p).IsObject()) return listed;
+    const Napi::Object entry = list.Get(p).As<Napi::Object>();
+    const size_t offset = byte_count(entry.Get("offset"), "a pointer's offset");
+    if (offset % alignof(void*) != 0 || offset + sizeof(void*) > bytes) {
+      return "has a pointer at byte " + std::to_string(offset) + ", not an aligned place within its " + std::to_string(bytes) + " bytes";
+    }
+    PointerArg pointer;
+    pointer.slot = unwrap_handle<BufferSlot>(entry.Get("buffer"), &kBufferTag, "buffer");
+    if (!pointer.slot->allocation) return "has a pointer to a released buffer";
+    if (pointer.slot->allocation->device != device) return "has a pointer to a buffer on another device";
+    const Allocation& a = *pointer.slot->allocation;
+    // A view into the buffer: { offset, buffer, byteOffset, bytes }.
+    const Napi::Value from = entry.Get("byteOffset");
+    const size_t start = from.IsUndefined() ? 0 : byte_count(from, "a pointer's byteOffset");
+    pointer.bytes = from.IsUndefined() ? a.bytes : byte_count(entry.Get("bytes"), "a pointer's bytes");
+    if (start > a.bytes || pointer.bytes > a.bytes - start) {
+      return "has a pointer to a view of " + std::to_string(pointer.bytes) + " bytes at byte " + std::to_string(start) +
+             ", past the end of its buffer of " + std::to_string(a.bytes) + " bytes";
+    }
+    pointer.view = !from.IsUndefined();
+    void* address = static_cast<uint8_t*>(a.ptr) + start;
+    std::memcpy(record + offset, &address, sizeof address);
+    found(std::move(pointer));
+  }
+  return "";
 }
 
 }  // namespace fl::addon

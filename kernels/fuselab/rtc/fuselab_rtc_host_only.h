@@ -4,10 +4,11 @@
 // run-time compiler reads (src/host-code.ts). Device code cannot use them, so
 // they declare nothing; a use left in device code is reported as undeclared.
 // Only the namespaces, for the `using namespace std;` and `using namespace
-// std::chrono;` of such sources.
+// std::chrono;` of such sources, and `namespace fs = std::filesystem;`.
 #ifndef FUSELAB_RTC_HOST_ONLY_H
 #define FUSELAB_RTC_HOST_ONLY_H
 namespace std {
 namespace chrono {}
+namespace filesystem {}
 }  // namespace std
 #endif
