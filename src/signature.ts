@@ -513,7 +513,9 @@ function typeAliases(tokens: Token[]): Map<string, string> {
         continue;
       }
       const close = closing(tokens, i);
-      if (opener.includes("enum")) enumAliases(opener, tokens.slice(i + 1, close), tokens.slice(close + 1), aliases);
+      // An enum's definition (`enum class Mode : uint8_t {`, `typedef enum {`), not a function whose
+      // template parameter is one (`template <enum norm_type norm> __global__ void k(...) {`).
+      if (opener.includes("enum") && !opener.includes("(")) enumAliases(opener, tokens.slice(i + 1, close), tokens.slice(close + 1), aliases);
       i = close;
       statementStart = i + 1;
       continue;

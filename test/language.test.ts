@@ -2635,6 +2635,50 @@ __global__ void squares(int* out) { out[threadIdx.x] = device_square(threadIdx.x
       /device_square\(int\) is declared and called, and the source does not define it: a source is compiled as one file, as nvcc and hipcc compile one without -rdc/);
   });
 
+  it("takes thrust::complex and cuFFT's types in device code, and an enum template parameter written with its keyword", () => {
+    const module = fl.compile(`
+#include <thrust/complex.h>
+#include <cufft.h>
+enum norm_type { L1NORM, L2NORM };
+// z = x * y + conj(x), on interleaved pairs.
+__global__ void complex_fma(float* z, const float* x, const float* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const thrust::complex<float> a(x[2 * i], x[2 * i + 1]), b(y[2 * i], y[2 * i + 1]);
+  const thrust::complex<float> r = a * b + thrust::conj(a);
+  z[2 * i] = r.real();
+  z[2 * i + 1] = r.imag();
+}
+__global__ void scale_spectrum(cufftComplex* data, float s, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = make_cuComplex(cuCrealf(data[i]) * s, cuCimagf(data[i]) * s);
+}
+template <enum norm_type norm, typename T = double>
+__global__ void norm_kernel(T* out, const T* u, const int n) {
+  if (threadIdx.x != 0) return;
+  T sum = 0;
+  for (int i = 0; i < n; i++) sum += norm == L1NORM ? fabs(u[i]) : u[i] * u[i];
+  *out = sum;
+}`, { device: dev() });
+    const n = 21;
+    const x = range(2 * n).map((i) => (i % 7) - 3), y = range(2 * n).map((i) => (i % 5) - 2);
+    const z = fl.full([2 * n], NaN, { device: dev() });
+    module.fn("complex_fma").launch({ grid: 1, block: 32 }, z, fl.tensor(x, { device: dev() }), fl.tensor(y, { device: dev() }), n);
+    expect(Array.from(z.toArray())).to.deep.equal(range(n).flatMap((i) => {
+      const [ar, ai, br, bi] = [x[2 * i], x[2 * i + 1], y[2 * i], y[2 * i + 1]];
+      return [ar * br - ai * bi + ar, ar * bi + ai * br - ai];
+    }));
+    const spectrum = fl.tensor(range(2 * n), { device: dev() });
+    module.fn("scale_spectrum").launch({ grid: 1, block: 32 }, spectrum, 0.5, n);
+    expect(Array.from(spectrum.toArray())).to.deep.equal(range(2 * n).map((i) => i / 2));
+    const u = fl.tensor([1, -2, 3], { dtype: "f64", device: dev() });
+    for (const [name, expected] of [["norm_kernel<L1NORM, double>", 6], ["norm_kernel<L2NORM>", 14]] as const) {
+      const out = fl.full([1], NaN, { dtype: "f64", device: dev() });
+      module.fn(name).launch({ grid: 1, block: 32 }, out, u, 3);
+      expect(Array.from(out.toArray()), name).to.deep.equal([expected]);
+    }
+  });
+
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {
     const module = fl.compile(`
 #include "hip/hip_runtime.h"
