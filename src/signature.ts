@@ -987,7 +987,9 @@ export function findKernels(source: string, predefined: Record<string, string> =
       g = stop - 1;
       continue;
     }
-    if (text === "__constant__" || text === "__device__") {
+    // __managed__ alone declares a __device__ variable too (nvcc), which the host writes and reads.
+    const managedAlone = text === "__managed__" && !tokens.slice(statementStart, g).some((t) => t.text === "__device__");
+    if (text === "__constant__" || text === "__device__" || managedAlone) {
       // __constant__ float table[64]; the name is the identifier before [ = { or ;
       // A __device__ variable likewise (`__device__ unsigned retirement_count = 0;`), one
       // the host may write (not static, const or a template); a function's ( comes first.
@@ -1005,7 +1007,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
         head = head.slice(close + 1);
       }
       const statement = head.map((t) => t.text);
-      const device = text === "__device__";
+      const device = text !== "__constant__";
       // One in an unnamed namespace has no symbol outside its file. An operator's
       // tokens (`operator!=`) hold the = a variable's initializer begins with.
       // A pointer to const (`__device__ const int* table;`) is itself written by the host.

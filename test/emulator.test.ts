@@ -661,19 +661,18 @@ __global__ void swap_in_halves(int* out, const int* in) {
     expect(Array.from(out.toArray())).to.deep.equal(range(128).map((i) => input[i ^ 1]));
   });
 
-  it("reports in check mode a lane a mask names that exits without arriving, as synccheck does", async () => {
+  it("reports in check mode a lane a shuffle's mask names that exits without arriving; __syncwarp waits only for the lanes not exited, as CUDA defines it", async () => {
     const source = `
 __global__ void missing_lane(int* out) {
   if (threadIdx.x == 5) return;
-  __syncwarp(0xffffffffu);
-  out[threadIdx.x] = 1;
+  out[threadIdx.x] = __shfl_sync(0xffffffffu, 1, 0);
 }`;
     const checked = fl.device("cpu", { check: true });
     const out = fl.zeros([32], { dtype: "i32", device: checked });
     for (let launch = 0; launch < 4; launch++) {  // the lane exits before or after the others wait, by the random order
       fl.compile(source, { device: checked }).fn("missing_lane").launch({ grid: 2, block: 32 }, out);
       await expectRejects(checked.synchronize(), fl.DeviceError, new RegExp(literal(
-        "kernel 'missing_lane': __syncwarp on line 4 in block (").source + "[01]" + literal(",0,0): its mask 0xffffffff names thread (5,0,0), " +
+        "kernel 'missing_lane': __shfl_sync on line 4 in block (").source + "[01]" + literal(",0,0): its mask 0xffffffff names thread (5,0,0), " +
         "which exited without reaching it (every thread a mask names must reach the operation)").source));
     }
     await expectWorking(checked);
@@ -682,6 +681,21 @@ __global__ void missing_lane(int* out) {
     const plainOut = fl.zeros([32], { dtype: "i32", device: plain });
     fl.compile(source, { device: plain }).fn("missing_lane").launch({ grid: 1, block: 32 }, plainOut);
     expect(Array.from(plainOut.toArray())).to.deep.equal(range(32).map((i) => (i === 5 ? 0 : 1)));
+    // A tile's sync after some of its lanes returned (a bounds check before it) is valid CUDA.
+    const tiles = fl.compile(`#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void tile_after_exit(int* out, int n) {
+  const int i = threadIdx.x;
+  if (i >= n) return;
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
+  out[i] = tile.thread_rank();
+  tile.sync();
+  __syncwarp(0xffffffffu);
+  out[i] += 100;
+}`, { device: checked }).fn("tile_after_exit");
+    const tileOut = fl.zeros([64], { dtype: "i32", device: checked });
+    tiles.launch({ grid: 1, block: 64 }, tileOut, 41);
+    expect(Array.from(tileOut.toArray())).to.deep.equal(range(64).map((i) => (i < 41 ? (i % 32) + 100 : 0)));
   });
 
   it("refuses a warp operation whose mask leaves out the calling lane", async () => {

@@ -2679,6 +2679,49 @@ __global__ void norm_kernel(T* out, const T* u, const int n) {
     }
   });
 
+  it("groups coalesced_threads() by the call each lane reaches, elects one with invoke_one, and gives libcu++'s bit and span, and __managed__ variables", () => {
+    const module = fl.compile(`#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda/std/bit>
+#include <cuda/std/span>
+namespace cg = cooperative_groups;
+__device__ __managed__ int elected;
+__managed__ int last_seen;
+__device__ float total(cuda::std::span<const float> s) { float t = 0; for (float v : s) t += v; return t; }
+__global__ void arms(int* out, const float* x) {
+  const int lane = threadIdx.x % 32;
+  int sum;
+  if (lane % 2 == 0) {
+    cg::coalesced_group even = cg::coalesced_threads();
+    sum = cg::reduce(even, lane, cg::plus<int>());
+  } else {
+    cg::coalesced_group odd = cg::coalesced_threads();
+    sum = -cg::reduce(odd, lane, cg::plus<int>());
+  }
+  out[threadIdx.x] = sum;
+  cg::thread_block_tile<8> tile = cg::tiled_partition<8>(cg::this_thread_block());
+  const int leader = cg::invoke_one_broadcast(tile, [&] { return (int)threadIdx.x; });
+  cg::invoke_one(tile, [&] { atomicAdd(&elected, 1); });
+  out[64 + threadIdx.x] = leader;
+  if (threadIdx.x == 0) {
+    out[128] = cuda::std::bit_cast<int>(1.0f);
+    out[129] = cuda::std::popcount(0xF0F0u) + 100 * cuda::std::countl_zero(1u) + 10000 * cuda::std::bit_width(9u);
+    out[130] = (int)total(cuda::std::span<const float>(x, 4));
+    last_seen = 7;
+  }
+}`, { device: dev() });
+    const out = fl.full([131], -1, { dtype: "i32", device: dev() });
+    module.constant("elected").set([0]);
+    module.fn("arms").launch({ grid: 1, block: 64 }, out, fl.tensor([1, 2, 3, 4], { device: dev() }));
+    const got = Array.from(out.toArray());
+    // Even lanes of a warp sum 0 + 2 + ... + 30 = 240, odd lanes 1 + ... + 31 = 256, each in its own group.
+    expect(got.slice(0, 64)).to.deep.equal(range(64).map((i) => (i % 2 === 0 ? 240 : -256)));
+    expect(got.slice(64, 128)).to.deep.equal(range(64).map((i) => i - (i % 8)));
+    expect(got.slice(128)).to.deep.equal([0x3f800000, 8 + 3100 + 40000, 10]);
+    expect(Array.from(module.constant("elected").get())).to.deep.equal([8]);
+    expect(Array.from(module.constant("last_seen").get())).to.deep.equal([7]);
+  });
+
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {
     const module = fl.compile(`
 #include "hip/hip_runtime.h"

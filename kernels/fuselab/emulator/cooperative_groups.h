@@ -22,7 +22,7 @@ inline unsigned block_threads() {
 
 class thread_block {
  public:
-  void sync() const { ::fl::emu::syncthreads(__LINE__); }
+  void sync(int line = __builtin_LINE()) const { ::fl::emu::syncthreads(line); }
   unsigned int thread_rank() const { return details::linear_thread(); }
   unsigned long long size() const { return details::block_threads(); }
   unsigned long long num_threads() const { return details::block_threads(); }
@@ -45,7 +45,7 @@ using ::cooperative_groups::this_thread_block;
 
 class grid_group {
  public:
-  void sync() const {
+  void sync(int line = __builtin_LINE()) const {
     ::fl::emu::block_state& b = ::fl::emu::current_block();
     ::fl::emu::fail(b, "kernel '%s': grid.sync() needs a cooperative launch, which fuselab does not make",
                     b.launch->desc->kernel);
@@ -90,24 +90,24 @@ class thread_block_tile {
   unsigned int thread_rank() const { return details::linear_thread() & (Size - 1); }
   unsigned int meta_group_rank() const { return details::linear_thread() / Size; }
   unsigned int meta_group_size() const { return (details::block_threads() + Size - 1) / Size; }
-  void sync() const {
-    if (spans_warps()) ::fl::emu::syncthreads(__LINE__);
-    else ::fl::emu::syncwarp(__LINE__, lanes());
+  void sync(int line = __builtin_LINE()) const {
+    if (spans_warps()) ::fl::emu::syncthreads(line);
+    else ::fl::emu::syncwarp(line, lanes());
   }
 
-  template <typename T> T shfl(T v, int source) const { return ::fl::emu::shfl_sync(__LINE__, lanes(), v, source, Size); }
-  template <typename T> T shfl_down(T v, unsigned delta) const {
-    return ::fl::emu::shfl_down_sync(__LINE__, lanes(), v, delta, Size);
+  template <typename T> T shfl(T v, int source, int line = __builtin_LINE()) const { return ::fl::emu::shfl_sync(line, lanes(), v, source, Size); }
+  template <typename T> T shfl_down(T v, unsigned delta, int line = __builtin_LINE()) const {
+    return ::fl::emu::shfl_down_sync(line, lanes(), v, delta, Size);
   }
-  template <typename T> T shfl_up(T v, unsigned delta) const { return ::fl::emu::shfl_up_sync(__LINE__, lanes(), v, delta, Size); }
-  template <typename T> T shfl_xor(T v, unsigned mask) const {
-    return ::fl::emu::shfl_xor_sync(__LINE__, lanes(), v, static_cast<int>(mask), Size);
+  template <typename T> T shfl_up(T v, unsigned delta, int line = __builtin_LINE()) const { return ::fl::emu::shfl_up_sync(line, lanes(), v, delta, Size); }
+  template <typename T> T shfl_xor(T v, unsigned mask, int line = __builtin_LINE()) const {
+    return ::fl::emu::shfl_xor_sync(line, lanes(), v, static_cast<int>(mask), Size);
   }
-  int any(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, __LINE__, lanes(), p != 0)); }
-  int all(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, __LINE__, lanes(), p != 0)); }
+  int any(int p, int line = __builtin_LINE()) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, line, lanes(), p != 0)); }
+  int all(int p, int line = __builtin_LINE()) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, line, lanes(), p != 0)); }
   // The tile's lanes' votes, bit 0 for its rank 0.
-  unsigned int ballot(int p) const {
-    unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes(), p != 0);
+  unsigned int ballot(int p, int line = __builtin_LINE()) const {
+    unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, line, lanes(), p != 0);
     return static_cast<unsigned int>(votes >> (lane() & ~(Size - 1)));
   }
 };
@@ -132,24 +132,24 @@ class coalesced_group {
   unsigned int thread_rank() const { return __builtin_popcountll(lanes_ & ((1ull << lane()) - 1)); }
   unsigned int meta_group_rank() const { return 0; }
   unsigned int meta_group_size() const { return 1; }
-  void sync() const { ::fl::emu::syncwarp(__LINE__, lanes_); }
+  void sync(int line = __builtin_LINE()) const { ::fl::emu::syncwarp(line, lanes_); }
 
-  template <typename T> T shfl(T v, int rank) const {
-    return ::fl::emu::shfl_sync(__LINE__, lanes_, v, static_cast<int>(lane_of(static_cast<unsigned>(rank) % size())));
+  template <typename T> T shfl(T v, int rank, int line = __builtin_LINE()) const {
+    return ::fl::emu::shfl_sync(line, lanes_, v, static_cast<int>(lane_of(static_cast<unsigned>(rank) % size())));
   }
-  template <typename T> T shfl_down(T v, unsigned delta) const {
+  template <typename T> T shfl_down(T v, unsigned delta, int line = __builtin_LINE()) const {
     const unsigned long long to = thread_rank() + delta;
-    return ::fl::emu::shfl_sync(__LINE__, lanes_, v, static_cast<int>(to < size() ? lane_of(to) : lane()));
+    return ::fl::emu::shfl_sync(line, lanes_, v, static_cast<int>(to < size() ? lane_of(to) : lane()));
   }
-  template <typename T> T shfl_up(T v, unsigned delta) const {
+  template <typename T> T shfl_up(T v, unsigned delta, int line = __builtin_LINE()) const {
     const unsigned rank = thread_rank();
-    return ::fl::emu::shfl_sync(__LINE__, lanes_, v, static_cast<int>(delta <= rank ? lane_of(rank - delta) : lane()));
+    return ::fl::emu::shfl_sync(line, lanes_, v, static_cast<int>(delta <= rank ? lane_of(rank - delta) : lane()));
   }
-  int any(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, __LINE__, lanes_, p != 0)); }
-  int all(int p) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, __LINE__, lanes_, p != 0)); }
+  int any(int p, int line = __builtin_LINE()) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, line, lanes_, p != 0)); }
+  int all(int p, int line = __builtin_LINE()) const { return static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::all, line, lanes_, p != 0)); }
   // The group's votes, bit r for its rank r.
-  unsigned int ballot(int p) const {
-    const unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes_, p != 0);
+  unsigned int ballot(int p, int line = __builtin_LINE()) const {
+    const unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, line, lanes_, p != 0);
     unsigned int packed = 0, bit = 0;
     for (unsigned long long m = lanes_; m; m &= m - 1, bit++)
       if (votes & m & (~m + 1)) packed |= 1u << bit;
@@ -167,7 +167,24 @@ class coalesced_group {
   unsigned long long lanes_;
 };
 
-inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+// Grouped by the call's line, as a GPU groups the lanes that reach one call: each arm of
+// an if/else that calls it has its own group.
+inline coalesced_group coalesced_threads(int line = __builtin_LINE()) {
+  return coalesced_group(::fl::emu::warp_exchange(::fl::emu::warp_op::activemask, line, 0, 0, ::fl::emu::kWholeWarp));
+}
+
+// One thread of the group calls fn (its rank 0, as CUDA elects one); invoke_one_broadcast
+// hands what it returned to the whole group (a tile or a coalesced group).
+template <typename Group, typename Fn, typename... Args>
+inline void invoke_one(const Group& group, Fn&& fn, Args&&... args) {
+  if (group.thread_rank() == 0) fn(static_cast<Args&&>(args)...);
+}
+template <typename Group, typename Fn, typename... Args>
+inline auto invoke_one_broadcast(const Group& group, Fn&& fn, Args&&... args) -> decltype(fn(static_cast<Args&&>(args)...)) {
+  decltype(fn(static_cast<Args&&>(args)...)) result{};
+  if (group.thread_rank() == 0) result = fn(static_cast<Args&&>(args)...);
+  return group.shfl(result, 0);
+}
 
 namespace details {
 template <unsigned Size, typename Parent> unsigned long long lanes_of(const thread_block_tile<Size, Parent>&) {
@@ -180,14 +197,14 @@ inline unsigned long long lanes_of(const coalesced_group& g) { return g.lanes();
 }  // namespace details
 
 template <typename Group, typename Label>
-inline coalesced_group labeled_partition(const Group& parent, Label label) {
+inline coalesced_group labeled_partition(const Group& parent, Label label, int line = __builtin_LINE()) {
   const unsigned long long lanes = details::lanes_of(parent);
-  return coalesced_group(::fl::emu::match_any_sync(__LINE__, lanes, label));
+  return coalesced_group(::fl::emu::match_any_sync(line, lanes, label));
 }
 template <typename Group>
-inline coalesced_group binary_partition(const Group& parent, bool predicate) {
+inline coalesced_group binary_partition(const Group& parent, bool predicate, int line = __builtin_LINE()) {
   const unsigned long long lanes = details::lanes_of(parent);
-  const unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, __LINE__, lanes, predicate);
+  const unsigned long long votes = ::fl::emu::vote_sync(::fl::emu::warp_op::ballot, line, lanes, predicate);
   return coalesced_group(predicate ? votes : lanes & ~votes);
 }
 
@@ -210,9 +227,9 @@ class thread_group {
     }
   }
 
-  void sync() const {
-    if (tile_size_ == 0 && coalesced_ == 0) ::fl::emu::syncthreads(__LINE__);
-    else ::fl::emu::syncwarp(__LINE__, lanes());
+  void sync(int line = __builtin_LINE()) const {
+    if (tile_size_ == 0 && coalesced_ == 0) ::fl::emu::syncthreads(line);
+    else ::fl::emu::syncwarp(line, lanes());
   }
   unsigned long long size() const {
     return coalesced_ ? __builtin_popcountll(coalesced_) : tile_size_ ? tile_size_ : details::block_threads();

@@ -460,7 +460,8 @@ inline void describe_mismatch(block_state& b, uint32_t warp, const gpu_thread& x
 }
 
 // Check mode, as compute-sanitizer's synccheck: a lane named in a warp
-// operation's mask exited without reaching it.
+// operation's mask exited without reaching it (but for __syncwarp, which CUDA
+// defines over the lanes of its mask that have not exited).
 inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, const gpu_thread& gone) {
   const fl_emu_where& w = b.state->where;
   fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): its mask 0x%llx names thread (%u,%u,%u), which exited "
@@ -683,7 +684,7 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
   lane_mask pending = w.arrived;
   while (pending) {
     gpu_thread& waiting = b.threads[warp * b.warp_size + lowest_lane(pending)];
-    if (b.check && waiting.mask != kLiveLanes && (waiting.mask & bit)) {
+    if (b.check && waiting.mask != kLiveLanes && waiting.op != warp_op::syncwarp && (waiting.mask & bit)) {
       describe_missing_lane(b, waiting, t);
       return;
     }
@@ -892,7 +893,8 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
   if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
   if (masked && !(mask >> lane & 1)) refuse_lane(b, op, line, lane, mask);
   warp_state& w = b.warps[warp];
-  if (b.check && masked && (mask & ~w.live)) {
+  // __syncwarp waits for the lanes of its mask that have not exited, as CUDA defines it.
+  if (b.check && masked && op != warp_op::syncwarp && (mask & ~w.live)) {
     // Lanes of the mask that already exited (lanes past the block's end do not exist and do not count).
     const uint32_t base = warp * lanes;
     for (lane_mask m = mask & ~w.live; m; m &= m - 1) {
