@@ -2722,6 +2722,23 @@ __global__ void arms(int* out, const float* x) {
     expect(Array.from(module.constant("last_seen").get())).to.deep.equal([7]);
   });
 
+  it("gives libcu++'s atomics in C++17: cuda::atomic_ref with a thread scope, cuda::std::atomic_ref on a float, fetch_max", () => {
+    const module = fl.compile(`#include <cuda/atomic>
+__global__ void tally(int* counts, float* sums, int* largest, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  cuda::atomic_ref<int, cuda::thread_scope_device> count(counts[i % 4]);
+  count.fetch_add(1, cuda::memory_order_relaxed);
+  cuda::std::atomic_ref<float> sum(sums[0]);
+  sum.fetch_add(0.5f);
+  cuda::atomic_ref<int, cuda::thread_scope_block>(largest[0]).fetch_max(i);
+}`, { device: dev() });
+    const counts = fl.zeros([4], { dtype: "i32", device: dev() }), sums = fl.zeros([1], { device: dev() });
+    const largest = fl.zeros([1], { dtype: "i32", device: dev() });
+    module.fn("tally").launch({ grid: 5, block: 64 }, counts, sums, largest, 301);
+    expect([...counts.toArray(), ...sums.toArray(), ...largest.toArray()]).to.deep.equal([76, 75, 75, 75, 150.5, 300]);
+  });
+
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {
     const module = fl.compile(`
 #include "hip/hip_runtime.h"
