@@ -144,7 +144,7 @@ export class Kernel {
     };
     args.forEach((arg, i) => {
       const param = this.params[i];
-      if (param.pointer || param.accessor) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
+      if (param.pointer || param.accessor || param.span) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
       else if (param.layout) visit({ kind: "struct", layout: param.layout }, arg);
     });
     return found;
@@ -215,6 +215,13 @@ export class Kernel {
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
     if (param.pointer) return this.pointer(where, label, param, arg);
     if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);
+    if (param.span) {
+      // A span takes a tensor or a view (its elements) for its pointer and size.
+      const tensor = tensorOf(arg);
+      if (!tensor) throw new ArgumentError(where, label, `${aDtype(param.span.element)} tensor or a view of one (${param.declaration})`, describe(arg));
+      const size = TensorView.isView(arg) ? arg.size : tensor.size;
+      return { type: "struct", ...packStruct(where, label, param.layout!, { data: arg, size }, this.pointerMember(where)) };
+    }
     if (param.layout) return { type: "struct", ...packStruct(where, label, param.layout, arg, this.pointerMember(where)) };
     if (param.type === "bool") return { type: "bool", value: scalarValue(where, label, "bool", param.declaration, arg) };
     const type = param.type as ScalarType;

@@ -25,6 +25,8 @@ export interface KernelParam {
   layout?: StructLayout;
   /** A PyTorch tensor accessor passed by value (its layout in `layout`): it takes a tensor of `dims` dimensions. */
   accessor?: TensorAccessor;
+  /** A `cuda::std::span<T>` by value (its pointer and size in `layout`): it takes a tensor of T's dtype or a view of one. */
+  span?: { element: string };
 }
 
 /** What a PackedTensorAccessor32/64<T, N> parameter holds: T's dtype, N, and the integer type of its sizes and strides. */
@@ -199,7 +201,7 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const stars = words.filter((w) => w === "*").length;
   if (stars > 1) return { name, type: "void", pointer, isConst, declaration: `${isConst ? "const " : ""}${spelled}${"*".repeat(stars)}` };
   if (!pointer) {
-    const accessor = tensorAccessor(kernel, line, index, written, tokens);
+    const accessor = tensorAccessor(kernel, line, index, written, tokens) ?? spanParam(kernel, line, index, written, tokens);
     if (accessor) return accessor;
     // A struct by value: a vector type, or one the source defines (named with or without its namespace).
     const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled) ?? TOOLKIT_FUNCTOR.get(spelled.split(" ")[0]);
@@ -238,6 +240,27 @@ const TOOLKIT_FUNCTOR = new Map(["cub::Sum", "cub::Max", "cub::Min", "cuda::maxi
   ...["plus", "minus", "multiplies", "divides", "less", "greater", "equal_to", "logical_and", "logical_or",
     "bit_and", "bit_or", "bit_xor", "negate"].flatMap((op) => [`cuda::${op}`, `thrust::${op}`, op])]
   .map((name) => [name, layoutStruct(name, [])]));
+
+// libcu++'s span, `cuda::std::span<const float>` (or std::span under NVRTC), of a
+// dynamic extent: its pointer, then its size, as libcu++ and the emulator lay it out.
+function spanParam(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
+  const open = tokens.findIndex((t) => t.text === "<");
+  if (open < 1 || !/^(?:cuda::)?span$/.test(typeName(tokens.slice(0, open).map((t) => t.text)))) return undefined;
+  const close = closing(tokens, open);
+  const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
+  const elementWords = args[0] ?? [];
+  const element = C_TYPES[typeName(elementWords)];
+  if (element === undefined || element === "void") unsupported(kernel, line, index, written, `a span's elements are of a type tensors have; "${elementWords.join(" ")}" is not`);
+  if (args.length > 1 && !/dynamic_extent/.test(args[1].join(""))) unsupported(kernel, line, index, written, "a span of a fixed extent has no size to pass: take cuda::std::span<T>");
+  const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
+  const isConst = elementWords.includes("const");
+  const declaration = `cuda::std::span<${isConst ? "const " : ""}${typeName(elementWords)}>`;
+  const layout = layoutStruct(declaration, [
+    { name: "data", declaration: `${isConst ? "const " : ""}${typeName(elementWords)}*`, type: { kind: "pointer", element, isConst } },
+    { name: "size", declaration: "size_t", type: { kind: "scalar", scalar: "u64" } },
+  ]);
+  return { name, type: "struct", pointer: false, isConst, declaration, layout, span: { element } };
+}
 
 // PyTorch's accessors (kernels/fuselab/torch/fuselab_torch.h): the data pointer,
 // then N sizes and N strides of the index type.

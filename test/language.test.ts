@@ -2739,6 +2739,21 @@ __global__ void tally(int* counts, float* sums, int* largest, int n) {
     expect([...counts.toArray(), ...sums.toArray(), ...largest.toArray()]).to.deep.equal([76, 75, 75, 75, 150.5, 300]);
   });
 
+  it("passes a tensor or a view for a cuda::std::span parameter, its pointer and size (NVIDIA's C++ tutorial's kernels)", () => {
+    const module = fl.compile(`#include <cuda/std/span>
+__global__ void scale(cuda::std::span<float> out, cuda::std::span<const float> in, float s) {
+  const size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < out.size() && i < in.size()) out[i] = in[i] * s;
+}`, { device: dev() });
+    const kernel = module.fn("scale");
+    expect(kernel.signature()).to.equal("scale(cuda::std::span<float> out, cuda::std::span<const float> in, float s)");
+    const out = fl.full([10], NaN, { device: dev() });
+    kernel.launch({ grid: 1, block: 32 }, out.view(2, 5), fl.tensor(range(7).map((i) => i + 1), { device: dev() }), 2);
+    expect(Array.from(out.toArray())).to.deep.equal([NaN, NaN, 2, 4, 6, 8, 10, NaN, NaN, NaN]);
+    expectThrows(() => kernel.launch({ grid: 1, block: 32 }, 3, out, 2), fl.ArgumentError,
+      "kernel scale: argument 0 (out) must be an f32 tensor or a view of one (cuda::std::span<float>), got 3");
+  });
+
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {
     const module = fl.compile(`
 #include "hip/hip_runtime.h"
