@@ -27,7 +27,9 @@ export interface CompileOptions {
   /** The file name compiler messages use (`<name>.hip`); the first kernel's name when left out. */
   name?: string;
   /**
-   * A compile running longer is stopped with an error (default 60000 ms). The CPU
+   * A compile running longer is stopped with an error (default 60000 ms; 180000 ms for
+   * a check-mode device, whose instrumented code takes the compiler about three times
+   * as long: candle's indexing.cu). The CPU
    * emulator's compiler honours it, and an interrupt (SIGINT) or `device.cancel()`
    * stops it too; NVRTC and hiprtc run inside the process and cannot be stopped.
    */
@@ -62,8 +64,9 @@ export interface CompileOptions {
 /** The GPU whose device code the CPU emulator compiles when `arch` is left out: the H100's. */
 const DEFAULT_EMULATED_ARCH = "sm_90";
 
-/** How long a compile may run when `timeoutMs` is left out. */
+/** How long a compile may run when `timeoutMs` is left out (a check-mode device's three times as long). */
 const DEFAULT_COMPILE_TIMEOUT_MS = 60000;
+const CHECK_MODE_COMPILE_FACTOR = 3;
 
 /** Lines of the compiler's log a compile error's message shows (`.log` holds it all). */
 const LOG_LINES_SHOWN = 40;
@@ -357,7 +360,7 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const emulates = checkArch(where, o.arch, dev);
   const fileName = checkFileName(where, o.name);
   const project = { headers: checkHeaders(where, o.headers), defines: checkDefines(where, o.defines) };
-  const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS;
+  const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS * (dev.options.check ? CHECK_MODE_COMPILE_FACTOR : 1);
   const made = (build: Build): Prepared => {
     const t = translate(where, text, fileName, build, project);
     const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
