@@ -213,16 +213,16 @@ export class Kernel {
   private argument(where: string, index: number, arg: unknown): NativeArg {
     const param = this.params[index];
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
-    if (param.pointer) return this.pointer(where, label, param, arg);
+    if (param.pointer) return pointerTarget(where, label, this.device, param, arg);
     if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);
     if (param.span) {
       // A span takes a tensor or a view (its elements) for its pointer and size.
       const tensor = tensorOf(arg);
       if (!tensor) throw new ArgumentError(where, label, `${aDtype(param.span.element)} tensor or a view of one (${param.declaration})`, describe(arg));
       const size = TensorView.isView(arg) ? arg.size : tensor.size;
-      return { type: "struct", ...packStruct(where, label, param.layout!, { data: arg, size }, this.pointerMember(where)) };
+      return { type: "struct", ...packStruct(where, label, param.layout!, { data: arg, size }, pointerReader(where, this.device)) };
     }
-    if (param.layout) return { type: "struct", ...packStruct(where, label, param.layout, arg, this.pointerMember(where)) };
+    if (param.layout) return { type: "struct", ...packStruct(where, label, param.layout, arg, pointerReader(where, this.device)) };
     if (param.type === "bool") return { type: "bool", value: scalarValue(where, label, "bool", param.declaration, arg) };
     const type = param.type as ScalarType;
     if (!(SCALAR_TYPES as readonly string[]).includes(type)) {
@@ -245,18 +245,10 @@ export class Kernel {
       throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^${Math.log2(limit)} (PackedTensorAccessor64 takes larger)`, arg.describe());
     }
     const layout = param.layout as StructLayout;
-    const { bytes } = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides }, this.pointerMember(where));
+    const { bytes } = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides }, pointerReader(where, this.device));
     return { type: "struct", bytes, pointers: [{ offset: 0, buffer: arg.handle(where) }] };
   }
 
-  private pointerMember(where: string): PointerReader<BufferHandle> {
-    return pointerReader(where, this.device);
-  }
-
-  private pointer(where: string, label: string, param: Pick<KernelParam, "type" | "declaration">, arg: unknown):
-    BufferHandle | { buffer: BufferHandle; byteOffset: number; bytes: number } | null {
-    return pointerTarget(where, label, this.device, param, arg);
-  }
 }
 
 /**

@@ -170,17 +170,21 @@ function fieldsOf(layout: StructLayout): string {
   return `struct ${layout.name} { ${layout.members.map((m) => m.name).join(", ")} }`;
 }
 
-// The value's own fields, each read once (a getter cannot answer one thing when checked and another when packed).
-function readFields(where: string, label: string, layout: StructLayout, value: unknown): Map<string, unknown> {
-  const expected = `an object with the fields of ${fieldsOf(layout)}`;
-  // A plain object: not an array, a tensor or another class's instance, whose fields are its own business.
+/** Whether `value` is a plain object: not an array, a tensor or another class's instance, whose fields are its own business. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   let prototype: unknown;
   try {
     prototype = typeof value === "object" && value !== null ? Object.getPrototypeOf(value) : undefined;
   } catch {
     prototype = undefined;  // a revoked Proxy
   }
-  if (prototype !== Object.prototype && prototype !== null) throw new ArgumentError(where, label, expected, describe(value));
+  return prototype === Object.prototype || prototype === null;
+}
+
+// The value's own fields, each read once (a getter cannot answer one thing when checked and another when packed).
+function readFields(where: string, label: string, layout: StructLayout, value: unknown): Map<string, unknown> {
+  const expected = `an object with the fields of ${fieldsOf(layout)}`;
+  if (!isPlainObject(value)) throw new ArgumentError(where, label, expected, describe(value));
   const fields = new Map<string, unknown>();
   try {
     for (const key of Object.keys(value as object)) fields.set(key, (value as Record<string, unknown>)[key]);

@@ -4,8 +4,7 @@
 import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
 import { Kernel, KernelParam, StructValue, pointerReader } from "./kernel";
-import type { PointerReader, StructLayout } from "./layout";
-import { packStruct } from "./layout";
+import { PointerReader, StructLayout, isPlainObject, packStruct } from "./layout";
 import { BufferHandle, ModuleHandle, SymbolPointer, native, nativeCall } from "./native";
 import type { DType } from "./dtype";
 import type { Tensor, TensorView } from "./tensor";
@@ -89,10 +88,6 @@ interface HeldPointers {
   /** A struct variable's members. */
   layout?: StructLayout;
   reader: (where: string) => PointerReader<BufferHandle>;
-}
-
-function isPlainObject(value: unknown): value is StructValue {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
 
 /**

@@ -250,13 +250,17 @@ Napi::Value symbol_transfer(const Napi::CallbackInfo& info) {
   }
   const std::shared_ptr<DeviceState>& device = live_module(info[0])->device;
   DeviceState& d = *device;
-  std::vector<uint8_t> written(static_cast<const uint8_t*>(host.data), static_cast<const uint8_t*>(host.data) + host.bytes);
-  if (kWrite && info.Length() > 3) {
-    const std::string problem = write_pointers(info[3], device, written.data(), written.size(), [](PointerArg) {});
+  // A write with pointers goes from a copy of the data with their addresses in it.
+  std::vector<uint8_t> with_pointers;
+  const uint8_t* source = host.data;
+  if (kWrite && info.Length() > 3 && !info[3].IsUndefined()) {
+    with_pointers.assign(host.data, host.data + host.bytes);
+    const std::string problem = write_pointers(info[3], device, with_pointers.data(), with_pointers.size(), [](PointerArg) {});
     if (!problem.empty()) throw Napi::TypeError::New(env, std::string(call) + ": the data " + problem);
+    source = with_pointers.data();
   }
   const int status = host.bytes == 0 ? 0
-                     : kWrite        ? d.api->upload(d.device, address, written.data(), written.size())
+                     : kWrite        ? d.api->upload(d.device, address, source, host.bytes)
                                      : d.api->download(d.device, host.data, address, host.bytes);
   if (status != 0) throw_failure(env, d, call);
   return env.Undefined();

@@ -1,20 +1,6 @@
-// <cufft.h> in a kernel source: cuFFT's types, which kernels that feed or follow a
-// cuFFT plan take (cufftComplex is cuComplex, a float2), and its handle, result
-// and transform codes for the host declarations beside them. Plans are made and
-// run by host code, which a source here leaves out (launches come from TypeScript).
+// <cufft.h> in a kernel source: cuFFT's types (fuselab/cufft_types.h). Plans are made
+// and run by host code, which a source here leaves out (launches come from TypeScript).
 #ifndef FUSELAB_RTC_CUFFT_H
 #define FUSELAB_RTC_CUFFT_H
-#include <cuComplex.h>
-typedef float cufftReal;
-typedef double cufftDoubleReal;
-typedef cuComplex cufftComplex;
-typedef cuDoubleComplex cufftDoubleComplex;
-typedef int cufftHandle;
-typedef enum cufftResult_t {
-  CUFFT_SUCCESS = 0, CUFFT_INVALID_PLAN = 1, CUFFT_ALLOC_FAILED = 2, CUFFT_INVALID_TYPE = 3, CUFFT_INVALID_VALUE = 4,
-  CUFFT_INTERNAL_ERROR = 5, CUFFT_EXEC_FAILED = 6, CUFFT_SETUP_FAILED = 7, CUFFT_INVALID_SIZE = 8, CUFFT_UNALIGNED_DATA = 9
-} cufftResult;
-typedef enum cufftType_t { CUFFT_R2C = 0x2a, CUFFT_C2R = 0x2c, CUFFT_C2C = 0x29, CUFFT_D2Z = 0x6a, CUFFT_Z2D = 0x6c, CUFFT_Z2Z = 0x69 } cufftType;
-#define CUFFT_FORWARD -1
-#define CUFFT_INVERSE 1
+#include <fuselab/cufft_types.h>
 #endif

@@ -1,10 +1,6 @@
-// <hip/hip_version.h>: the HIP release whose kernel language fuselab's HIP headers
-// give (6.2: CUDA's masked warp operations, warpSize a constant), for sources that
-// choose a path by it. hip_runtime.h includes it, as HIP's does.
+// <hip/hip_version.h>: the HIP release fuselab's HIP headers give, for sources that
+// choose a path by it (fuselab/hip_version_numbers.h). hip_runtime.h includes it, as HIP's does.
 #ifndef FUSELAB_RTC_NVIDIA_HIP_HIP_VERSION_H
 #define FUSELAB_RTC_NVIDIA_HIP_HIP_VERSION_H
-#define HIP_VERSION_MAJOR 6
-#define HIP_VERSION_MINOR 2
-#define HIP_VERSION_PATCH 0
-#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
+#include <fuselab/hip_version_numbers.h>
 #endif
