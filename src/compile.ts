@@ -11,7 +11,8 @@ import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import {
-  Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, undefinedFunctionHint, userLogLines, withAssemblyStopped,
+  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, undefinedFunctionHint, userLogLines,
+  withAssemblyStopped,
 } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
@@ -52,17 +53,30 @@ export interface CompileOptions {
   /**
    * The device code the CPU emulator compiles: a GPU's, as nvcc's device pass for
    * it reads the source ("sm_80": `__CUDA_ARCH__` is 800), or "host", as nvcc's
-   * host pass reads it (no `__CUDA_ARCH__`). Left out, the emulator compiles
-   * sm_90's device code, or the host pass's where sm_90's has what the CPU
-   * cannot run (inline PTX, asynchronous copies) or does not compile on the CPU, and
-   * the host pass's does. A GPU compiles its own architecture's: there the
-   * option may only name that.
+   * host pass reads it (no `__CUDA_ARCH__`). A HIP source on a 64-lane device is
+   * AMD's: "gfx90a" compiles hipcc's device pass for that GPU (`__HIP_DEVICE_COMPILE__`,
+   * `__AMDGCN__`, `__GFX9__`, `__gfx90a__`). Left out, the emulator compiles
+   * sm_90's device code (gfx942's for AMD's), or the host pass's where that has
+   * what the CPU cannot run (inline PTX, asynchronous copies) or does not compile on
+   * the CPU, and the host pass's does. A GPU compiles its own architecture's: there
+   * the option may only name that.
    */
   arch?: string;
+  /**
+   * The C++ standard the source is written in: "c++17" (nvcc's, NVRTC's and
+   * hiprtc's default) when left out, or "c++20", as `-std=c++20` asks of them
+   * (template lambdas, concepts, `std::span`, `<ranges>`). The same on every target.
+   */
+  std?: CxxStandard;
 }
 
-/** The GPU whose device code the CPU emulator compiles when `arch` is left out: the H100's. */
+/** The C++ standards a source may be compiled as. */
+export type CxxStandard = "c++17" | "c++20";
+const STANDARDS: Record<CxxStandard, string> = { "c++17": "201703L", "c++20": "202002L" };
+
+/** The GPU whose device code the CPU emulator compiles when `arch` is left out: the H100's, and for AMD's platform the MI300's. */
 const DEFAULT_EMULATED_ARCH = "sm_90";
+const DEFAULT_EMULATED_AMD_ARCH = "gfx942";
 
 /** How long a compile may run when `timeoutMs` is left out (a check-mode device's three times as long). */
 const DEFAULT_COMPILE_TIMEOUT_MS = 60000;
@@ -88,6 +102,8 @@ interface Build {
   hostBecause?: string;
   /** On the CPU: inline assembly compiles into a stop of the launch that reaches it, instead of refusing the source. */
   assemblyStops?: boolean;
+  /** The C++ standard; C++17 when left out. */
+  std?: CxxStandard;
 }
 
 function buildOf(dev: Device): Build {
@@ -146,12 +162,12 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   // The execution spaces are macros to CUDA's and HIP's headers (`#ifdef __device__` in a
   // source's header marks helpers `__host__ __device__`): here each stands for itself.
   const spaces = Object.fromEntries(["__host__", "__device__", "__global__", "__shared__", "__constant__", "__forceinline__"].map((m) => [m, m]));
-  const common = { __cplusplus: "201703L", ...spaces, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
+  const common = { __cplusplus: STANDARDS[build.std ?? "c++17"], ...spaces, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
   const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
   if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", ...addedMacros(build, source) };
   if (build.backend === "hip") {
-    return { ...common, [`__${build.arch}__`]: "1", __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1", __HIP_DEVICE_COMPILE__: "1" };
+    return { ...common, ...amdDevicePassMacros(build.arch, build.warpSize), __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
   }
   return { ...common, FL_TARGET_CPU: "1", ...addedMacros(build, source) };
 }
@@ -167,27 +183,50 @@ function addedMacros(build: Build, source: string): Record<string, string> {
 
 // What the compiler the CPU emulator stands in for predefines: nvcc's `__CUDACC__`
 // and `__NVCC__`, in both its passes (hipcc on NVIDIA's platform adds `__HIPCC__`);
-// for a HIP source on a 64-lane device, AMD's hipcc, `__HIPCC__` alone. So a source's
-// `#ifdef __CUDACC__` (`#define HD __host__ __device__`) takes its GPU branch here too.
-// With the device pass's macros (emulatedPassMacros).
+// on AMD's platform, hipcc's `__HIPCC__` and clang's `__HIP__`. So a source's `#ifdef __CUDACC__`
+// (`#define HD __host__ __device__`) takes its GPU branch here too. With the
+// device pass's macros (emulatedPassMacros).
 function emulatedMacros(build: Build, source: string): Record<string, string> {
   const hip = INCLUDES_HIP.test(source);
-  const compiler = hip && build.warpSize === 64 ? { __HIPCC__: "1" } : { __CUDACC__: "1", __NVCC__: "1", ...(hip ? { __HIPCC__: "1" } : {}) };
+  const compiler: Record<string, string> = isAmdPlatform(build, source) ? { __HIPCC__: "1", __HIP__: "1" } : { __CUDACC__: "1", __NVCC__: "1", ...(hip ? { __HIPCC__: "1" } : {}) };
   return { ...compiler, ...emulatedPassMacros(build, source) };
 }
 
 // HIP's headers, which make a source a HIP one.
 const INCLUDES_HIP = /^[ \t]*#[ \t]*include[ \t]*[<"](?:hip\/hip_\w+\.h|hipcub\/)/m;
 
+// A HIP source on a 64-lane device is on AMD's platform (hip_runtime.h defines
+// __HIP_PLATFORM_AMD__ there); on a 32-lane one, on NVIDIA's.
+function isAmdPlatform(build: Build, source: string): boolean {
+  return build.backend === "cpu" && build.warpSize === 64 && INCLUDES_HIP.test(source);
+}
+
 // What the device pass the CPU emulator compiles predefines: nvcc's for an sm_XY
 // (__CUDA_ARCH__; a HIP source there, on NVIDIA's platform, also gets
-// __HIP_DEVICE_COMPILE__). A HIP source on a 64-lane device is on AMD's
-// platform, which has no __CUDA_ARCH__; the host pass has neither.
+// __HIP_DEVICE_COMPILE__); on AMD's platform, hipcc's for a gfx GPU. The host
+// pass has none of them.
 function emulatedPassMacros(build: Build, source: string): Record<string, string> {
-  const sm = /^sm_(\d+)(\d)a?$/.exec(build.emulates ?? "");
-  const hip = INCLUDES_HIP.test(source);
-  if (!sm || (hip && build.warpSize === 64)) return {};
-  return { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10), ...(hip ? { __HIP_DEVICE_COMPILE__: "1" } : {}) };
+  const emulates = build.emulates ?? "";
+  if (isAmdPlatform(build, source)) return AMD_ARCH.test(emulates) ? amdDevicePassMacros(emulates, build.warpSize) : {};
+  const sm = /^sm_(\d+)(\d)a?$/.exec(emulates);
+  if (!sm) return {};
+  return { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10), ...(INCLUDES_HIP.test(source) ? { __HIP_DEVICE_COMPILE__: "1" } : {}) };
+}
+
+// An AMD GPU's name: gfx, its major version, then two hex digits (gfx90a, gfx942, gfx1100).
+const AMD_ARCH = /^gfx(\d{1,2})[0-9a-f]{2}$/;
+
+// What hipcc's (clang's) device pass for an AMD GPU predefines: the GPU and its
+// family (`__gfx90a__`, `__GFX9__`), the wavefront's width, and the features every
+// GPU HIP supports.
+function amdDevicePassMacros(arch: string, warpSize: number): Record<string, string> {
+  const family = AMD_ARCH.exec(arch.split(":")[0]);
+  const width = String(warpSize);
+  return {
+    __HIP_DEVICE_COMPILE__: "1", __AMD__: "1", __AMDGPU__: "1", __AMDGCN__: "1",
+    ...(family ? { [`__${arch.split(":")[0]}__`]: "1", [`__GFX${family[1]}__`]: "1" } : {}),
+    __AMDGCN_WAVEFRONT_SIZE: width, __AMDGCN_WAVEFRONT_SIZE__: width, __HAS_FMAF__: "1", __HAS_FP64__: "1", __HAS_LDEXPF__: "1",
+  };
 }
 
 // Headers real kernels include that each target must find: on the CPU, the
@@ -259,18 +298,20 @@ function translate(where: string, written: string, fileName: string | undefined,
   try {
     if (build.backend !== "cpu") return forBuild(build);
     if (build.emulates !== undefined) return forBuild({ ...build, assemblyStops: true });
-    // The emulator's own choice: sm_90's device code, else the host pass's where
-    // only that one leaves out what the CPU cannot run, else sm_90's with its
-    // inline assembly stopping the launches that reach it (the others run).
+    // The emulator's own choice: sm_90's device code (gfx942's), else the host
+    // pass's where only that one leaves out what the CPU cannot run, else the
+    // device code with its inline assembly stopping the launches that reach it
+    // (the others run).
+    const arch = isAmdPlatform(build, combined.text) ? DEFAULT_EMULATED_AMD_ARCH : DEFAULT_EMULATED_ARCH;
     try {
-      return forBuild({ ...build, emulates: DEFAULT_EMULATED_ARCH });
+      return forBuild({ ...build, emulates: arch });
     } catch (device) {
       if (!(device instanceof ArgumentError)) throw device;
       try {
-        return forBuild({ ...build, emulates: "host", hostBecause: `${DEFAULT_EMULATED_ARCH}'s has ${device.received}, which the CPU cannot run` });
+        return forBuild({ ...build, emulates: "host", hostBecause: `${arch}'s has ${device.received}, which the CPU cannot run` });
       } catch {
         try {
-          return forBuild({ ...build, emulates: DEFAULT_EMULATED_ARCH, assemblyStops: true });
+          return forBuild({ ...build, emulates: arch, assemblyStops: true });
         } catch {
           throw device;
         }
@@ -314,7 +355,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
     : withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
-  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...warpWidthFlags(build, checked),
+  const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
     ...Object.entries(addedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`),
     ...[...defines].map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
@@ -334,8 +375,16 @@ function emulatedPassNote(build: Build, source: string): string {
   if (build.emulates !== "host") {
     return `the CPU emulator compiles ${build.emulates}'s device code (${macros.length > 0 ? macros.join(", ") : "a HIP source on a 64-lane device: AMD's, with no __CUDA_ARCH__"}), or options.arch's`;
   }
-  return `the CPU emulator compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, ${build.hostBecause ?
+  const host = isAmdPlatform(build, source) ? "hipcc's host pass reads it, with no __HIP_DEVICE_COMPILE__" : "nvcc's host pass reads it, with no __CUDA_ARCH__";
+  return `the CPU emulator compiled this source as ${host}, ${build.hostBecause ?
     `because ${build.hostBecause}` : "as options.arch \"host\" asks"}`;
+}
+
+// options.std: the C++ standard, or undefined for the compilers' default, C++17.
+function checkStandard(where: string, std: unknown): CxxStandard | undefined {
+  if (std === undefined || std === "c++17") return undefined;
+  if (std === "c++20") return std;
+  throw new ArgumentError(where, "options.std", `"c++17" (the default) or "c++20"`, describe(std));
 }
 
 // options.arch: on the CPU the device pass to emulate; on a GPU only its own architecture.
@@ -343,7 +392,11 @@ function checkArch(where: string, arch: unknown, dev: Device): string | undefine
   if (arch === undefined) return undefined;
   if (dev.backend === "cpu") {
     if (arch === "host" || (typeof arch === "string" && /^sm_\d{2,3}a?$/.test(arch))) return arch;
-    throw new ArgumentError(where, "options.arch", `a GPU architecture whose device code the CPU emulator compiles ("sm_80", "sm_90"), or "host"`, describe(arch));
+    // AMD's GPUs with 64-lane wavefronts, for a device of that width.
+    const wave64 = dev.props.warpSize === 64;
+    if (wave64 && typeof arch === "string" && AMD_ARCH.test(arch) && arch.startsWith("gfx9")) return arch;
+    throw new ArgumentError(where, "options.arch", `a GPU architecture whose device code the CPU emulator compiles ("sm_80", "sm_90"${
+      wave64 ? `, or for a HIP source AMD's "gfx90a", "gfx942"` : ""}), or "host"`, describe(arch));
   }
   const own = dev.props.arch.split(":")[0];
   if (arch === own) return undefined;
@@ -352,7 +405,7 @@ function checkArch(where: string, arch: unknown, dev: Device): string | undefine
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "defines", "arch"]);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "defines", "arch", "std"]);
   if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
     throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
   }
@@ -368,10 +421,11 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
     const asHost = emulates === undefined ? compiledAsHost.get(dev)?.get(key) : undefined;
     return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) ?? (asHost === undefined ? undefined : cache.get(dev)?.get(asHost)) };
   };
-  const p = made({ ...buildOf(dev), emulates });
+  const std = checkStandard(where, o.std);
+  const p = made({ ...buildOf(dev), emulates, std });
   // The emulator's own choice of sm_90, in a source whose passes differ.
-  const chosen = dev.backend === "cpu" && emulates === undefined && p.build.emulates !== "host" && /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__/.test(p.text);
-  return chosen ? { ...p, asHostPass: (because) => made({ ...buildOf(dev), emulates: "host", hostBecause: because }) } : p;
+  const chosen = dev.backend === "cpu" && emulates === undefined && p.build.emulates !== "host" && DEVICE_PASS_MACRO.test(p.text);
+  return chosen ? { ...p, asHostPass: (because) => made({ ...buildOf(dev), emulates: "host", hostBecause: because, std }) } : p;
 }
 
 // The host pass of `p` after its sm_90 device code failed to compile with `e`, or undefined.
@@ -585,7 +639,8 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || undefinedFunctionHint(e.log);
+  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || undefinedFunctionHint(e.log) ||
+    (p.build.std === "c++20" ? "" : standardHint(e.log));
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }
 
@@ -760,6 +815,8 @@ export interface CompileCheckOptions {
   headers?: Record<string, string>;
   /** A project's -D macros, as `compile()` takes them. */
   defines?: Record<string, string | number | true>;
+  /** The C++ standard, as `compile()` takes it. */
+  std?: CxxStandard;
 }
 
 /** What `compileCheck()` compiled: each kernel (and instance) with its symbol in the code, and the compiler's warnings. */
@@ -781,7 +838,7 @@ const CHECK_TARGET = /^(?:hip:(gfx[0-9a-f]{3,4})(?::[a-z]+[+-])*|cuda:(sm_\d{2,3
 export function compileCheck(source: string, options: CompileCheckOptions): CompileCheckResult {
   const where = "fl.compileCheck";
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["target", "name", "instances", "headers", "defines"]);
+  const o = checkOptionsObject(where, options, ["target", "name", "instances", "headers", "defines", "std"]);
   const match = typeof o.target === "string" ? CHECK_TARGET.exec(o.target) : null;
   if (!match) throw new ArgumentError(where, "options.target", `"hip:<gfx architecture>" or "cuda:sm_<NN>" ("hip:gfx90a", "cuda:sm_90")`, describe(o.target));
   const target = o.target as string;
@@ -789,7 +846,7 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
   const arch = target.slice(target.indexOf(":") + 1);
   // gfx9 (CDNA, GCN) runs 64-lane wavefronts; gfx10 and later default to 32.
   const warpSize = backend === "hip" && /^gfx9/.test(arch) ? 64 : 32;
-  const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}` },
+  const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}`, std: checkStandard(where, o.std) },
     { headers: checkHeaders(where, o.headers), defines: checkDefines(where, o.defines) });
   const instances = o.instances ?? [];
   if (!Array.isArray(instances) || instances.some((i) => typeof i !== "string")) {

@@ -57,7 +57,7 @@ export function checkHeaders(where: string, headers: unknown): Map<string, strin
 }
 
 // What nvcc, NVRTC, hipcc and hiprtc define, which say which compiler and pass read a source.
-const COMPILER_MACROS = /^(?:__CUDA_ARCH__|__CUDACC\w*|__NVCC__|__HIP\w*|__HIPCC\w*|__gfx\w+__|__cplusplus|CUDA_VERSION)$/;
+const COMPILER_MACROS = /^(?:__CUDA_ARCH__|__CUDACC\w*|__NVCC__|__HIP\w*|__HIPCC\w*|__gfx\w+__|__GFX\d+__|__AMDGCN\w*|__AMDGPU__|__AMD__|__cplusplus|CUDA_VERSION)$/;
 
 /**
  * options.defines: the macros a project's build defines (`-DUSE_FAST_MATH`,

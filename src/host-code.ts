@@ -45,8 +45,8 @@ function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   const declarator = text.split(/[={]/, 1)[0];
   // A function's declaration (or anything this reading does not follow) is kept, but
   // for one of the host-only library's types (`std::string launch_test(int m);`).
-  if (declarator.includes("(") || /\boperator\b|\bconstexpr\b/.test(declarator)) {
-    return /^[^(]*\([^{]*\)[^{]*$/.test(declarator) && (HOST_LIBRARY.test(text) || (anyPrototype && !/\bconstexpr\b/.test(declarator)));
+  if (declarator.includes("(") || /\boperator\b|\b(?:constexpr|consteval)\b/.test(declarator)) {
+    return /^[^(]*\([^{]*\)[^{]*$/.test(declarator) && (HOST_LIBRARY.test(text) || (anyPrototype && !/\b(?:constexpr|consteval)\b/.test(declarator)));
   }
   // const objects (not pointers to const) may be read by device code as constants, but not
   // those of the host-only library (`const std::string logFile = ...`).
@@ -166,7 +166,7 @@ function opensFunctionBody(head: string): boolean {
 /** Whether the head of a function's definition (up to its body) makes it a host function: no execution space or __host__ alone, not constexpr. */
 function isHostFunction(head: string): boolean {
   const hostOnly = !ANNOTATED.test(head) || (/\b__host__\b/.test(head) && !/\b(?:__device__|__global__)\b/.test(head));
-  return hostOnly && !/\bconstexpr\b/.test(head);
+  return hostOnly && !/\b(?:constexpr|consteval)\b/.test(head);
 }
 
 /**
@@ -412,7 +412,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   for (const statement of kept) {
     const text = textOf(statement);
     // A constexpr member function device code could call; a constexpr local or member constant is no such thing.
-    const hasHostMembers = /\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\bconstexpr\b[^;{}=]*\(/.test(text);
+    const hasHostMembers = /\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\b(?:constexpr|consteval)\b[^;{}=]*\(/.test(text);
     const name = isUnannotatedClass(text) && hasHostMembers ? className(text) : undefined;
     if (!name) continue;
     const mention = new RegExp(`\\b${name}\\b`);

@@ -13,7 +13,7 @@ export { Constant, KernelStats, KernelStatsOptions, Module, builtins } from "./m
 export {
   CommittedBench, CommittedBenchRow, CommittedResults, committedBench, committedResults, kernelFiles, kernelSource, resultsFiles,
 } from "./source";
-export { CompileCheckOptions, CompileCheckResult, CompileOptions, compile, compileAsync, compileCheck } from "./compile";
+export { CompileCheckOptions, CompileCheckResult, CompileOptions, CxxStandard, compile, compileAsync, compileCheck } from "./compile";
 export { packageRoot } from "./native";
 export { CloseOptions, Comparable, CompareReport, Mismatch, allclose, assertClose, compare } from "./compare";
 export { ArgumentError, DeviceError, FuselabError } from "./errors";

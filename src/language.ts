@@ -124,16 +124,16 @@ export function hostRuntimeCallHint(log: string): string {
 }
 
 // A builtin of AMD's or NVIDIA's GPU compiler: an instruction of that GPU (MFMA, DPP, a PTX intrinsic).
-const GPU_BUILTIN = /[‘'"`](__builtin_amdgcn_\w+|__nvvm_\w+)[’'"`] was not declared|identifier "(__builtin_amdgcn_\w+|__nvvm_\w+)" is undefined|undeclared identifier [‘'"](__builtin_amdgcn_\w+|__nvvm_\w+)[’'"]/;
+const GPU_BUILTIN = /[‘'"`](?:::)?(__builtin_amdgcn_\w+|__hip_ds_\w+|__hip_move_dpp|__nvvm_\w+)[’'"`] (?:was|has) not (?:been )?declared|identifier "(__builtin_amdgcn_\w+|__hip_ds_\w+|__hip_move_dpp|__nvvm_\w+)" is undefined|undeclared identifier [‘'"](__builtin_amdgcn_\w+|__hip_ds_\w+|__hip_move_dpp|__nvvm_\w+)[’'"]/;
 
 /** Why a compile failed on a GPU compiler's builtin (`__builtin_amdgcn_mfma_f32_16x16x4f32`), which only that GPU runs; "" for other failures. */
 export function gpuBuiltinHint(log: string): string {
   const found = GPU_BUILTIN.exec(log);
   if (!found) return "";
   const builtin = found[1] ?? found[2] ?? found[3];
-  const amd = builtin.startsWith("__builtin_amdgcn_");
+  const amd = !builtin.startsWith("__nvvm_");
   return `${builtin} is an instruction of ${amd ? "AMD's GPUs (hipcc's builtin)" : "NVIDIA's GPUs (NVVM's builtin)"}: code that calls it runs only on ` +
-    `${amd ? "an AMD GPU whose architecture has it" : "an NVIDIA GPU"}. Keep a C++ path beside it under #if ` +
+    `${amd ? "an AMD GPU whose architecture has it (on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores')" : "an NVIDIA GPU"}. Keep a C++ path beside it under #if ` +
     `${amd ? "defined(__gfx90a__) (the architectures that have it)" : "defined(__CUDA_ARCH__)"} for other devices.`;
 }
 
@@ -169,6 +169,18 @@ export function undefinedFunctionHint(message: string): string {
     `and hipcc compile one without -rdc; #include the file that defines it, given in compile's option headers.`;
 }
 
+// A compiler's word that a construct needs C++20 (g++: "only available with
+// '-std=c++20'"; clang and NVRTC: "a C++20 extension"), or a C++20 library name.
+const NEEDS_CXX20 = /-std=(?:c|gnu)\+\+(?:20|2a)|\bC\+\+20\b|[‘'"`]std::ranges[’'"`]/;
+
+/** For a compile as C++17 that failed on C++20: the option that compiles it; "" otherwise. */
+export function standardHint(log: string): string {
+  return NEEDS_CXX20.test(log) ? `The source is written in C++20: compile(source, { std: "c++20" }) compiles it as -std=c++20 does.` : "";
+}
+
+/** The macros a source reads to tell a device pass (NVIDIA's, AMD's) from the host pass. */
+export const DEVICE_PASS_MACRO = /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__|__AMDGCN\w*|__AMDGPU__|__GFX\d+__|__gfx\w+__/;
+
 /**
  * Why `name` (a kernel a source spells) is not among those compiled for `target`:
  * the conditional that leaves out all the text naming it ("#if __CUDA_ARCH__ >= 530
@@ -198,6 +210,6 @@ export function leftOutBy(source: string, predefined: Record<string, string>, na
     leftOut ??= outermost;
   }
   if (!leftOut) return undefined;
-  const why = archNote !== "" && /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__/.test(leftOut.rest) ? ` (${archNote})` : "";
+  const why = archNote !== "" && DEVICE_PASS_MACRO.test(leftOut.rest) ? ` (${archNote})` : "";
   return `#${leftOut.name}${leftOut.rest.trimEnd()} (line ${leftOut.line}), a branch this device does not compile${why}`;
 }

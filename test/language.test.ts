@@ -2214,7 +2214,7 @@ __global__ void sgemm_16x16x4(const float* a, const float* b, float* d) {
   d[threadIdx.x] = acc.x;
 }`;
     expectThrows(() => fl.compile(source, { device: dev() }), fl.DeviceError,
-      /__builtin_amdgcn_mfma_f32_16x16x4f32 is an instruction of AMD's GPUs \(hipcc's builtin\): code that calls it runs only on an AMD GPU whose architecture has it\. Keep a C\+\+ path beside it under #if defined\(__gfx90a__\)/);
+      /__builtin_amdgcn_mfma_f32_16x16x4f32 is an instruction of AMD's GPUs \(hipcc's builtin\): code that calls it runs only on an AMD GPU whose architecture has it \(on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores'\)\. Keep a C\+\+ path beside it under #if defined\(__gfx90a__\)/);
   });
 
   it("takes the math functions' mixed and integer arguments as the host <cmath> does, in double (fmax(0.0, x) of a float x, sqrt(n) of an int)", () => {
@@ -2633,6 +2633,34 @@ __global__ void lanes(int* out) { out[threadIdx.x] = lane_of(threadIdx.x, 8) * 1
     expectThrows(() => fl.compile(`__device__ int device_square(int x);
 __global__ void squares(int* out) { out[threadIdx.x] = device_square(threadIdx.x); }`, { device: fl.device("cpu") }), fl.DeviceError,
       /device_square\(int\) is declared and called, and the source does not define it: a source is compiled as one file, as nvcc and hipcc compile one without -rdc/);
+  });
+
+  it("compiles a C++20 source with std: \"c++20\", and says so when one is compiled as C++17", () => {
+    const source = `#include <cstdint>
+#include <concepts>
+#include <ranges>
+#include <span>
+#include <array>
+struct Scale { int by; int plus; };
+template <std::integral T> __device__ T scaled(T x, Scale s) { return x * s.by + s.plus; }
+template <auto Sizes> __host__ __device__ constexpr int count() { return static_cast<int>(std::ranges::size(Sizes)); }
+consteval int twice(int x) { return 2 * x; }
+__global__ void modern(int* out, int n) {
+  const std::span<int> all(out, n);
+  int sum = 0;
+  auto add = [&]<int I>() { sum += I; };
+  add.template operator()<3>();
+  add.template operator()<4>();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) all[i] = scaled(i, Scale{.by = twice(5), .plus = sum}) + count<std::array{32, 64, 96}>() * 1000 + (__cplusplus >= 202002L ? 100000 : 0);
+}`;
+    const module = fl.compile(source, { device: dev(), std: "c++20" });
+    const out = fl.full([70], -1, { dtype: "i32", device: dev() });
+    module.fn("modern").launch({ grid: 3, block: 32 }, out, 70);
+    expect(Array.from(out.toArray())).to.deep.equal(range(70).map((i) => 10 * i + 7 + 3000 + 100000));
+    const error = expectThrows(() => fl.compile(source, { device: fl.device("cpu") }), fl.DeviceError, /compilation failed on cpu/);
+    expect(error.message).to.match(/The source is written in C\+\+20: compile\(source, \{ std: "c\+\+20" \}\) compiles it as -std=c\+\+20 does\.$/);
+    expectThrows(() => fl.compile(source, { device: dev(), std: "c++2b" as "c++20" }), fl.ArgumentError, /options\.std must be "c\+\+17" \(the default\) or "c\+\+20", got "c\+\+2b"/);
   });
 
   it("takes thrust::complex and cuFFT's types in device code, and an enum template parameter written with its keyword", () => {

@@ -36,7 +36,7 @@
 // typedef again is no conflict there). From TS it takes 0.
 typedef int hipLaunchParm;
 
-#if !defined(__HIP__) && !defined(__HIPCC_RTC__)
+#if defined(FL_TARGET_CPU) || (!defined(__HIP__) && !defined(__HIPCC_RTC__))
 // clang's non-temporal loads and stores, which HIP sources call as hipcc (clang)
 // has them: elsewhere plain accesses, the cache hint dropped.
 template <typename T>

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <tuple>
@@ -97,7 +98,8 @@ enum class thread_status : uint8_t { ready, running, at_barrier, at_warp_op, exi
 
 enum class warp_op : uint8_t {
   shfl, shfl_xor, shfl_down, shfl_up, any, all, ballot, syncwarp, activemask,
-  reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, match_all
+  reduce_add, reduce_min, reduce_max, reduce_and, reduce_or, reduce_xor, match_any, match_all,
+  permute  // AMD's ds_permute: each lane sends its value to the lane it names
 };
 
 // Lanes of a warp as a mask: bit i is lane i.
@@ -127,6 +129,7 @@ inline const char* warp_op_name(warp_op op, bool masked) {
     case warp_op::reduce_xor: return "__reduce_xor_sync";
     case warp_op::match_any: return "__match_any_sync";
     case warp_op::match_all: return "__match_all_sync";
+    case warp_op::permute: return "__builtin_amdgcn_ds_permute";
   }
   return "?";
 }
@@ -619,6 +622,13 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
         return same;
       });
       break;
+    case warp_op::permute: {
+      // Sent in lane order, so that of several senders to one lane the highest's stays.
+      uint64_t sent[64] = {};
+      for (lane_mask m = group; m; m &= m - 1) sent[lanes[lowest_lane(m)].param & (warp_lanes - 1)] = values[lowest_lane(m)];
+      each_lane([&](uint32_t lane, const gpu_thread&) { return sent[lane]; });
+      break;
+    }
     case warp_op::match_all: {
       bool all = true;
       for (lane_mask m = group; m; m &= m - 1) all &= values[lowest_lane(m)] == values[lowest_lane(group)];
@@ -633,13 +643,18 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
 
 // __activemask(): the lanes of the warp that reached it together. Those that
 // wait there are handed the mask once every other live lane of the warp waits
-// too (at a barrier or another warp operation), or has exited.
+// too (at a barrier or another warp operation), or has exited; those at the
+// earliest line first.
 __attribute__((noinline)) inline void settle_waiting_activemask(block_state& b, uint32_t warp) {
   warp_state& w = b.warps[warp];
   const uint32_t base = warp * b.warp_size;
   for (lane_mask m = w.live & ~w.at_activemask & ~w.arrived; m; m &= m - 1)
     if (b.threads[base + lowest_lane(m)].status != thread_status::at_barrier) return;
-  const int line = b.threads[base + lowest_lane(w.at_activemask)].line;
+  // Of lanes waiting at several calls, those at the earliest line go first: the
+  // lanes a branch left out wait after it, where an AMD GPU's lanes reconverge
+  // (an NVIDIA GPU may run either part first).
+  int line = b.threads[base + lowest_lane(w.at_activemask)].line;
+  for (lane_mask m = w.at_activemask; m; m &= m - 1) line = std::min(line, b.threads[base + lowest_lane(m)].line);
   lane_mask together = 0;
   for (lane_mask m = w.at_activemask; m; m &= m - 1)
     if (b.threads[base + lowest_lane(m)].line == line) together |= lane_mask(1) << lowest_lane(m);

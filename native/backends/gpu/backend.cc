@@ -458,7 +458,10 @@ void unload(module* m) {
 
 // The run-time compiler's options for the architecture `arch` ("sm_90", "gfx90a").
 std::vector<std::string> rtc_options(const std::string& arch, const char* options) {
-  std::vector<std::string> argv = {"--gpu-architecture=" + arch, "-std=c++17"};
+  const std::vector<std::string> given = split(options ? options : "", " \t\n");
+  std::vector<std::string> argv = {"--gpu-architecture=" + arch};
+  // C++17, nvcc's and hipcc's default, unless the caller names the standard (-std=c++20).
+  if (std::none_of(given.begin(), given.end(), [](const std::string& o) { return o.rfind("-std=", 0) == 0; })) argv.push_back("-std=c++17");
 #if !defined(FL_GPU_HIP)
   // What a source leaves unannotated once its host code is taken out (src/host-code.ts:
   // constexpr functions, members of structs) is taken as device code, as nvcc would
@@ -467,7 +470,7 @@ std::vector<std::string> rtc_options(const std::string& arch, const char* option
 #endif
   // The caller's folders first: its stand-ins for the C and C++ headers, and for
   // the toolkit's host headers, come before the toolkit's own.
-  for (const std::string& option : split(options ? options : "", " \t\n")) argv.push_back(option);
+  for (const std::string& option : given) argv.push_back(option);
   for (const std::string& include : rtc_include_dirs()) argv.push_back("-I" + include);
   return argv;
 }

@@ -28,6 +28,13 @@
 #include <utility>
 #include <fuselab/fuselab.h>
 #include <fuselab/hip_spellings.h>
+// hip_common.h's word for hip-clang, the compiler of AMD's platform (clang's __HIP__).
+#if defined(__HIP_PLATFORM_AMD__) && defined(__HIP__)
+#define __HIP_CLANG_ONLY__ 1
+#include <fuselab/emulator/amdgcn.h>
+#else
+#define __HIP_CLANG_ONLY__ 0
+#endif
 // HIP (through ROCm 6) makes warpSize a constant of device code, which sources
 // use as an array bound (`__shared__ double sums[256 / warpSize];`): so it is
 // here, the device's width.

@@ -5,7 +5,7 @@
 #define FUSELAB_TORCH_ATOMIC_CUH
 #include <fuselab_torch.h>
 
-#if defined(__HIP__) || defined(__HIPCC_RTC__)
+#if !defined(FL_TARGET_CPU) && (defined(__HIP__) || defined(__HIPCC_RTC__))
 // A compare-and-swap of the 32-bit word holding the 16 bits, as HIP has no 16-bit atomics.
 template <typename T>
 __device__ __forceinline__ T fuselab_atomic_add_16(T* address, T value) {

@@ -1,0 +1,344 @@
+// AMD's device pass: a HIP source on a 64-lane device compiles as hipcc's
+// device pass for a CDNA GPU reads it (__HIP_DEVICE_COMPILE__, __AMDGCN__,
+// __GFX9__, __gfx942__) and runs clang's __builtin_amdgcn_* as the GPU does.
+// References are written here from AMD's instruction set reference. Each test
+// runs on the CPU's 64-lane device, plain and in check mode, and on the device
+// under test where it is an AMD GPU.
+import { expect } from "chai";
+import * as fl from "../src";
+import { expectRejects, expectThrows, range, testDevice } from "./helpers";
+
+const WAVE = 64;
+
+function wave64Devices(): fl.Device[] {
+  const tested = testDevice();
+  const amd = tested.kind === "gpu" && tested.backend === "hip" && tested.props.warpSize === WAVE ? [tested] : [];
+  return [fl.device("cpu", { warpSize: WAVE }), fl.device("cpu", { warpSize: WAVE, check: true }), ...amd];
+}
+
+/** A generator of 32-bit words, the same for every run. */
+function words(n: number, seed: number): number[] {
+  let s = seed >>> 0 || 1;
+  return range(n).map(() => {
+    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
+    return s | 0;
+  });
+}
+
+/** The lane a DPP control reads for `lane`, or -1 where it has none. */
+function dppSource(control: number, lane: number): number {
+  const row = lane & ~15, inRow = lane & 15, n = control & 15;
+  if (control <= 0xff) return (lane & ~3) | ((control >> (2 * (lane & 3))) & 3);
+  if (control >= 0x101 && control <= 0x10f) return inRow + n < 16 ? lane + n : -1;
+  if (control >= 0x111 && control <= 0x11f) return inRow >= n ? lane - n : -1;
+  if (control >= 0x121 && control <= 0x12f) return row + ((inRow - n + 16) % 16);
+  const table: Record<number, number> = {
+    0x130: lane < 63 ? lane + 1 : -1, 0x134: (lane + 1) % 64, 0x138: lane > 0 ? lane - 1 : -1, 0x13c: (lane + 63) % 64,
+    0x140: row + 15 - inRow, 0x141: (lane & ~7) + 7 - (lane & 7), 0x142: row >= 16 ? row - 1 : -1, 0x143: row >= 32 ? 31 : -1,
+  };
+  return table[control];
+}
+
+/** update_dpp(old, v, control, rowMask, bankMask, boundCtrl) for every lane. */
+function updateDpp(old: number[], v: number[], control: number, rowMask: number, bankMask: number, bound: boolean): number[] {
+  return range(WAVE).map((lane) => {
+    if (!((rowMask >> (lane >> 4)) & 1) || !((bankMask >> ((lane >> 2) & 3)) & 1)) return old[lane];
+    const source = dppSource(control, lane);
+    return source < 0 ? (bound ? 0 : old[lane]) : v[source];
+  });
+}
+
+/** ds_swizzle's source lane for `lane` under `offset`. */
+function swizzleSource(offset: number, lane: number): number {
+  if (offset & 0x8000) return (lane & ~3) | ((offset >> (2 * (lane & 3))) & 3);
+  const and = offset & 31, or = (offset >> 5) & 31, xor = (offset >> 10) & 31;
+  return (lane & 32) | (((lane & 31 & and) | or) ^ xor);
+}
+
+/** The signed or unsigned fields of `bits` bits of a 32-bit word. */
+function fields(word: number, bits: number, signed: boolean): number[] {
+  return range(32 / bits).map((i) => {
+    const u = (word >>> (i * bits)) & ((1 << bits) - 1);
+    return signed && u >> (bits - 1) ? u - (1 << bits) : u;
+  });
+}
+
+function dot(a: number, b: number, c: number, bits: number, signedA: boolean, signedB: boolean, clamp: boolean, unsignedResult: boolean): number {
+  const x = fields(a, bits, signedA), y = fields(b, bits, signedB);
+  let sum = BigInt(c);
+  for (let i = 0; i < x.length; i++) sum += BigInt(x[i] * y[i]);
+  if (unsignedResult) return Number(clamp && sum > 0xffffffffn ? 0xffffffffn : BigInt.asUintN(32, sum)) | 0;
+  if (clamp) sum = sum > 0x7fffffffn ? 0x7fffffffn : sum < -0x80000000n ? -0x80000000n : sum;
+  return Number(BigInt.asIntN(32, sum));
+}
+
+function perm(a: number, b: number, selector: number): number {
+  const bytes = (BigInt(a >>> 0) << 32n) | BigInt(b >>> 0);
+  let r = 0;
+  for (let i = 0; i < 4; i++) {
+    const s = (selector >>> (8 * i)) & 0xff;
+    const byte = s <= 7 ? Number((bytes >> BigInt(8 * s)) & 0xffn) : s <= 11 ? ((bytes >> BigInt(16 * (s - 8) + 15)) & 1n ? 0xff : 0) : s === 12 ? 0 : 0xff;
+    r |= byte << (8 * i);
+  }
+  return r | 0;
+}
+
+describe("AMD's device pass on a 64-lane device", () => {
+  it("predefines what hipcc's device pass for the GPU does: gfx942's by default, options.arch's, none in the host pass", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void which(int* out) {
+  if (threadIdx.x != 0) return;
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN__) && defined(__GFX9__) && __AMDGCN_WAVEFRONT_SIZE == 64
+#if defined(__gfx90a__)
+  out[0] = 90;
+#elif defined(__gfx942__)
+  out[0] = 942;
+#else
+  out[0] = 9;
+#endif
+#elif defined(__HIP_DEVICE_COMPILE__)
+  out[0] = 1;
+#else
+  out[0] = 0;
+#endif
+#if defined(__HIP_PLATFORM_AMD__)
+  out[1] = warpSize;
+#endif
+}`;
+    const wave64 = fl.device("cpu", { warpSize: WAVE });
+    for (const [arch, expected] of [[undefined, 942], ["gfx90a", 90], ["host", 0]] as const) {
+      const out = fl.full([2], -1, { dtype: "i32", device: wave64 });
+      fl.compile(source, { device: wave64, arch }).fn("which").launch({ grid: 1, block: 64 }, out);
+      expect(Array.from(out.toArray()), String(arch)).to.deep.equal([expected, 64]);
+    }
+    // With 32-lane warps a HIP source is on NVIDIA's platform: a device pass, not AMD's.
+    const nvidia = fl.device("cpu");
+    const out = fl.full([2], -1, { dtype: "i32", device: nvidia });
+    fl.compile(source, { device: nvidia }).fn("which").launch({ grid: 1, block: 32 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1, -1]);
+    expectThrows(() => fl.compile(source, { device: nvidia, arch: "gfx942" }), fl.ArgumentError,
+      /options\.arch must be a GPU architecture whose device code the CPU emulator compiles \("sm_80", "sm_90"\), or "host", got "gfx942"/);
+    expectThrows(() => fl.compile(source, { device: wave64, defines: { __GFX9__: 1 } }), fl.ArgumentError, /macros other than those a GPU's compiler defines itself/);
+  });
+
+  it("compiles the host pass where the device pass calls a builtin the CPU does not have, and names it when the pass is asked for", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void scale(float* x) {
+#if defined(__gfx942__)
+  x[threadIdx.x] = __builtin_amdgcn_mfma_f32_4x4x1f32(x[threadIdx.x], 2.0f, x[threadIdx.x], 0, 0, 0)[0];
+#else
+  x[threadIdx.x] *= 2.0f;
+#endif
+}`;
+    const wave64 = fl.device("cpu", { warpSize: WAVE });
+    const x = fl.tensor(Float32Array.from(range(64)), { device: wave64 });
+    fl.compile(source, { device: wave64 }).fn("scale").launch({ grid: 1, block: 64 }, x);
+    expect(Array.from(x.toArray())).to.deep.equal(range(64).map((i) => 2 * i));
+    expectThrows(() => fl.compile(source, { device: wave64, arch: "gfx942" }), fl.DeviceError,
+      /__builtin_amdgcn_mfma_f32_4x4x1f32 is an instruction of AMD's GPUs \(hipcc's builtin\)/);
+  });
+
+  it("moves values across lanes as DPP, ds_swizzle, ds_bpermute, readlane and readfirstlane do", () => {
+    const controls: [number, number, number, boolean][] = [
+      [0x1b, 0xf, 0xf, false], [0xe4, 0x5, 0xf, true], [0x101, 0xf, 0xf, true], [0x10f, 0xf, 0x3, false], [0x111, 0xf, 0xf, true],
+      [0x112, 0xf, 0xf, false], [0x118, 0xf, 0xe, true], [0x121, 0xf, 0xf, false], [0x12f, 0x9, 0xf, true], [0x130, 0xf, 0xf, true],
+      [0x134, 0xf, 0xf, false], [0x138, 0xf, 0xf, false], [0x13c, 0xf, 0xf, true], [0x140, 0xf, 0xf, true], [0x141, 0xf, 0x5, false],
+      [0x142, 0xa, 0xf, false], [0x142, 0xf, 0xf, true], [0x143, 0xc, 0xf, false], [0x143, 0xf, 0xf, true],
+    ];
+    const swizzles = [0x041f, 0x201f, 0x001e, 0x03e0 | 0x0000, 0x8000 | 0x1b, 0x8000 | 0xaa, 0x7c00 | 0x1f, 0x0010];
+    const lines = [
+      ...controls.map(([c, r, b, bound], i) => `out[${i} * 64 + lane] = __builtin_amdgcn_update_dpp(old, v, ${c}, ${r}, ${b}, ${bound});`),
+      ...swizzles.map((p, i) => `out[${controls.length + i} * 64 + lane] = __builtin_amdgcn_ds_swizzle(v, ${p});`),
+    ];
+    const rows = controls.length + swizzles.length;
+    const source = `#include <hip/hip_runtime.h>
+__global__ void moves(int* out, int* more, const int* values, const int* olds, const int* addresses) {
+  const int lane = threadIdx.x;
+  const int v = values[lane], old = olds[lane];
+  ${lines.join("\n  ")}
+  more[lane] = __builtin_amdgcn_ds_bpermute(addresses[lane], v);
+  more[64 + lane] = __builtin_amdgcn_readlane(v, 37);
+  more[128 + lane] = __hip_ds_bpermute(addresses[lane], v);
+  more[192 + lane] = __builtin_amdgcn_mbcnt_hi(0xf0f0f0f0u, __builtin_amdgcn_mbcnt_lo(0x0000ffffu, 100u));
+}
+__global__ void first_lane(int* out, const int* values) {
+  if (threadIdx.x % 64 < 5) return;  // the wave's lanes 0-4 have exited
+  out[threadIdx.x] = __builtin_amdgcn_readfirstlane(values[threadIdx.x]);
+}`;
+    const values = words(64, 7), olds = words(64, 8), addresses = range(64).map((i) => ((i * 37 + 11) % 64) * 4 + (i % 4));
+    const expected = [
+      ...controls.flatMap(([c, r, b, bound]) => updateDpp(olds, values, c, r, b, bound)),
+      ...swizzles.flatMap((p) => range(64).map((lane) => values[swizzleSource(p, lane)])),
+    ];
+    const bpermuted = range(64).map((lane) => values[(addresses[lane] >> 2) & 63]);
+    const counted = range(64).map((lane) => {
+      const below = (mask: number, n: number) => range(Math.max(0, Math.min(n, 32))).filter((i) => (mask >>> i) & 1).length;
+      return 100 + below(0x0000ffff, lane) + below(0xf0f0f0f0, lane - 32);
+    });
+    for (const device of wave64Devices()) {
+      const module = fl.compile(source, { device });
+      const out = fl.full([rows * 64], -1, { dtype: "i32", device }), more = fl.full([256], -1, { dtype: "i32", device });
+      const t = (a: number[]) => fl.tensor(Int32Array.from(a), { device });
+      module.fn("moves").launch({ grid: 1, block: 64 }, out, more, t(values), t(olds), t(addresses));
+      const got = Array.from(out.toArray());
+      for (let row = 0; row < rows; row++) {
+        const what = row < controls.length ? `update_dpp 0x${controls[row][0].toString(16)}` : `ds_swizzle 0x${swizzles[row - controls.length].toString(16)}`;
+        expect(got.slice(row * 64, row * 64 + 64), `${what} on ${device.describe()}`).to.deep.equal(expected.slice(row * 64, row * 64 + 64));
+      }
+      expect(Array.from(more.toArray()), device.describe()).to.deep.equal([...bpermuted, ...range(64).map(() => values[37]), ...bpermuted, ...counted]);
+      // Two waves, the second partial (100 threads): each reads its first live lane.
+      const firsts = fl.full([100], -1, { dtype: "i32", device });
+      const hundred = words(100, 9);
+      module.fn("first_lane").launch({ grid: 1, block: 100 }, firsts, t(hundred));
+      expect(Array.from(firsts.toArray()), device.describe()).to.deep.equal(range(100).map((i) => (i % 64 < 5 ? -1 : hundred[i < 64 ? 5 : 69])));
+    }
+  });
+
+  it("reads the exec mask in a branch (readfirstlane, ballots, HIP's votes), sends with ds_permute, and takes the builtins as functions", () => {
+    const source = `#include <hip/hip_runtime.h>
+template <typename To, typename From> __device__ To bits_of(From x) { return __builtin_bit_cast(To, x); }
+__global__ void branch(unsigned long long* out, int* sent, const int* values, int skipped) {
+  const int i = threadIdx.x;
+  unsigned long long first = 0, ballot = 0, any = 0, all = 0;
+  if (i >= skipped) {
+    first = (unsigned long long)__builtin_amdgcn_readfirstlane(values[i]);
+    ballot = __builtin_amdgcn_ballot_w64(values[i] % 3 == 0);
+    any = __any(values[i] < 0);
+    all = (unsigned long long)__all(values[i] >= 0) << 1 | __ballot(1) == __builtin_amdgcn_read_exec();
+  }
+  const unsigned long long whole = __ballot(1);  // after the branch: the whole wave again
+  out[5 * i] = first;
+  out[5 * i + 1] = ballot;
+  out[5 * i + 2] = any;
+  out[5 * i + 3] = all;
+  out[5 * i + 4] = whole;
+  // Each lane sends to lane 63 - i; the template's comma and the :: are no macro's arguments.
+  sent[i] = ::__builtin_amdgcn_ds_permute((63 - i) * 4, bits_of<int, float>(static_cast<float>(values[i])));
+  sent[64 + i] = (int)__builtin_amdgcn_sad_u16(0x00100005u + i, 0x00170001u, 100u);
+}`;
+    const skipped = 9, values = range(64).map((i) => (i * 7919) % 1000);
+    const expectedOut = range(64).flatMap((i) => {
+      if (i < skipped) return [0n, 0n, 0n, 0n, 0xffffffffffffffffn];
+      const ballot = range(64).filter((l) => l >= skipped && values[l] % 3 === 0).reduce((m, l) => m | (1n << BigInt(l)), 0n);
+      return [BigInt(values[skipped]), ballot, 0n, 3n, 0xffffffffffffffffn];
+    });
+    const floatBits = (v: number) => new Int32Array(Float32Array.of(v).buffer)[0];
+    const expectedSent = [...range(64).map((i) => floatBits(values[63 - i])), ...range(64).map((i) => Math.abs(((5 + i) & 0xffff) - 1) + Math.abs(((0x10 + ((5 + i) >> 16)) & 0xffff) - 0x17) + 100)];
+    for (const device of wave64Devices()) {
+      const out = fl.full([5 * 64], 7, { dtype: "u64", device }), sent = fl.full([128], -1, { dtype: "i32", device });
+      fl.compile(source, { device }).fn("branch").launch({ grid: 1, block: 64 }, out, sent, fl.tensor(Int32Array.from(values), { device }), skipped);
+      expect(Array.from(out.toArray() as BigUint64Array), device.describe()).to.deep.equal(expectedOut);
+      expect(Array.from(sent.toArray()), device.describe()).to.deep.equal(expectedSent);
+    }
+  });
+
+  it("sums a wavefront with DPP row shifts and broadcasts, as rocPRIM's warp reduction does", () => {
+    const source = `#include <hip/hip_runtime.h>
+// The sum of a wave's 64 values, in lane 63, then read by every lane.
+__device__ int wave_sum(int x) {
+  x += __builtin_amdgcn_update_dpp(0, x, 0x111, 0xf, 0xf, false);  // row_shr:1
+  x += __builtin_amdgcn_update_dpp(0, x, 0x112, 0xf, 0xf, false);  // row_shr:2
+  x += __builtin_amdgcn_update_dpp(0, x, 0x114, 0xf, 0xe, false);  // row_shr:4, banks 1-3
+  x += __builtin_amdgcn_update_dpp(0, x, 0x118, 0xf, 0xc, false);  // row_shr:8, banks 2-3
+  x += __builtin_amdgcn_update_dpp(0, x, 0x142, 0xa, 0xf, false);  // row_bcast:15 into rows 1 and 3
+  x += __builtin_amdgcn_update_dpp(0, x, 0x143, 0xc, 0xf, false);  // row_bcast:31 into rows 2 and 3
+  return __builtin_amdgcn_readlane(x, 63);
+}
+__global__ void sums(int* out, const int* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int total = wave_sum(i < n ? in[i] : 0);
+  if (threadIdx.x % 64 == 0) out[i / 64] = total;
+}`;
+    const n = 1000, data = words(n, 3).map((w) => w % 100000);
+    const expected = range(Math.ceil(n / 64)).map((w) => data.slice(w * 64, w * 64 + 64).reduce((a, b) => a + b, 0));
+    for (const device of wave64Devices()) {
+      const out = fl.full([expected.length], -1, { dtype: "i32", device });
+      fl.compile(source, { device }).fn("sums").launch({ grid: 4, block: 256 }, out, fl.tensor(Int32Array.from(data), { device }), n);
+      expect(Array.from(out.toArray()), device.describe()).to.deep.equal(expected);
+    }
+  });
+
+  it("computes the dot-product, byte and bit-field instructions exactly", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void integer_ops(int* out, const int* a, const int* b, const int* c, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int x = a[i], y = b[i], z = c[i];
+  int* o = out + 12 * i;
+  o[0] = __builtin_amdgcn_sdot4(x, y, z, false);
+  o[1] = __builtin_amdgcn_sdot4(x, y, z, true);
+  o[2] = (int)__builtin_amdgcn_udot4((unsigned)x, (unsigned)y, (unsigned)z, true);
+  o[3] = __builtin_amdgcn_sdot8(x, y, z, false);
+  o[4] = (int)__builtin_amdgcn_udot8((unsigned)x, (unsigned)y, (unsigned)z, false);
+  o[5] = __builtin_amdgcn_sudot4(true, x, false, y, z, false);
+  o[6] = (int)__builtin_amdgcn_perm((unsigned)x, (unsigned)y, (unsigned)z & 0x0f0f0f0fu);
+  o[7] = (int)__builtin_amdgcn_alignbit((unsigned)x, (unsigned)y, (unsigned)z);
+  o[8] = (int)__builtin_amdgcn_alignbyte((unsigned)x, (unsigned)y, (unsigned)z);
+  o[9] = (int)__builtin_amdgcn_ubfe((unsigned)x, (unsigned)z & 31u, ((unsigned)z >> 8) & 31u);
+  o[10] = __builtin_amdgcn_sbfe(x, (unsigned)z & 31u, ((unsigned)z >> 8) & 31u);
+  o[11] = (int)__builtin_amdgcn_lerp((unsigned)x, (unsigned)y, (unsigned)z);
+}`;
+    const n = 77, a = words(n, 11), b = words(n, 12), c = words(n, 13);
+    // Some near the limits, so that clamping and wrapping show.
+    a[0] = 0x7f7f7f7f; b[0] = 0x7f7f7f7f; c[0] = 0x7fffff00;
+    a[1] = 0x80808080; b[1] = 0x7f7f7f7f; c[1] = -0x7fffff00;
+    a[2] = -1; b[2] = -1; c[2] = -2;
+    const ubfe = (x: number, off: number, width: number) => (width === 0 ? 0 : ((x >>> off) & (2 ** width - 1)) >>> 0) | 0;
+    const sbfe = (x: number, off: number, width: number) => (width === 0 ? 0 : (ubfe(x, off, width) << (32 - width)) >> (32 - width));
+    const expected = range(n).flatMap((i) => {
+      const x = a[i], y = b[i], z = c[i], off = z & 31, width = (z >>> 8) & 31;
+      const lerp = range(4).reduce((r, k) => r | ((((x >>> (8 * k)) & 0xff) + ((y >>> (8 * k)) & 0xff) + ((z >>> (8 * k)) & 1)) >> 1) << (8 * k), 0);
+      const pair = (BigInt(x >>> 0) << 32n) | BigInt(y >>> 0);
+      return [
+        dot(x, y, z, 8, true, true, false, false), dot(x, y, z, 8, true, true, true, false), dot(x, y, z >>> 0, 8, false, false, true, true),
+        dot(x, y, z, 4, true, true, false, false), dot(x, y, z >>> 0, 4, false, false, false, true), dot(x, y, z, 8, true, false, false, false),
+        perm(x, y, z & 0x0f0f0f0f), Number(BigInt.asIntN(32, pair >> BigInt(z & 31))), Number(BigInt.asIntN(32, pair >> BigInt(8 * (z & 3)))),
+        ubfe(x, off, width), sbfe(x, off, width), lerp | 0,
+      ];
+    });
+    for (const device of wave64Devices()) {
+      const out = fl.full([12 * n], -1, { dtype: "i32", device });
+      const t = (v: number[]) => fl.tensor(Int32Array.from(v), { device });
+      fl.compile(source, { device }).fn("integer_ops").launch({ grid: 2, block: 64 }, out, t(a), t(b), t(c), n);
+      const got = Array.from(out.toArray());
+      for (let i = 0; i < n; i++) expect(got.slice(12 * i, 12 * i + 12), `element ${i} on ${device.describe()}`).to.deep.equal(expected.slice(12 * i, 12 * i + 12));
+    }
+  });
+
+  it("runs clang's __hip_atomic_* with their orders and scopes, and HIP's float atomics", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void atomics(int* counter, float* total, float* biggest, float* smallest, int* flags, const float* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __hip_atomic_fetch_add(counter, 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  unsafeAtomicAdd(total, x[i]);
+  atomicMax(biggest, x[i]);
+  atomicMin(smallest, x[i]);
+  int expected = 0;
+  if (__hip_atomic_compare_exchange_strong(flags, &expected, i + 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP))
+    __hip_atomic_store(flags + 1, __hip_atomic_load(flags, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT), __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+}`;
+    const n = 300, x = range(n).map((i) => ((i * 7919) % 601) - 300);
+    for (const device of wave64Devices()) {
+      const counter = fl.zeros([1], { dtype: "i32", device }), total = fl.zeros([1], { device });
+      const biggest = fl.full([1], -1000, { device }), smallest = fl.full([1], 1000, { device }), flags = fl.zeros([2], { dtype: "i32", device });
+      fl.compile(source, { device }).fn("atomics").launch({ grid: 5, block: 64 }, counter, total, biggest, smallest, flags,
+        fl.tensor(Float32Array.from(x), { device }), n);
+      expect([counter.toArray()[0], total.toArray()[0], biggest.toArray()[0], smallest.toArray()[0]], device.describe())
+        .to.deep.equal([n, x.reduce((s, v) => s + v, 0), Math.max(...x), Math.min(...x)]);
+      const [winner, copied] = Array.from(flags.toArray());
+      expect(winner >= 1 && winner <= n && copied === winner, `${winner} ${copied} on ${device.describe()}`).to.equal(true);
+    }
+  });
+
+  it("stops a launch whose DPP control is none of the GPU's, naming the line", async () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void bad(int* out, int control) {
+  out[threadIdx.x] = __builtin_amdgcn_mov_dpp(out[threadIdx.x], control, 0xf, 0xf, true);
+}`;
+    const device = fl.device("cpu", { warpSize: WAVE });
+    const out = fl.zeros([64], { dtype: "i32", device });
+    fl.compile(source, { device }).fn("bad").launch({ grid: 1, block: 64 }, out, 0x150);
+    await expectRejects(device.synchronize(), fl.DeviceError, /kernel 'bad': a DPP move on line 3: dpp_ctrl must be one of gfx9's controls .*, got 0x150/);
+  });
+});
