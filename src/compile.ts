@@ -544,7 +544,7 @@ function overloadNamed(p: Translated, name: string, typed: { name: string; types
 }
 
 // `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory
-// (also `extern float __shared__ tile[]`, `extern volatile __shared__ ...`,
+// (also `extern float __shared__ tile[]`, `__shared__ extern float tile[]`, `extern volatile __shared__ ...`,
 // `extern __shared__ __align__(sizeof(T)) unsigned char raw[]`), cannot be
 // expressed on the CPU emulator (its __shared__ is thread_local storage), and two
 // such arrays of different types clash on the GPU. In a function each becomes
@@ -552,12 +552,13 @@ function overloadNamed(p: Translated, name: string, typed: { name: string; types
 // so compiler messages keep the user's line numbers. At file scope (in no
 // function), where the GPU takes the declaration as it is, the CPU gets a macro
 // that reads the running block's dynamic shared memory wherever the name is used.
-const EXTERN_DECLARATION = /\bextern\b([^;{}"]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
+const EXTERN_DECLARATION = /(\b__shared__\s+)?\bextern\b([^;{}"]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
 const BALANCED = String.raw`\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`;
 const ALIGNMENT = new RegExp(String.raw`\b(?:__align__|alignas)\s*${BALANCED}|\b__attribute__\s*\(${BALANCED}\)`, "g");
 
 function withPortableDynamicShared(source: string, target: Target, file: string): string {
-  return source.replace(EXTERN_DECLARATION, (all: string, specifiers: string, name: string, offset: number) => {
+  return source.replace(EXTERN_DECLARATION, (all: string, before: string | undefined, after: string, name: string, offset: number) => {
+    const specifiers = `${before ?? ""}${after}`;
     if (!/\b__shared__\b/.test(specifiers)) return all;
     const type = specifiers.replace(ALIGNMENT, " ").replace(/\b__shared__\b/g, " ").replace(/\s+/g, " ").trim();
     if (type === "") return all;

@@ -274,7 +274,9 @@ function tensorAccessor(kernel: string, line: number, index: number, written: st
   const bits = template[1];
   const close = closing(tokens, open);
   const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
-  const element = C_TYPES[typeName(args[0] ?? [])];
+  // torch.bool's elements are bytes of 0 and 1: a u8 tensor's.
+  const elementType = typeName(args[0] ?? []);
+  const element = elementType === "bool" ? "u8" : C_TYPES[elementType];
   const dims = Number(args[1]?.join(""));
   const indexType = bits === "32" ? "int32_t" : bits === "64" ? "int64_t" : typeName(args[3] ?? ["int64_t"]);
   const indexDtype = C_TYPES[indexType];
@@ -641,8 +643,11 @@ function withoutAccessLabels(tokens: Token[]): Token[] {
 
 // The data members of a struct body (member functions, static members, types and access labels skipped),
 // or why the struct cannot be passed by value.
-function structMembers(body: Token[], structs: SourceStructs, aliases: Map<string, string>): DeclaredMember[] | string {
+function structMembers(body: Token[], structs: SourceStructs, namespaceAliases: Map<string, string>): DeclaredMember[] | string {
   const members: DeclaredMember[] = [];
+  // The struct's own aliases (`using index_t = uint32_t;`, causal-conv1d's params), over the namespace's.
+  const aliases = new Map(namespaceAliases);
+  for (const [name, spelled] of typeAliases(body)) aliases.set(name, namespaceAliases.get(spelled) ?? spelled);
   // One declaration: "float a, b[4]", "__align__(16) float4 v", "public: int n".
   const declare = (statement: Token[]): string | undefined => {
     const tokens = withoutAccessLabels(statement);

@@ -2635,6 +2635,69 @@ __global__ void squares(int* out) { out[threadIdx.x] = device_square(threadIdx.x
       /device_square\(int\) is declared and called, and the source does not define it: a source is compiled as one file, as nvcc and hipcc compile one without -rdc/);
   });
 
+  it("takes a struct whose members use its own type alias, a bool accessor, gpuAtomicMax/Min/Mul, cub's TempStorage sizes, and __shared__ extern", () => {
+    const module = fl.compile(`
+#include <cstdint>
+#include <torch/extension.h>
+#include <ATen/cuda/Atomic.cuh>
+#include <ATen/cuda/CUDATensorMethods.cuh>
+#include <thrust/random.h>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_store.cuh>
+#include <cuda_fp16.h>
+// causal-conv1d's parameters: strides in the struct's own index type.
+struct ConvParams {
+  using index_t = uint32_t;
+  int n;
+  index_t stride;
+  float* __restrict__ out;
+};
+__global__ void strided_fill(ConvParams p) {
+  const int i = threadIdx.x;
+  if (i < p.n) p.out[i * p.stride] = 1.0f + i;
+}
+// Masked maxima, minima and products of a row, as text-generation-inference's softmax takes them.
+__global__ void masked_extremes(float* out, const torch::PackedTensorAccessor32<bool, 1, torch::RestrictPtrTraits> mask, const float* x, int n) {
+  const int i = threadIdx.x;
+  if (i < n && !mask[i]) {
+    gpuAtomicMax(&out[0], x[i]);
+    gpuAtomicMin(&out[1], x[i]);
+    gpuAtomicMul(&out[2], x[i] < 0 ? -1.0f : 1.0f);
+  }
+}
+__global__ void storage_sizes(int* out) {
+  if (threadIdx.x != 0) return;
+  out[0] = sizeof(cub::BlockLoad<float, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>::TempStorage);
+  out[1] = sizeof(cub::BlockLoad<__half, 128, 8, cub::BLOCK_LOAD_WARP_TRANSPOSE>::TempStorage);
+  out[2] = sizeof(cub::BlockStore<float, 96, 4, cub::BLOCK_STORE_TRANSPOSE>::TempStorage);
+  out[3] = sizeof(cub::BlockLoad<float, 128, 4, cub::BLOCK_LOAD_DIRECT>::TempStorage);
+  out[4] = sizeof(cub::BlockStore<double, 256, 16, cub::BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>::TempStorage);
+}
+// Udacity CS344's students write the specifiers in this order.
+__global__ void reversed(float* out, const float* in, int n) {
+  __shared__ extern float tile[];
+  const int i = threadIdx.x;
+  if (i < n) tile[i] = in[i];
+  __syncthreads();
+  if (i < n) out[i] = tile[n - 1 - i];
+}
+`, { device: dev() });
+    const filled = fl.zeros([8], { device: dev() });
+    module.fn("strided_fill").launch({ grid: 1, block: 8 }, { n: 4, stride: 2, out: filled });
+    expect(Array.from(filled.toArray())).to.deep.equal([1, 0, 2, 0, 3, 0, 4, 0]);
+    const n = 50, x = range(n).map((i) => ((i * 37) % 23) - 11), masked = range(n).map((i) => (i % 7 === 3 ? 1 : 0));
+    const kept = x.filter((_, i) => !masked[i]);
+    const extremes = fl.tensor([-1000, 1000, 1], { device: dev() });
+    module.fn("masked_extremes").launch({ grid: 1, block: 64 }, extremes, fl.tensor(masked, { device: dev(), dtype: "u8" }), fl.tensor(x, { device: dev() }), n);
+    expect(Array.from(extremes.toArray())).to.deep.equal([Math.max(...kept), Math.min(...kept), kept.filter((v) => v < 0).length % 2 ? -1 : 1]);
+    const sizes = fl.full([5], -1, { device: dev(), dtype: "i32" });
+    module.fn("storage_sizes").launch({ grid: 1, block: 32 }, sizes);
+    expect(Array.from(sizes.toArray())).to.deep.equal([2048, 2112, 96 * 4 * 4, 1, 8 * (32 * 16 + 16)]);
+    const reversedOut = fl.full([37], NaN, { device: dev() });
+    module.fn("reversed").launch({ grid: 1, block: 64, sharedBytes: 37 * 4 }, reversedOut, fl.tensor(range(37), { device: dev() }), 37);
+    expect(Array.from(reversedOut.toArray())).to.deep.equal(range(37).reverse());
+  });
+
   it("compiles a C++20 source with std: \"c++20\", and says so when one is compiled as C++17", () => {
     const source = `#include <cstdint>
 #include <concepts>

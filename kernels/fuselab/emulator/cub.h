@@ -454,6 +454,24 @@ inline void StoreDirectStriped(int thread, It block, T (&items)[N], int valid = 
   for (int k = 0; k < N; k++) if (k * THREADS + thread < valid) block[k * THREADS + thread] = items[k];
 }
 
+namespace detail {
+// The bytes cub's TempStorage holds for a block load or store: none (one byte)
+// for the direct algorithms, a BlockExchange of the items for the transposing
+// ones (a warp's worth at a time when time-sliced; a word of padding every 32
+// items for 8, 16 ... items a thread). The CPU does not use them; sources add
+// them up to carve their dynamic shared memory (causal-conv1d's
+// `smem_ + sizeof(BlockLoadT::TempStorage)`), which then lies as on the GPU.
+template <typename T, int THREADS, int ITEMS, bool TRANSPOSED, bool TIME_SLICED> constexpr int exchange_bytes() {
+  if (!TRANSPOSED) return 1;
+  const int sliced = (TIME_SLICED && THREADS > 32 ? 32 : THREADS) * ITEMS;
+  const bool padded = ITEMS > 4 && (ITEMS & (ITEMS - 1)) == 0;
+  return static_cast<int>(sizeof(T)) * (sliced + (padded ? sliced >> 5 : 0));
+}
+template <typename T, int BYTES> struct alignas(BYTES == 1 ? 1 : alignof(T)) exchange_storage {
+  unsigned char bytes[BYTES];
+};
+}  // namespace detail
+
 // Every algorithm but the striped one gives each thread its items blocked; cub
 // goes through shared memory to coalesce, which the CPU has no use for. Items past
 // `valid` are left as they were, or set to the default given.
@@ -463,7 +481,8 @@ class BlockLoad {
   static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
-  struct TempStorage {};
+  using TempStorage = detail::exchange_storage<T, detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_LOAD_TRANSPOSE),
+                                                                         ALGORITHM == BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED>()>;
   BlockLoad() = default;
   explicit BlockLoad(TempStorage&) {}
 
@@ -486,7 +505,8 @@ class BlockStore {
   static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
-  struct TempStorage {};
+  using TempStorage = detail::exchange_storage<T, detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_STORE_TRANSPOSE),
+                                                                         ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>()>;
   BlockStore() = default;
   explicit BlockStore(TempStorage&) {}
 

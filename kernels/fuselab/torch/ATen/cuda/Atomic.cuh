@@ -4,6 +4,7 @@
 #ifndef FUSELAB_TORCH_ATOMIC_CUH
 #define FUSELAB_TORCH_ATOMIC_CUH
 #include <fuselab_torch.h>
+#include <type_traits>
 
 #if !defined(FL_TARGET_CPU) && (defined(__HIP__) || defined(__HIPCC_RTC__))
 // A compare-and-swap of the 32-bit word holding the 16 bits, as HIP has no 16-bit atomics.
@@ -44,5 +45,33 @@ __device__ __forceinline__ c10::BFloat16 gpuAtomicAdd(c10::BFloat16* address, c1
 template <typename T, typename V>
 __device__ __forceinline__ void gpuAtomicAddNoReturn(T* address, V value) {
   gpuAtomicAdd(address, static_cast<T>(value));
+}
+
+// PyTorch's gpuAtomicMax, gpuAtomicMin and gpuAtomicMul on 32- and 64-bit
+// numbers: a compare-and-swap of the value's word, returning the value replaced.
+template <typename T, typename F>
+__device__ __forceinline__ T fuselab_atomic_apply(T* address, F apply) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gpuAtomicMax, gpuAtomicMin and gpuAtomicMul take 32- and 64-bit numbers");
+  using Word = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+  Word* word = reinterpret_cast<Word*>(address);
+  Word old = *word, assumed;
+  do {
+    assumed = old;
+    const T updated = apply(*reinterpret_cast<const T*>(&assumed));
+    old = atomicCAS(word, assumed, *reinterpret_cast<const Word*>(&updated));
+  } while (assumed != old);
+  return *reinterpret_cast<const T*>(&old);
+}
+template <typename T>
+__device__ __forceinline__ T gpuAtomicMax(T* address, T value) {
+  return fuselab_atomic_apply(address, [value](T x) { return x < value ? value : x; });
+}
+template <typename T>
+__device__ __forceinline__ T gpuAtomicMin(T* address, T value) {
+  return fuselab_atomic_apply(address, [value](T x) { return value < x ? value : x; });
+}
+template <typename T>
+__device__ __forceinline__ T gpuAtomicMul(T* address, T value) {
+  return fuselab_atomic_apply(address, [value](T x) { return x * value; });
 }
 #endif
