@@ -458,7 +458,8 @@ namespace detail {
 // The bytes cub's TempStorage holds for a block load or store: none (one byte)
 // for the direct algorithms, a BlockExchange of the items for the transposing
 // ones (a warp's worth at a time when time-sliced; a word of padding every 32
-// items for 8, 16 ... items a thread). The CPU does not use them; sources add
+// items for 8, 16 ... items a thread), 16-byte aligned, and for a store the count
+// of valid items, as CUDA 13's cub lays them out. The CPU does not use them; sources add
 // them up to carve their dynamic shared memory (causal-conv1d's
 // `smem_ + sizeof(BlockLoadT::TempStorage)`), which then lies as on the GPU.
 template <typename T, int THREADS, int ITEMS, bool TRANSPOSED, bool TIME_SLICED> constexpr int exchange_bytes() {
@@ -467,8 +468,13 @@ template <typename T, int THREADS, int ITEMS, bool TRANSPOSED, bool TIME_SLICED>
   const bool padded = ITEMS > 4 && (ITEMS & (ITEMS - 1)) == 0;
   return static_cast<int>(sizeof(T)) * (sliced + (padded ? sliced >> 5 : 0));
 }
-template <typename T, int BYTES> struct alignas(BYTES == 1 ? 1 : alignof(T)) exchange_storage {
+template <int BYTES> struct alignas(BYTES == 1 ? 1 : 16) exchange_storage {
   unsigned char bytes[BYTES];
+};
+// A transposing store keeps the count of valid items beside the exchange.
+template <int BYTES> struct store_storage {
+  exchange_storage<BYTES> exchange;
+  int valid_items;
 };
 }  // namespace detail
 
@@ -481,8 +487,8 @@ class BlockLoad {
   static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
-  using TempStorage = detail::exchange_storage<T, detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_LOAD_TRANSPOSE),
-                                                                         ALGORITHM == BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED>()>;
+  using TempStorage = detail::exchange_storage<detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_LOAD_TRANSPOSE),
+                                                                      ALGORITHM == BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED>()>;
   BlockLoad() = default;
   explicit BlockLoad(TempStorage&) {}
 
@@ -503,10 +509,11 @@ template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
 class BlockStore {
   static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int EXCHANGE_BYTES = detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_STORE_TRANSPOSE),
+                                                              ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>();
 
  public:
-  using TempStorage = detail::exchange_storage<T, detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_STORE_TRANSPOSE),
-                                                                         ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>()>;
+  using TempStorage = std::conditional_t<ALGORITHM >= BLOCK_STORE_TRANSPOSE, detail::store_storage<EXCHANGE_BYTES>, detail::exchange_storage<1>>;
   BlockStore() = default;
   explicit BlockStore(TempStorage&) {}
 

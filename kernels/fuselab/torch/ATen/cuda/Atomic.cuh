@@ -4,7 +4,6 @@
 #ifndef FUSELAB_TORCH_ATOMIC_CUH
 #define FUSELAB_TORCH_ATOMIC_CUH
 #include <fuselab_torch.h>
-#include <type_traits>
 
 #if !defined(FL_TARGET_CPU) && (defined(__HIP__) || defined(__HIPCC_RTC__))
 // A compare-and-swap of the 32-bit word holding the 16 bits, as HIP has no 16-bit atomics.
@@ -49,10 +48,13 @@ __device__ __forceinline__ void gpuAtomicAddNoReturn(T* address, V value) {
 
 // PyTorch's gpuAtomicMax, gpuAtomicMin and gpuAtomicMul on 32- and 64-bit
 // numbers: a compare-and-swap of the value's word, returning the value replaced.
+template <int Bytes> struct fuselab_atomic_word;
+template <> struct fuselab_atomic_word<4> { using type = unsigned int; };
+template <> struct fuselab_atomic_word<8> { using type = unsigned long long; };
 template <typename T, typename F>
 __device__ __forceinline__ T fuselab_atomic_apply(T* address, F apply) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "gpuAtomicMax, gpuAtomicMin and gpuAtomicMul take 32- and 64-bit numbers");
-  using Word = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+  using Word = typename fuselab_atomic_word<sizeof(T)>::type;
   Word* word = reinterpret_cast<Word*>(address);
   Word old = *word, assumed;
   do {
