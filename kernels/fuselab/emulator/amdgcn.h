@@ -140,16 +140,6 @@ template <typename T> inline T permlane64(int line, T v) {
   return gather(line, v, lane() ^ 32);
 }
 
-// The set bits of `mask` below the calling lane in the low / high 32 lanes, plus `base`.
-inline unsigned mbcnt_lo(unsigned mask, unsigned base) {
-  const uint32_t self = lane();
-  return base + __builtin_popcount(self >= 32 ? mask : mask & ((1u << self) - 1));
-}
-inline unsigned mbcnt_hi(unsigned mask, unsigned base) {
-  const uint32_t self = lane();
-  return base + __builtin_popcount(self < 32 ? 0u : mask & ((1u << (self - 32)) - 1));
-}
-
 // icmp / uicmp: the ballot of an LLVM integer comparison (its predicate numbers).
 template <typename A, typename B> inline uint64_t compare_ballot(int line, A a, B b, int predicate) {
   using S = std::make_signed_t<std::common_type_t<A, B>>;
@@ -230,10 +220,6 @@ inline unsigned alignbit(unsigned hi, unsigned lo, unsigned shift) {
 inline unsigned alignbyte(unsigned hi, unsigned lo, unsigned shift) {
   return static_cast<unsigned>(((uint64_t(hi) << 32) | lo) >> (8 * (shift & 3)));
 }
-inline unsigned ubfe(unsigned v, unsigned offset, unsigned width) {
-  offset &= 31, width &= 31;
-  return width == 0 ? 0 : (v >> offset) & ((1u << width) - 1);
-}
 inline int sbfe(int v, unsigned offset, unsigned width) {
   offset &= 31, width &= 31;
   if (width == 0) return 0;
@@ -302,8 +288,9 @@ inline T __builtin_amdgcn_update_dpp(Old old, T v, int control, int rows, int ba
   return fl_amdgcn::update_dpp(line, old, v, control, rows, banks, bound);
 }
 template <typename T> inline T __builtin_amdgcn_permlane64(T v, int line = __builtin_LINE()) { return fl_amdgcn::permlane64(line, v); }
-inline unsigned __builtin_amdgcn_mbcnt_lo(unsigned mask, unsigned base) { return fl_amdgcn::mbcnt_lo(mask, base); }
-inline unsigned __builtin_amdgcn_mbcnt_hi(unsigned mask, unsigned base) { return fl_amdgcn::mbcnt_hi(mask, base); }
+// mbcnt and ubfe are HIP's own __mbcnt_lo/hi and __bitextract_u32 (fuselab/hip_spellings.h).
+inline unsigned __builtin_amdgcn_mbcnt_lo(unsigned mask, unsigned base) { return __mbcnt_lo(mask, base); }
+inline unsigned __builtin_amdgcn_mbcnt_hi(unsigned mask, unsigned base) { return __mbcnt_hi(mask, base); }
 inline unsigned long long __builtin_amdgcn_ballot_w64(bool p, int line = __builtin_LINE()) { return fl_amdgcn::ballot(line, p); }
 inline unsigned long long __builtin_amdgcn_read_exec(int line = __builtin_LINE()) { return fl_amdgcn::exec_mask(line); }
 inline unsigned __builtin_amdgcn_read_exec_lo(int line = __builtin_LINE()) { return static_cast<unsigned>(fl_amdgcn::exec_mask(line)); }
@@ -353,7 +340,7 @@ inline int __builtin_amdgcn_sudot4(bool as, int a, bool bs, int b, int c, bool c
 inline unsigned __builtin_amdgcn_perm(unsigned a, unsigned b, unsigned selector) { return fl_amdgcn::perm(a, b, selector); }
 inline unsigned __builtin_amdgcn_alignbit(unsigned hi, unsigned lo, unsigned shift) { return fl_amdgcn::alignbit(hi, lo, shift); }
 inline unsigned __builtin_amdgcn_alignbyte(unsigned hi, unsigned lo, unsigned shift) { return fl_amdgcn::alignbyte(hi, lo, shift); }
-inline unsigned __builtin_amdgcn_ubfe(unsigned v, unsigned offset, unsigned width) { return fl_amdgcn::ubfe(v, offset, width); }
+inline unsigned __builtin_amdgcn_ubfe(unsigned v, unsigned offset, unsigned width) { return __bitextract_u32(v, offset, width); }
 inline int __builtin_amdgcn_sbfe(int v, unsigned offset, unsigned width) { return fl_amdgcn::sbfe(v, offset, width); }
 inline unsigned __builtin_amdgcn_lerp(unsigned a, unsigned b, unsigned c) { return fl_amdgcn::lerp(a, b, c); }
 inline unsigned __builtin_amdgcn_sad_u8(unsigned a, unsigned b, unsigned c) { return fl_amdgcn::sad<8>(a, b, c); }
