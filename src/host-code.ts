@@ -419,22 +419,24 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
     const named = kept.some((other) => !(isUnannotatedClass(textOf(other)) && className(textOf(other)) === name) && mention.test(textOf(other)));
     if (!named && !mention.test(directiveText)) blank(statement.start, statement.end);
   }
-  // In a class with device code, a member function that nvcc takes for host code (no
-  // execution space) and that calls the runtime (CUDA by Example's `Lock() { cudaMalloc(...); }`).
+  // In a class with device code, a member function that nvcc takes for host code and
+  // that device code cannot call: one marked `__host__` alone (hip-clang's overload of a
+  // `__device__` one of the same signature, `__host__ S() {} __device__ S() {...}`), or
+  // one with no execution space that calls the runtime (CUDA by Example's `Lock() { cudaMalloc(...); }`).
   for (const statement of kept) {
     if (statement.bodyAt === undefined && classHead(textOf(statement)) && ANNOTATED.test(textOf(statement))) {
-      for (const member of runtimeCallingMembers(code, statement, expanded)) blank(member.start, member.end);
+      for (const member of hostMembers(code, statement, expanded)) blank(member.start, member.end);
     }
   }
   return out.join("");
 }
 
 /**
- * The member functions of a class definition (`statement`) with no execution space
- * (constexpr ones aside) whose bodies call the runtime: each from its head, after
- * any access label (which the members after it keep), to its body's end.
+ * The host member functions (constexpr ones aside) of a class definition
+ * (`statement`) that are marked `__host__`, or whose bodies call the runtime: each
+ * from its head, after any access label (which the members after it keep), to its body's end.
  */
-function runtimeCallingMembers(code: string, statement: NamespaceStatement, expand: (text: string) => string): { start: number; end: number }[] {
+function hostMembers(code: string, statement: NamespaceStatement, expand: (text: string) => string): { start: number; end: number }[] {
   const open = code.indexOf("{", statement.start);
   if (open < 0 || open > statement.end) return [];
   const found: { start: number; end: number }[] = [];
@@ -448,7 +450,8 @@ function runtimeCallingMembers(code: string, statement: NamespaceStatement, expa
         const end = closingBrace(code, i);
         const head = code.slice(start, i).replace(/^(\s*(?:(?:public|private|protected)\s*:\s*)*)/, (labels) => " ".repeat(labels.length));
         const labelled = head.length - head.trimStart().length;
-        if (isHostFunction(expand(head)) && RUNTIME_CALL.test(code.slice(i, end))) found.push({ start: start + labelled, end });
+        const written = expand(head);
+        if (isHostFunction(written) && (/\b__host__\b/.test(written) || RUNTIME_CALL.test(code.slice(i, end)))) found.push({ start: start + labelled, end });
         i = end;
         start = end + 1;
         continue;

@@ -829,7 +829,7 @@ __global__ void add_up(const float* x, int n) {
     }
   });
 
-  it("leaves out a class's host members that call the runtime, keeping its device ones (a spin lock passed by value, as CUDA by Example's)", () => {
+  it("leaves out a class's host members, those that call the runtime and those marked __host__, keeping its device ones (a spin lock passed by value, as CUDA by Example's)", () => {
     const module = fl.compile(`
 class SpinLock {
  public:
@@ -862,6 +862,21 @@ __global__ void locked_sum(SpinLock lock, const float* x, float* total, int n) {
     module.fn("locked_sum").launch({ grid: 7, block: 64 }, { word }, fl.tensor(range(n).map((i) => i % 8), { device: dev() }), total, n);
     expect(Array.from(total.toArray())).to.deep.equal([range(n).reduce((a, i) => a + (i % 8), 0)]);
     expect(Array.from(word.toArray())).to.deep.equal([0]);
+    // hip-clang's overloads on the execution space: device code takes the __device__ one.
+    const overloaded = fl.compile(`
+struct Counter {
+  __host__ Counter() { start = 1; }
+  __device__ Counter() { start = 2; }
+  __host__ int step() const { return 10; }
+  __device__ int step() const { return 20; }
+  int start;
+};
+__host__ int offset() { return 100; }
+__device__ int offset() { return 200; }
+__global__ void count(int* out) { Counter c; out[threadIdx.x] = c.start + c.step() + offset(); }`, { device: dev() });
+    const counted = fl.full([5], -1, { dtype: "i32", device: dev() });
+    overloaded.fn("count").launch({ grid: 1, block: 5 }, counted);
+    expect(Array.from(counted.toArray())).to.deep.equal([222, 222, 222, 222, 222]);
   });
 
   it("sets pointer variables and structs of pointers from tensors, as cudaMemcpyToSymbol of device pointers does (the CS149 renderer's constants)", () => {
