@@ -120,6 +120,39 @@ export function f32ToBf16Bits(value: number): number {
   return (bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16;
 }
 
+/** How an 8-bit float is rounded from a number: its format, and what a value past its range becomes. */
+export interface Fp8Conversion {
+  format: "e4m3" | "e5m2";
+  /** The largest finite value (CUDA's constructors, __NV_SATFINITE), else NaN for E4M3 and infinity for E5M2 (c10's). */
+  saturate: boolean;
+  /** Rounded to f32 first (c10's types convert from float). */
+  viaFloat: boolean;
+}
+
+const f64Scratch = new DataView(new ArrayBuffer(8));
+
+/** The code of the 8-bit float nearest to `value`, ties to even, as CUDA's `__nv_cvt_double_to_fp8` and c10 round. */
+export function fp8Code(value: number, conversion: Fp8Conversion): number {
+  const e4m3 = conversion.format === "e4m3";
+  const [mantissaBits, bias] = e4m3 ? [3, 7] : [2, 15];
+  if (Number.isNaN(value)) return 0x7f;
+  const x = conversion.viaFloat ? Math.fround(value) : value;
+  const sign = x < 0 || Object.is(x, -0) ? 0x80 : 0;
+  const magnitude = Math.abs(x);
+  // E4M3's largest is 448, with 480 NaN: a tie at 464 goes to 448. E5M2's is 57344: a tie at 61440 goes to infinity.
+  if (e4m3 ? magnitude > 464 : magnitude >= 61440) return sign | (conversion.saturate ? (e4m3 ? 0x7e : 0x7b) : (e4m3 ? 0x7f : 0x7c));
+  f64Scratch.setFloat64(0, magnitude);
+  // The binade's exponent, no less than the smallest normal one (below it: subnormals, one quantum apart).
+  const exponent = Math.max(((f64Scratch.getUint16(0) >> 4) & 0x7ff) - 1023, 1 - bias);
+  const quantum = 2 ** (exponent - mantissaBits), leading = 2 ** mantissaBits;
+  const q = magnitude / quantum, down = Math.floor(q);
+  let steps = q - down > 0.5 || (q - down === 0.5 && down % 2 === 1) ? down + 1 : down;
+  let field = exponent + bias;
+  if (steps >= 2 * leading) steps /= 2, field++;  // rounded up into the next binade
+  if (steps < leading) return sign | steps;  // zero or subnormal
+  return sign | (field << mantissaBits) | (steps - leading);
+}
+
 /** The value of a bf16 bit pattern. */
 export function bf16BitsToF32(bits: number): number {
   u32Scratch[0] = (bits & 0xffff) << 16;

@@ -4,7 +4,7 @@
 // anything reaches the device.
 import { ArgumentError, FuselabError, aDtype, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
-import type { DType } from "./dtype";
+import { DType, fp8Code } from "./dtype";
 import { MemberType, PointerReader, ScalarType, StructLayout, packStruct, scalarValue } from "./layout";
 import { BufferHandle, KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
 import { KernelParam, SCALAR_TYPES, TensorAccessor } from "./signature";
@@ -221,6 +221,10 @@ export class Kernel {
       if (!tensor) throw new ArgumentError(where, label, `${aDtype(param.span.element)} tensor or a view of one (${param.declaration})`, describe(arg));
       const size = TensorView.isView(arg) ? arg.size : tensor.size;
       return { type: "struct", ...packStruct(where, label, param.layout!, { data: arg, size }, pointerReader(where, this.device)) };
+    }
+    if (param.fp8) {
+      if (typeof arg !== "number") throw new ArgumentError(where, label, `a number (${param.declaration})`, describe(arg));
+      return { type: "struct", bytes: Uint8Array.of(fp8Code(arg, param.fp8)) };
     }
     if (param.layout) return { type: "struct", ...packStruct(where, label, param.layout, arg, pointerReader(where, this.device)) };
     if (param.type === "bool") return { type: "bool", value: scalarValue(where, label, "bool", param.declaration, arg) };

@@ -1,5 +1,6 @@
 // Finds the __global__ functions of a HIP source and parses their parameter
 // lists, so that launches can be checked before they reach the device.
+import type { Fp8Conversion } from "./dtype";
 import { ArgumentError } from "./errors";
 import { DeclaredMember, MemberScalar, MemberType, StructLayout, VECTOR_TYPES, layoutStruct } from "./layout";
 import { Preprocessor } from "./preprocess";
@@ -27,7 +28,17 @@ export interface KernelParam {
   accessor?: TensorAccessor;
   /** A `cuda::std::span<T>` by value (its pointer and size in `layout`): it takes a tensor of T's dtype or a view of one. */
   span?: { element: string };
+  /** An 8-bit float by value (its byte in `layout`): it takes a number, rounded as the type's constructor rounds it. */
+  fp8?: Fp8Conversion;
 }
+
+// The 8-bit float types by value: CUDA's saturate as their constructors do, c10's do not.
+const FP8_TYPES: Record<string, Fp8Conversion> = {
+  "__nv_fp8_e4m3": { format: "e4m3", saturate: true, viaFloat: false },
+  "__nv_fp8_e5m2": { format: "e5m2", saturate: true, viaFloat: false },
+  "Float8_e4m3fn": { format: "e4m3", saturate: false, viaFloat: true },
+  "Float8_e5m2": { format: "e5m2", saturate: false, viaFloat: true },
+};
 
 /** What a PackedTensorAccessor32/64<T, N> parameter holds: T's dtype, N, and the integer type of its sizes and strides. */
 export interface TensorAccessor {
@@ -210,6 +221,11 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   }
   // bool by value: true or false from TS, one byte in the parameter buffer on every target.
   if (!pointer && spelled === "bool") return { name, type: "bool", pointer, isConst, declaration: "bool" };
+  const fp8 = pointer ? undefined : FP8_TYPES[spelled.replace(/^(?:c10|at|torch)::/, "")];
+  if (fp8) {
+    const layout = layoutStruct(spelled, [{ name: "__x", declaration: "uint8_t", type: { kind: "scalar", scalar: "u8" } }]);
+    return { name, type: "struct", pointer, isConst, declaration: spelled, layout, fp8 };
+  }
   let type = C_TYPES[spelled];
   if (type === undefined) {
     if (!pointer && /^(?:cuda|hip)(?:Texture|Surface)Object_t$/.test(spelled)) {

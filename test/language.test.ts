@@ -1709,6 +1709,31 @@ __global__ void scaled(c10::Float8_e4m3fn* out, float* limits, const float* x, f
     expect(Array.from(limits.toArray())).to.deep.equal([448, -448, 2 ** -6, 57344, 0.25, Infinity, 4]);
   });
 
+  it("takes numbers for 8-bit floats passed by value, rounded as each type's constructor rounds them (CUDA's saturating, c10's not)", () => {
+    const module = fl.compile(`
+#include <cuda_fp8.h>
+#include <c10/util/Float8_e4m3fn.h>
+#include <c10/util/Float8_e5m2.h>
+__global__ void fp8_arguments(unsigned char* codes, __nv_fp8_e4m3 a, __nv_fp8_e5m2 b, c10::Float8_e4m3fn c, const c10::Float8_e5m2 d) {
+  codes[0] = a.__x;
+  codes[1] = b.__x;
+  codes[2] = c.x;
+  codes[3] = d.x;
+}`, { device: dev() });
+    const inputs = [0.3, -1.7, 1e-3, -2e-9, 0.0078125, 0.0029296875, 300, 463.9, 464, 465, 479.9, 500, 1e6, -Infinity, NaN, -0, 57344, 61439, 61440, 70000,
+      0.1 + 2 ** -40];
+    const clamp = (v: number, limit: number) => Math.max(-limit, Math.min(v, limit));
+    for (const v of inputs) {
+      const codes = fl.full([4], 0x55, { dtype: "u8", device: dev() });
+      module.fn("fp8_arguments").launch({ grid: 1, block: 1 }, codes, v, v, v, v);
+      expect(Array.from(codes.toArray()), String(v)).to.deep.equal([
+        fp8Code(clamp(v, 448), "e4m3fn"), fp8Code(clamp(v, 57344), "e5m2"), fp8Code(Math.fround(v), "e4m3fn"), fp8Code(Math.fround(v), "e5m2"),
+      ]);
+    }
+    expectThrows(() => module.fn("fp8_arguments").launch({ grid: 1, block: 1 }, fl.zeros([4], { dtype: "u8", device: dev() }), "1" as unknown as number, 1, 1, 1), fl.ArgumentError,
+      /argument 1 \(a\) must be a number \(__nv_fp8_e4m3\), got "1"/);
+  });
+
   it("gives CUDA's 8-bit floats to a source that includes the 16-bit ones and <cmath>, as NVRTC's headers do (candle's cuda_utils.cuh)", () => {
     const module = fl.compile(`
 #include "cuda_fp16.h"
