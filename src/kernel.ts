@@ -5,7 +5,7 @@
 import { ArgumentError, FuselabError, aDtype, checkOptionsObject, describe, shapeString } from "./errors";
 import type { Device } from "./device";
 import { DType, fp8Code } from "./dtype";
-import { MemberType, PointerReader, ScalarType, StructLayout, packStruct, scalarValue } from "./layout";
+import { MemberType, PointerReader, ScalarType, StructLayout, isPlainObject, packStruct, scalarValue } from "./layout";
 import { BufferHandle, KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
 import { KernelParam, SCALAR_TYPES, TensorAccessor } from "./signature";
 import { Tensor, TensorView, checkNotDisposed, tensorOf } from "./tensor";
@@ -144,7 +144,8 @@ export class Kernel {
     };
     args.forEach((arg, i) => {
       const param = this.params[i];
-      if (param.pointer || param.accessor || param.span) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
+      if (param.accessor?.tensorInfo && isPlainObject(arg)) visit({ kind: "struct", layout: param.layout! }, arg);
+      else if (param.pointer || param.accessor || param.span) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
       else if (param.layout) visit({ kind: "struct", layout: param.layout }, arg);
     });
     return found;
@@ -237,11 +238,17 @@ export class Kernel {
 
   // A tensor accessor's argument: a tensor of its dtype and dimensions, passed as its
   // data pointer, sizes and strides (row-major, in elements).
+  // A TensorInfo's argument: a tensor of its dtype and up to 25 dimensions, passed as
+  // its data pointer, sizes and strides (the unused ones 0) and its dimensions' count;
+  // or an object of those fields, its data a tensor or a view (strides of one's own).
   private accessor(where: string, label: string, param: KernelParam, accessor: TensorAccessor, arg: unknown): NativeArg {
-    const wanted = `${aDtype(accessor.element)} tensor of ${accessor.dims} dimension${accessor.dims === 1 ? "" : "s"} (${param.declaration})`;
+    if (accessor.tensorInfo && isPlainObject(arg)) return { type: "struct", ...packStruct(where, label, param.layout!, arg, pointerReader(where, this.device)) };
+    const dimensions = accessor.tensorInfo ? `up to ${accessor.dims} dimensions` : `${accessor.dims} dimension${accessor.dims === 1 ? "" : "s"}`;
+    const wanted = `${aDtype(accessor.element)} tensor of ${dimensions} (${param.declaration})`;
     if (!Tensor.isTensor(arg)) throw new ArgumentError(where, label, wanted, TensorView.isView(arg) ? `${arg.describe()}, a view` : describe(arg));
     checkNotDisposed(where, label, arg);
-    if (arg.dtype !== accessor.element || arg.shape.length !== accessor.dims) throw new ArgumentError(where, label, wanted, arg.describe());
+    const dimsFit = accessor.tensorInfo ? arg.shape.length <= accessor.dims : arg.shape.length === accessor.dims;
+    if (arg.dtype !== accessor.element || !dimsFit) throw new ArgumentError(where, label, wanted, arg.describe());
     checkOnDevice(where, label, this.device, arg);
     const strides = arg.shape.map((_n, d) => arg.shape.slice(d + 1).reduce((a, b) => a * b, 1));
     const limit = { i32: 2 ** 31, u32: 2 ** 32, i64: 2 ** 63, u64: 2 ** 64 }[accessor.index];
@@ -249,6 +256,11 @@ export class Kernel {
       throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^${Math.log2(limit)} (PackedTensorAccessor64 takes larger)`, arg.describe());
     }
     const layout = param.layout as StructLayout;
+    if (accessor.tensorInfo) {
+      const padded = (values: readonly number[]) => [...values, ...new Array<number>(accessor.dims - values.length).fill(0)];
+      const fields = { data: arg, sizes: padded(arg.shape), strides: padded(strides), dims: arg.shape.length };
+      return { type: "struct", ...packStruct(where, label, layout, fields, pointerReader(where, this.device)) };
+    }
     const { bytes } = packStruct(where, label, layout, { data: 0, sizes: arg.shape, strides }, pointerReader(where, this.device));
     return { type: "struct", bytes, pointers: [{ offset: 0, buffer: arg.handle(where) }] };
   }

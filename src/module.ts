@@ -270,7 +270,8 @@ export class Module {
     const refused = typeof canonical === "string" ? this.compiled?.unlaunchable?.get(canonical) : undefined;
     if (!entry && refused) {
       throw new ArgumentError("module.fn", "name", refused.expected.replace(/^kernels whose parameters are/, "a kernel whose parameters are"),
-        `${describe(name)}, whose ${refused.received.replace(/^(parameter \d+) of .* \(((?:on )?line [^()]*)\) declared as/, "$1 ($2) is declared as")}`);
+        `${describe(name)}, ${refused.received.startsWith("parameter ") ?
+          `whose ${refused.received.replace(/^(parameter \d+) of .* \(((?:on )?line [^()]*)\) declared as/, "$1 ($2) is declared as")}` : refused.received}`);
     }
     if (!entry && typeof canonical === "string") {
       const instance = this.compiled?.templates.instantiate(canonical);

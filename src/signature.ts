@@ -40,11 +40,16 @@ const FP8_TYPES: Record<string, Fp8Conversion> = {
   "Float8_e5m2": { format: "e5m2", saturate: false, viaFloat: true },
 };
 
-/** What a PackedTensorAccessor32/64<T, N> parameter holds: T's dtype, N, and the integer type of its sizes and strides. */
+/**
+ * What a PackedTensorAccessor32/64<T, N> parameter holds: T's dtype, N, and the
+ * integer type of its sizes and strides; for a TensorInfo<T, IndexType>, N is the
+ * most dimensions it holds, and it takes a tensor of up to that many.
+ */
 export interface TensorAccessor {
   element: string;
   dims: number;
   index: AccessorIndex;
+  tensorInfo?: boolean;
 }
 
 /** The integer types an accessor's sizes and strides may have (`PackedTensorAccessor<T, N, Traits, size_t>` among them). */
@@ -212,7 +217,8 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const stars = words.filter((w) => w === "*").length;
   if (stars > 1) return { name, type: "void", pointer, isConst, declaration: `${isConst ? "const " : ""}${spelled}${"*".repeat(stars)}` };
   if (!pointer) {
-    const accessor = tensorAccessor(kernel, line, index, written, tokens) ?? spanParam(kernel, line, index, written, tokens);
+    const accessor = tensorAccessor(kernel, line, index, written, tokens) ?? tensorInfo(kernel, line, index, written, tokens) ??
+      spanParam(kernel, line, index, written, tokens);
     if (accessor) return accessor;
     // A struct by value: a vector type, or one the source defines (named with or without its namespace).
     const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled) ?? TOOLKIT_FUNCTOR.get(spelled.split(" ")[0]);
@@ -281,6 +287,37 @@ function spanParam(kernel: string, line: number, index: number, written: string,
 // PyTorch's accessors (kernels/fuselab/torch/fuselab_torch.h): the data pointer,
 // then N sizes and N strides of the index type.
 const ACCESSOR = /^(?:(?:torch|at)::)?(?:PackedTensorAccessor(32|64)?|GenericPackedTensorAccessor)$/;
+// PyTorch's TensorInfo<T, IndexType> (ATen/cuda/detail/TensorInfo.cuh): the data
+// pointer, 25 sizes and 25 strides of the index type, and the dimensions' count.
+const TENSOR_INFO = /^(?:(?:at::)?cuda::detail::)?TensorInfo$/;
+const TENSOR_INFO_DIMS = 25;
+
+/** A parameter `at::cuda::detail::TensorInfo<T, IndexType> name`, or undefined when it is none. */
+function tensorInfo(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
+  const open = tokens.findIndex((t) => t.text === "<");
+  if (open < 1 || !TENSOR_INFO.test(typeName(tokens.slice(0, open).map((t) => t.text)))) return undefined;
+  const close = closing(tokens, open);
+  const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
+  const element = C_TYPES[typeName(args[0] ?? [])];
+  const indexType = typeName(args[1] ?? []);
+  const indexDtype = C_TYPES[indexType];
+  if (element === undefined || element === "void") {
+    unsupported(kernel, line, index, written, `a TensorInfo's elements are of a type tensors have; "${(args[0] ?? []).join(" ")}" is not`);
+  }
+  if (!ACCESSOR_INDEX.includes(indexDtype)) unsupported(kernel, line, index, written, "a TensorInfo's index type is a 32- or 64-bit integer");
+  const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
+  const indexScalar = indexDtype as AccessorIndex;
+  const declaration = `at::cuda::detail::TensorInfo<${typeName(args[0])}, ${indexType}>`;
+  const counts = { kind: "array", element: { kind: "scalar", scalar: indexScalar }, length: TENSOR_INFO_DIMS } as const;
+  const layout = layoutStruct(declaration, [
+    { name: "data", declaration: `${typeName(args[0])}*`, type: { kind: "pointer", element, isConst: false } },
+    { name: "sizes", declaration: indexType, type: counts },
+    { name: "strides", declaration: indexType, type: counts },
+    { name: "dims", declaration: "int", type: { kind: "scalar", scalar: "i32" } },
+  ]);
+  return { name, type: "struct", pointer: false, isConst: false, declaration, layout,
+    accessor: { element, dims: TENSOR_INFO_DIMS, index: indexScalar, tensorInfo: true } };
+}
 
 /** A parameter `[const] torch::PackedTensorAccessor32<T, N, Traits> name`, or undefined when it is no accessor. */
 function tensorAccessor(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
@@ -950,6 +987,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const unlaunchable = new Map<string, ArgumentError>();
   // The kernels of each name, to tell a prototype and its definition from another overload.
   const declared = new Map<string, KernelDeclaration[]>();
+  const prototypes: KernelDeclaration[] = [];
   const add = (declaration: KernelDeclaration, at: number) => {
     const seen = declared.get(declaration.name) ?? [];
     if (seen.some((d) => sameParams(d.params, declaration.params))) return;  // a prototype and its definition
@@ -1130,15 +1168,27 @@ export function findKernels(source: string, predefined: Record<string, string> =
         overloads.get(name)!.push(template());
       }
     } else {
+      // A prototype (`__global__ void k(int*);`, a project header's) declares a kernel
+      // another file may define: it counts once a definition of it is found.
+      let end = close + 1;
+      while (end < tokens.length && tokens[end].text !== "{" && tokens[end].text !== ";") end++;
       try {
         const maxThreads = boundsTokens && integerValue(boundsTokens);
-        add({ name, params: parseParams(name, line, parts, structs), line, ...(maxThreads ? { maxThreads } : {}) }, tokens[g].at);
+        const declaration = { name, params: parseParams(name, line, parts, structs), line, ...(maxThreads ? { maxThreads } : {}) };
+        if (tokens[end]?.text === ";") prototypes.push(declaration);
+        else add(declaration, tokens[g].at);
       } catch (e) {
         if (!(e instanceof ArgumentError)) throw e;
         if (!unlaunchable.has(name)) unlaunchable.set(name, e);
       }
     }
     g = close;
+  }
+  // A kernel only declared is defined in another file, compiled apart (as nvcc compiles one file).
+  for (const p of prototypes) {
+    if (declared.get(p.name)?.some((d) => sameParams(d.params, p.params)) || unlaunchable.has(p.name)) continue;
+    unlaunchable.set(p.name, new ArgumentError("fl.compile", "source", "a kernel the source defines (one it only declares is another file's, which nvcc compiles apart)",
+      `a declaration on line ${p.line}, with no definition`));
   }
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }

@@ -1709,6 +1709,51 @@ __global__ void scaled(c10::Float8_e4m3fn* out, float* limits, const float* x, f
     expect(Array.from(limits.toArray())).to.deep.equal([448, -448, 2 ** -6, 57344, 0.25, Infinity, 4]);
   });
 
+  it("takes PyTorch's TensorInfo (a tensor, or its fields), std::optional in host declarations, a source's own shuffle of at::Half, and kernels a header only declares", () => {
+    const module = fl.compile(`
+#include <optional>
+#include <torch/extension.h>
+#include <ATen/cuda/detail/IndexUtils.cuh>
+#include <cuda_fp16.h>
+// pytorch_scatter's and pytorch_cluster's host declarations, and a kernel another file defines.
+torch::Tensor segment_csr_cuda(torch::Tensor src, torch::Tensor indptr, std::optional<torch::Tensor> optional_out);
+torch::Tensor radius_cuda(torch::Tensor x, torch::optional<torch::Tensor> ptr_x, c10::optional<int64_t> max);
+__global__ void defined_elsewhere(int n, int* out);
+// Each row's sum, its bounds from the TensorInfo's elements at their strides.
+__global__ void segment_sums(const float* src, const at::cuda::detail::TensorInfo<int64_t, int> indptr, float* out, int rows) {
+  const int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= rows) return;
+  using Offset = at::cuda::detail::IndexToOffset<int64_t, int, -1>;
+  const int64_t start = indptr.data[Offset::get(row, indptr)], end = indptr.data[Offset::get(row + 1, indptr)];
+  float sum = 0.0f;
+  for (int64_t i = start; i < end; i++) sum += src[i];
+  out[row] = sum + indptr.dims * 1000.0f;
+}
+__device__ __inline__ at::Half __shfl_down_sync(const unsigned mask, const at::Half var, const unsigned int delta) {
+  return __shfl_down_sync(mask, var.operator __half(), delta);
+}
+__global__ void shift_halves(at::Half* values) {
+  values[threadIdx.x] = __shfl_down_sync(0xffffffffu, values[threadIdx.x], 1u);
+}`, { device: dev() });
+    expectThrows(() => module.fn("defined_elsewhere"), fl.ArgumentError, /got "defined_elsewhere", a declaration on line 9, with no definition/);
+    const ends = [0, 3, 3, 10, 41, 42], src = range(42).map((i) => (i % 7) - 3), rows = ends.length - 1;
+    const expected = range(rows).map((r) => src.slice(ends[r], ends[r + 1]).reduce((a, b) => a + b, 0));
+    const x = fl.tensor(src, { device: dev() });
+    // As a tensor, and as its fields: a 2 x 6 tensor's column 0 (rows 0 to 4 then the last), through strides of 6.
+    const out = fl.full([rows], NaN, { device: dev() });
+    module.fn("segment_sums").launch({ grid: 1, block: 32 }, x, fl.tensor(ends, { dtype: "i64", device: dev() }), out, rows);
+    expect(Array.from(out.toArray())).to.deep.equal(expected.map((v) => v + 1000));
+    const strided = fl.tensor([...ends.flatMap((e) => [e, -1, -1])], { dtype: "i64", device: dev() });
+    const pad = (v: number[]) => [...v, ...new Array(25 - v.length).fill(0)];
+    module.fn("segment_sums").launch({ grid: 1, block: 32 }, x, { data: strided, sizes: pad([6]), strides: pad([3]), dims: 1 }, out, rows);
+    expect(Array.from(out.toArray())).to.deep.equal(expected.map((v) => v + 1000));
+    expectThrows(() => module.fn("segment_sums").launch({ grid: 1, block: 32 }, x, fl.tensor(ends, { device: dev() }), out, rows), fl.ArgumentError,
+      /argument 1 \(indptr\) must be an i64 tensor of up to 25 dimensions \(at::cuda::detail::TensorInfo<int64_t, int>\), got/);
+    const halves = fl.tensor(range(32).map((i) => i / 4), { dtype: "f16", device: dev() });
+    module.fn("shift_halves").launch({ grid: 1, block: 32 }, halves);
+    expect(Array.from(halves.toArray())).to.deep.equal([...range(31).map((i) => (i + 1) / 4), 31 / 4]);
+  });
+
   it("takes numbers for 8-bit floats passed by value, rounded as each type's constructor rounds them (CUDA's saturating, c10's not)", () => {
     const module = fl.compile(`
 #include <cuda_fp8.h>

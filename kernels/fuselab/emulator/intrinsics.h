@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <type_traits>
 
 #include "half.h"
 #include "runtime.h"
@@ -73,18 +74,43 @@ template <typename T> inline T bit_cast(const void* from) {
 }  // namespace emu
 }  // namespace fl
 
-// HIP's forms without a mask: the whole warp.
-#define __shfl(v, ...) ::fl::emu::shfl_sync(__LINE__, ~0ull, v, __VA_ARGS__)
-#define __shfl_xor(v, ...) ::fl::emu::shfl_xor_sync(__LINE__, ~0ull, v, __VA_ARGS__)
-#define __shfl_down(v, ...) ::fl::emu::shfl_down_sync(__LINE__, ~0ull, v, __VA_ARGS__)
-#define __shfl_up(v, ...) ::fl::emu::shfl_up_sync(__LINE__, ~0ull, v, __VA_ARGS__)
+// The shuffles are functions, as CUDA's and HIP's are, so that a source may
+// overload them for its own types (pytorch_scatter's __shfl_down_sync of an
+// at::Half); the calling line comes from __builtin_LINE(). The mask is a
+// template parameter (CUDA's unsigned, HIP's unsigned long long), and the lane
+// or delta is typed as CUDA types it, so that a source's overload is chosen
+// over these for its type. HIP's forms without a mask take the whole warp.
+template <typename M, typename T> inline T __shfl_sync(M mask, T v, int source, int width = -1, int line = __builtin_LINE()) {
+  static_assert(std::is_integral<M>::value, "a lane mask is an integer");
+  return ::fl::emu::shfl_sync(line, static_cast<uint64_t>(mask), v, source, width);
+}
+template <typename M, typename T> inline T __shfl_xor_sync(M mask, T v, int lane_mask, int width = -1, int line = __builtin_LINE()) {
+  static_assert(std::is_integral<M>::value, "a lane mask is an integer");
+  return ::fl::emu::shfl_xor_sync(line, static_cast<uint64_t>(mask), v, lane_mask, width);
+}
+template <typename M, typename T> inline T __shfl_down_sync(M mask, T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
+  static_assert(std::is_integral<M>::value, "a lane mask is an integer");
+  return ::fl::emu::shfl_down_sync(line, static_cast<uint64_t>(mask), v, delta, width);
+}
+template <typename M, typename T> inline T __shfl_up_sync(M mask, T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
+  static_assert(std::is_integral<M>::value, "a lane mask is an integer");
+  return ::fl::emu::shfl_up_sync(line, static_cast<uint64_t>(mask), v, delta, width);
+}
+template <typename T> inline T __shfl(T v, int source, int width = -1, int line = __builtin_LINE()) {
+  return ::fl::emu::shfl_sync(line, ~0ull, v, source, width);
+}
+template <typename T> inline T __shfl_xor(T v, int lane_mask, int width = -1, int line = __builtin_LINE()) {
+  return ::fl::emu::shfl_xor_sync(line, ~0ull, v, lane_mask, width);
+}
+template <typename T> inline T __shfl_down(T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
+  return ::fl::emu::shfl_down_sync(line, ~0ull, v, delta, width);
+}
+template <typename T> inline T __shfl_up(T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
+  return ::fl::emu::shfl_up_sync(line, ~0ull, v, delta, width);
+}
 #define __any(p) __any_sync(~0ull, p)
 #define __all(p) __all_sync(~0ull, p)
 #define __ballot(p) __ballot_sync(~0ull, p)
-#define __shfl_sync(mask, v, ...) ::fl::emu::shfl_sync(__LINE__, (mask), v, __VA_ARGS__)
-#define __shfl_xor_sync(mask, v, ...) ::fl::emu::shfl_xor_sync(__LINE__, (mask), v, __VA_ARGS__)
-#define __shfl_down_sync(mask, v, ...) ::fl::emu::shfl_down_sync(__LINE__, (mask), v, __VA_ARGS__)
-#define __shfl_up_sync(mask, v, ...) ::fl::emu::shfl_up_sync(__LINE__, (mask), v, __VA_ARGS__)
 // Votes give an int; ballots and __activemask 64 bits as HIP's do (the lanes of a
 // 64-lane wavefront; with 32-lane warps the top half is zero).
 #define __any_sync(mask, p) static_cast<int>(::fl::emu::vote_sync(::fl::emu::warp_op::any, __LINE__, (mask), (p) != 0))

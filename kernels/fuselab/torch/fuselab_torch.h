@@ -60,6 +60,9 @@ struct alignas(2) Half {
   C10_HOST_DEVICE Half(float value) : x(__half_as_ushort(__float2half(value))) {}
   C10_HOST_DEVICE Half(const __half& value) : x(__half_as_ushort(value)) {}
   C10_HOST_DEVICE operator float() const { return __half2float(__ushort_as_half(x)); }
+  // PyTorch's is implicit; explicit here, so that `var.operator __half()` (pytorch_scatter's
+  // shuffles) and casts take it while comparisons of two Halfs stay unambiguous.
+  C10_HOST_DEVICE explicit operator __half() const { return __ushort_as_half(x); }
 };
 
 // bfloat16: a float's upper 16 bits, rounded to nearest even; a NaN stays a quiet NaN.
@@ -365,10 +368,35 @@ enum class ScalarType : int8_t;
 namespace cuda {}
 }  // namespace at
 
+// std::optional, as the host functions' declarations name it (pytorch_scatter's
+// `std::optional<torch::Tensor>`, pytorch_cluster's `torch::optional`), also as
+// c10::, at:: and torch::optional: the host's, NVRTC's cuda::std one, and under
+// hiprtc, which has none, its name.
+#if defined(__HIPCC_RTC__)
+namespace std {
+template <typename T> class optional;
+struct nullopt_t {
+  explicit constexpr nullopt_t(int) {}
+};
+constexpr nullopt_t nullopt{0};
+}  // namespace std
+#elif defined(__CUDACC_RTC__)
+#include <cuda/std/optional>
+#else
+#include <optional>
+#endif
+
 namespace c10 {
 using at::Tensor;
+using std::nullopt;
+using std::optional;
 namespace cuda {}
 }  // namespace c10
+
+namespace at {
+using c10::nullopt;
+using c10::optional;
+}  // namespace at
 
 namespace torch {
 using namespace at;
