@@ -2720,7 +2720,7 @@ __global__ void squares(int* out) { out[threadIdx.x] = device_square(threadIdx.x
       /device_square\(int\) is declared and called, and the source does not define it: a source is compiled as one file, as nvcc and hipcc compile one without -rdc/);
   });
 
-  it("takes a struct whose members use its own type alias, a bool accessor, gpuAtomicMax/Min/Mul, cub's TempStorage sizes, and __shared__ extern", () => {
+  it("takes a struct whose members use its own type alias, a bool accessor, gpuAtomicMax/Min/Mul, cub's TempStorage sizes, a dim3 by value, and __shared__ extern", () => {
     const module = fl.compile(`
 #include <cstdint>
 #include <torch/extension.h>
@@ -2758,6 +2758,8 @@ __global__ void storage_sizes(int* out) {
   out[3] = sizeof(cub::BlockLoad<float, 128, 4, cub::BLOCK_LOAD_DIRECT>::TempStorage);
   out[4] = sizeof(cub::BlockStore<double, 256, 16, cub::BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>::TempStorage);
 }
+// A launch shape by value, its name hiding the built-in (text-generation-inference's softmax).
+__global__ void shape_of(int* out, const dim3 blockDim) { out[threadIdx.x] = blockDim.x * 100 + blockDim.y * 10 + blockDim.z; }
 // Udacity CS344's students write the specifiers in this order.
 __global__ void reversed(float* out, const float* in, int n) {
   __shared__ extern float tile[];
@@ -2778,6 +2780,9 @@ __global__ void reversed(float* out, const float* in, int n) {
     const sizes = fl.full([5], -1, { device: dev(), dtype: "i32" });
     module.fn("storage_sizes").launch({ grid: 1, block: 32 }, sizes);
     expect(Array.from(sizes.toArray())).to.deep.equal([2048, 2112, 1552, 1, 4240]);
+    const shape = fl.full([2], -1, { device: dev(), dtype: "i32" });
+    module.fn("shape_of").launch({ grid: 1, block: 2 }, shape, { x: 4, y: 5, z: 6 });
+    expect(Array.from(shape.toArray())).to.deep.equal([456, 456]);
     const reversedOut = fl.full([37], NaN, { device: dev() });
     module.fn("reversed").launch({ grid: 1, block: 64, sharedBytes: 37 * 4 }, reversedOut, fl.tensor(range(37), { device: dev() }), 37);
     expect(Array.from(reversedOut.toArray())).to.deep.equal(range(37).reverse());
