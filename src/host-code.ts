@@ -135,10 +135,10 @@ const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque
 // OpenGL, which samples draw their results with (glDrawPixels(, glutMainLoop( ...).
 const RUNTIME_CALL = /\b(?:(?:cuda|hip|cublas(?:Lt)?|curand)[A-Z]\w*|(?:gl|glu|glut|glew|glfw|glX)[A-Z]\w*)\s*\(/;
 
-/** Whether a namespace-scope statement defines a class with no device code in it. */
+/** Whether a namespace-scope statement defines a class with no device code in it (`typedef struct { ... } Matrix;` too). */
 function isUnannotatedClass(statement: string): boolean {
   const text = withoutTemplateHeads(statement.trim());
-  return /^(?:class|struct)\b/.test(text) && text.includes("{") && !ANNOTATED.test(text);
+  return /^(?:typedef\s+)?(?:class|struct)\b/.test(text) && text.includes("{") && !ANNOTATED.test(text);
 }
 
 /** Whether a namespace-scope class definition is host code: one of its members or functions uses the host-only library or calls the runtime (a sample's timer class). */
@@ -483,6 +483,9 @@ function closingBrace(code: string, open: number): number {
  * undefined for another statement or an unnamed class.
  */
 function forwardDeclaration(statement: string): string | undefined {
+  // `typedef struct { ... } Matrix;`: the name the typedef gives, as a struct's.
+  const typedefName = /^typedef\s+(?:class|struct)\b[\s\S]*\}\s*([A-Za-z_]\w*)\s*;?$/.exec(statement.trim());
+  if (typedefName) return `struct ${typedefName[1]};`;
   const head = classHead(statement);
   if (!head || head.name === "final") return undefined;
   return `${head.templateHeads.replace(/\s+/g, " ")}${head.keyword} ${head.name}${head.args};`;

@@ -544,6 +544,7 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
       "HD constexpr int kTwiceHD = 2;",
       "template <int pack_size> typename std::enable_if<pack_size == 1, void>::type launch_impl(float* x) { run(x); }",
       "struct Launcher { static int launch(const float* p) { constexpr int kMax = 4; return aligned(p, kMax); } };",
+      "typedef struct { unsigned rows; std::unique_ptr<unsigned int> data_host; } Matrix;",
     ].join("\n");
     const lines = withoutHostCode(source).split("\n");
     expect(lines.length).to.equal(source.split("\n").length);
@@ -554,6 +555,8 @@ __global__ void scale_bf16(__nv_bfloat16* out, const __nv_bfloat16* x, float s, 
     expect(gone).to.deep.equal([2, 3, 5, 7, 8, 16, 17, 19, 26, 27, 28, 29, 30, 32, 33, 34, 37, 43, 44, 47, 48]);
     // Line 35: a class built on the host-only library stays declared, for host declarations that name it.
     expect(lines[34].trim()).to.equal("class Timer;");
+    // Line 49: a typedef'd struct built on it (CUDA-CCL's Matrix), declared by its typedef's name.
+    expect(lines[48].trim()).to.equal("struct Matrix;");
     expect(lines[3]).to.equal("#if 1");
     expect(lines[21]).to.equal("namespace ns {" + " ".repeat(16) + "const float pi = 3.14f; }");
     // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it (NVRTC refuses them).
