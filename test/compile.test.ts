@@ -219,21 +219,21 @@ describe("kernel signatures", () => {
       "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
     expectThrows(() => parseKernels("__global__ void k(Pair p) {}"), fl.ArgumentError,
       "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a value is an integer, a float, a vector type or a struct the source defines; \"Pair\" is none of these), got parameter 0 of k (line 1) declared as \"Pair p\"");
-    // Beside kernels it can launch, one TS cannot is refused when named, not with the module (candle's fill.cu
-    // has a kernel taking an __nv_fp8_e4m3 by value among twenty others).
+    // Beside kernels it can launch, one TS cannot is refused when named, not with the module. (candle's fill.cu
+    // has a kernel taking an __nv_fp8_e4m3 by value among twenty others: that one takes a number.)
     const mixed = fl.compile(`#include <cuda_fp8.h>
 __global__ void fill_f32(float* out, float v, int n) { if (threadIdx.x < n) out[threadIdx.x] = v; }
 __global__ void fill_f8(__nv_fp8_e4m3* out, __nv_fp8_e4m3 v, int n) { if (threadIdx.x < n) out[threadIdx.x] = v; }
 template <typename T> __global__ void fill_ref(T& out) { out = T(); }
 template __global__ void fill_ref<float>(float&);
 `, { device: testDevice() });
-    expect(mixed.kernels).to.deep.equal(["fill_f32"]);
+    expect(mixed.kernels).to.deep.equal(["fill_f32", "fill_f8"]);
     const filled = fl.full([4], NaN, { device: testDevice() });
     mixed.fn("fill_f32").launch({ grid: 1, block: 4 }, filled, 2.5, 3);
     expect(Array.from(filled.toArray())).to.deep.equal([2.5, 2.5, 2.5, NaN]);
-    expectThrows(() => mixed.fn("fill_f8"), fl.ArgumentError, "module.fn: name must be a kernel whose parameters are pointers, scalars or structs fuselab can pass " +
-      "(a value is an integer, a float, a vector type or a struct the source defines; \"__nv_fp8_e4m3\" is none of these), got \"fill_f8\", " +
-      "whose parameter 1 (line 3) is declared as \"__nv_fp8_e4m3 v\"");
+    const codes = fl.full([4], 0x55, { dtype: "u8", device: testDevice() });
+    mixed.fn("fill_f8").launch({ grid: 1, block: 4 }, codes, 2.5, 3);
+    expect(Array.from(codes.toArray())).to.deep.equal([0x42, 0x42, 0x42, 0x55]);  // 2.5 = 1.25 * 2^1: exponent field 8, mantissa 2
     expectThrows(() => mixed.fn("fill_ref<float>"), fl.ArgumentError, /^module.fn: name must be a kernel whose parameters are .* \(a reference cannot be passed to a kernel\), got "fill_ref<float>", whose parameter 0 \(line 4\) is declared as "float & out"$/);
   });
 });
