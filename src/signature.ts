@@ -987,7 +987,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const unlaunchable = new Map<string, ArgumentError>();
   // The kernels of each name, to tell a prototype and its definition from another overload.
   const declared = new Map<string, KernelDeclaration[]>();
-  const prototypes: KernelDeclaration[] = [];
+  const prototypes: { declaration: KernelDeclaration; at: number }[] = [];
   const add = (declaration: KernelDeclaration, at: number) => {
     const seen = declared.get(declaration.name) ?? [];
     if (seen.some((d) => sameParams(d.params, declaration.params))) return;  // a prototype and its definition
@@ -1175,7 +1175,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
       try {
         const maxThreads = boundsTokens && integerValue(boundsTokens);
         const declaration = { name, params: parseParams(name, line, parts, structs), line, ...(maxThreads ? { maxThreads } : {}) };
-        if (tokens[end]?.text === ";") prototypes.push(declaration);
+        if (tokens[end]?.text === ";") prototypes.push({ declaration, at: tokens[g].at });
         else add(declaration, tokens[g].at);
       } catch (e) {
         if (!(e instanceof ArgumentError)) throw e;
@@ -1184,12 +1184,19 @@ export function findKernels(source: string, predefined: Record<string, string> =
     }
     g = close;
   }
-  // A kernel only declared is defined in another file, compiled apart (as nvcc compiles one file).
-  for (const p of prototypes) {
-    if (declared.get(p.name)?.some((d) => sameParams(d.params, p.params)) || unlaunchable.has(p.name)) continue;
+  // A kernel only declared is defined in another file, compiled apart (as nvcc compiles one file);
+  // one declared beside a definition of its name with other parameters overloads it, as for nvcc.
+  for (const { declaration: p, at } of prototypes) {
+    const defined = declared.get(p.name);
+    if (defined?.some((d) => sameParams(d.params, p.params)) || unlaunchable.has(p.name)) continue;
+    if (defined) {
+      add(p, at);
+      continue;
+    }
     unlaunchable.set(p.name, new ArgumentError("fl.compile", "source", "a kernel the source defines (one it only declares is another file's, which nvcc compiles apart)",
       `a declaration on line ${p.line}, with no definition`));
   }
+  for (const lines of overloaded.values()) lines.sort((a, b) => a - b);
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }
 
