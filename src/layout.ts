@@ -109,8 +109,8 @@ function vectorTypes(): Map<string, StructLayout> {
       vectors.set(name, layoutStruct(name, members, align));
     });
   }
-  // A launch's shape, as CUDA and HIP declare it (text-generation-inference passes a `const dim3 blockDim`).
-  vectors.set("dim3", layoutStruct("dim3", lanes.slice(0, 3).map((lane) => ({ name: lane, declaration: "unsigned int", type: { kind: "scalar" as const, scalar: "u32" as const } })), 4));
+  // A launch's shape, a uint3 as CUDA and HIP declare it (text-generation-inference passes a `const dim3 blockDim`).
+  vectors.set("dim3", { ...vectors.get("uint3")!, name: "dim3" });
   // Pairs of 16-bit floats, 4-byte aligned.
   for (const [names, scalar, declaration] of [
     [["half2", "__half2"], "f16", "half"], [["__nv_bfloat162", "__hip_bfloat162", "nv_bfloat162"], "bf16", "__nv_bfloat16"],

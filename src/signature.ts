@@ -263,18 +263,31 @@ const TOOLKIT_FUNCTOR = new Map(["cub::Sum", "cub::Max", "cub::Min", "cuda::maxi
     "bit_and", "bit_or", "bit_xor", "negate"].flatMap((op) => [`cuda::${op}`, `thrust::${op}`, op])]
   .map((name) => [name, layoutStruct(name, [])]));
 
+// A parameter of a class template's type (`cuda::std::span<const float> x`): the
+// template's name, each argument's words, the parameter's name, and the index of the
+// `>` closing the arguments; undefined for a type without template arguments.
+function templateParam(tokens: Token[]): { template: string; args: string[][]; name: string; close: number } | undefined {
+  const open = tokens.findIndex((t) => t.text === "<");
+  if (open < 1) return undefined;
+  const close = closing(tokens, open);
+  return {
+    template: typeName(tokens.slice(0, open).map((t) => t.text)),
+    args: splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text)),
+    name: tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "",
+    close,
+  };
+}
+
 // libcu++'s span, `cuda::std::span<const float>` (or std::span under NVRTC), of a
 // dynamic extent: its pointer, then its size, as libcu++ and the emulator lay it out.
 function spanParam(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
-  const open = tokens.findIndex((t) => t.text === "<");
-  if (open < 1 || !/^(?:cuda::)?span$/.test(typeName(tokens.slice(0, open).map((t) => t.text)))) return undefined;
-  const close = closing(tokens, open);
-  const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
+  const parsed = templateParam(tokens);
+  if (!parsed || !/^(?:cuda::)?span$/.test(parsed.template)) return undefined;
+  const { args, name } = parsed;
   const elementWords = args[0] ?? [];
   const element = C_TYPES[typeName(elementWords)];
   if (element === undefined || element === "void") unsupported(kernel, line, index, written, `a span's elements are of a type tensors have; "${elementWords.join(" ")}" is not`);
   if (args.length > 1 && !/dynamic_extent/.test(args[1].join(""))) unsupported(kernel, line, index, written, "a span of a fixed extent has no size to pass: take cuda::std::span<T>");
-  const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
   const isConst = elementWords.includes("const");
   const declaration = `cuda::std::span<${isConst ? "const " : ""}${typeName(elementWords)}>`;
   const layout = layoutStruct(declaration, [
@@ -294,10 +307,9 @@ const TENSOR_INFO_DIMS = 25;
 
 /** A parameter `at::cuda::detail::TensorInfo<T, IndexType> name`, or undefined when it is none. */
 function tensorInfo(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
-  const open = tokens.findIndex((t) => t.text === "<");
-  if (open < 1 || !TENSOR_INFO.test(typeName(tokens.slice(0, open).map((t) => t.text)))) return undefined;
-  const close = closing(tokens, open);
-  const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
+  const parsed = templateParam(tokens);
+  if (!parsed || !TENSOR_INFO.test(parsed.template)) return undefined;
+  const { args, name } = parsed;
   const element = C_TYPES[typeName(args[0] ?? [])];
   const indexType = typeName(args[1] ?? []);
   const indexDtype = C_TYPES[indexType];
@@ -305,7 +317,6 @@ function tensorInfo(kernel: string, line: number, index: number, written: string
     unsupported(kernel, line, index, written, `a TensorInfo's elements are of a type tensors have; "${(args[0] ?? []).join(" ")}" is not`);
   }
   if (!ACCESSOR_INDEX.includes(indexDtype)) unsupported(kernel, line, index, written, "a TensorInfo's index type is a 32- or 64-bit integer");
-  const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
   const indexScalar = indexDtype as AccessorIndex;
   const declaration = `at::cuda::detail::TensorInfo<${typeName(args[0])}, ${indexType}>`;
   const counts = { kind: "array", element: { kind: "scalar", scalar: indexScalar }, length: TENSOR_INFO_DIMS } as const;
@@ -321,12 +332,11 @@ function tensorInfo(kernel: string, line: number, index: number, written: string
 
 /** A parameter `[const] torch::PackedTensorAccessor32<T, N, Traits> name`, or undefined when it is no accessor. */
 function tensorAccessor(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
-  const open = tokens.findIndex((t) => t.text === "<");
-  const template = open < 1 ? null : ACCESSOR.exec(typeName(tokens.slice(0, open).map((t) => t.text)));
-  if (!template) return undefined;
+  const parsed = templateParam(tokens);
+  const template = parsed ? ACCESSOR.exec(parsed.template) : null;
+  if (!parsed || !template) return undefined;
   const bits = template[1];
-  const close = closing(tokens, open);
-  const args = splitTopLevel(tokens, open + 1, close).map((part) => part.map((t) => t.text));
+  const { args, name, close } = parsed;
   // torch.bool's elements are bytes of 0 and 1: a u8 tensor's.
   const elementType = typeName(args[0] ?? []);
   const element = elementType === "bool" ? "u8" : C_TYPES[elementType];
@@ -338,7 +348,6 @@ function tensorAccessor(kernel: string, line: number, index: number, written: st
   }
   if (!Number.isInteger(dims) || dims < 1 || dims > 8) unsupported(kernel, line, index, written, "an accessor has 1 to 8 dimensions, written as a number");
   if (!ACCESSOR_INDEX.includes(indexDtype)) unsupported(kernel, line, index, written, "an accessor's index type is a 32- or 64-bit integer");
-  const name = tokens.slice(close + 1).map((t) => t.text).filter((w) => /^[A-Za-z_]/.test(w)).pop() ?? "";
   const indexScalar = indexDtype as AccessorIndex;
   const declaration = tokens.slice(0, close + 1).map((t) => t.text).filter((w) => w !== "const").join(" ")
     .replace(/ ?:: ?/g, "::").replace(/ ?([<>,]) ?/g, "$1").replace(/,/g, ", ");
