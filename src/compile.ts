@@ -688,6 +688,8 @@ function checkCompiledParams(where: string, p: Prepared, handle: ModuleHandle): 
     const params = paramsFromSignature(signature);
     const differs = params.length !== declaration.params.length || params.some((q, i) => {
       const d = declaration.params[i];
+      // A pointer to a function the backend names as a pointer to void.
+      if (d.functionPointer) return !q.pointer;
       // "void" there: a pointee the backend does not name: nothing to compare.
       const type = d.layout ? structType(d.layout) : d.type;
       return q.pointer !== d.pointer || (q.type !== "void" && type !== "void" && q.type !== type);

@@ -6,11 +6,19 @@ import { ArgumentError, FuselabError, aDtype, checkOptionsObject, describe, shap
 import type { Device } from "./device";
 import { DType, fp8Code } from "./dtype";
 import { MemberType, PointerReader, ScalarType, StructLayout, isPlainObject, packStruct, scalarValue } from "./layout";
-import { BufferHandle, KernelHandle, LaunchHandle, NativeArg, native, nativeCall } from "./native";
+import { BufferHandle, KernelHandle, LaunchHandle, ModuleHandle, NativeArg, native, nativeCall } from "./native";
 import { KernelParam, SCALAR_TYPES, TensorAccessor } from "./signature";
 import { Tensor, TensorView, checkNotDisposed, tensorOf } from "./tensor";
 
 export type { KernelParam } from "./signature";
+
+/**
+ * @internal Module variables that hold a pointer to a `__device__` function
+ * (`module.constant(name)` of one), each with its module, its type and a reader
+ * of its value: what a kernel's argument of that type is given, so that no
+ * address comes from TS itself.
+ */
+export const functionPointerVariables = new WeakMap<object, { owner: object; name: string; type: string; where: () => { module: ModuleHandle; symbol: string } }>();
 
 /** A grid or block size: a number (x) or [x, y?, z?]. */
 export type Dim = number | readonly number[];
@@ -26,7 +34,9 @@ export interface LaunchConfig {
 /**
  * What a kernel argument may be: for a pointer, a tensor, a view into one
  * (`tensor.view(offset, length)`) or null; a number (or bigint) for a scalar;
- * an object with the struct's fields for a struct passed by value.
+ * an object with the struct's fields for a struct passed by value; for a
+ * pointer to a `__device__` function, the module's variable holding one
+ * (`module.constant("p_min")`) or null.
  */
 export type KernelArg = Tensor<DType> | TensorView<DType> | null | number | bigint | boolean | StructValue;
 
@@ -215,6 +225,7 @@ export class Kernel {
     const param = this.params[index];
     const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
     if (param.pointer) return pointerTarget(where, label, this.device, param, arg);
+    if (param.functionPointer) return this.functionArgument(where, label, param.functionPointer, arg);
     if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);
     if (param.span) {
       // A span takes a tensor or a view (its elements) for its pointer and size.
@@ -234,6 +245,16 @@ export class Kernel {
       throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, structs, pointers)", param.declaration);
     }
     return { type, value: scalarValue(where, label, type, param.declaration, arg) };
+  }
+
+  // A pointer to a device function: the value of the module's variable holding one, read
+  // now, as cudaMemcpyFromSymbol reads it before the launch; or null.
+  private functionArgument(where: string, label: string, type: string, arg: unknown): NativeArg {
+    if (arg === null) return null;
+    const variable = typeof arg === "object" ? functionPointerVariables.get(arg) : undefined;
+    if (variable && variable.owner === this.owner && variable.type === type) return { type: "function", ...variable.where() };
+    throw new ArgumentError(where, label, `a __device__ variable of the kernel's module holding a ${type}, module.constant(name), or null`,
+      variable ? `the variable ${variable.name}, ${variable.owner === this.owner ? `a ${variable.type}` : "of another module"}` : describe(arg));
   }
 
   // A tensor accessor's argument: a tensor of its dtype and dimensions, passed as its

@@ -3,7 +3,7 @@
 // `fl.builtins(device).fn(name)` as `fl.compile(source).fn(name)`.
 import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
-import { Kernel, KernelParam, StructValue, pointerReader } from "./kernel";
+import { Kernel, KernelParam, StructValue, functionPointerVariables, pointerReader } from "./kernel";
 import { PointerReader, StructLayout, isPlainObject, packStruct } from "./layout";
 import { BufferHandle, ModuleHandle, SymbolPointer, native, nativeCall } from "./native";
 import type { DType } from "./dtype";
@@ -84,6 +84,8 @@ const HOST_ARRAYS: Record<string, new (n: number) => ArrayBufferView & ArrayLike
 interface HeldPointers {
   /** A pointer variable's element type ("void": any tensor), and its type as the source spells it. */
   pointee?: string;
+  /** A pointer to a device function: set from another variable of the module holding one of its type (or null), never from numbers. */
+  functionPointer?: string;
   declaration: string;
   /** A struct variable's members. */
   layout?: StructLayout;
@@ -112,11 +114,21 @@ export class Constant {
    * around it: numbers (bigints for 64-bit integers) of the variable's type,
    * or the bytes themselves (a Uint8Array) for a variable of another type.
    */
-  set(values: ArrayLike<number | bigint> | ArrayBufferView | Tensor<DType> | TensorView<DType> | StructValue | null): void {
+  set(values: ArrayLike<number | bigint> | ArrayBufferView | Tensor<DType> | TensorView<DType> | StructValue | Constant | null): void {
     const where = `constant ${this.name}.set`;
     // A pointer variable (`__device__ float* data;`) takes a tensor, a view or null; a
     // struct (`__constant__ Params p;`) an object of its fields, its pointers among them.
     const holds = this.holds;
+    if (holds?.functionPointer !== undefined) {
+      const source = values === null ? undefined : functionPointerVariables.get(values);
+      const own = functionPointerVariables.get(this);
+      if (values !== null && (source?.owner !== own?.owner || source?.type !== holds.functionPointer)) {
+        throw new ArgumentError(where, "values", `null or a __device__ variable of the module holding a ${holds.functionPointer} (module.constant(name))`,
+          source ? `the variable ${source.name}, ${source.owner === own?.owner ? `a ${source.type}` : "of another module"}` : describe(values));
+      }
+      this.write(values instanceof Constant ? values.get() : new BigUint64Array(1));
+      return;
+    }
     if (holds?.pointee !== undefined) {
       const target = holds.reader(where)("values", { element: holds.pointee, isConst: false }, holds.declaration, values);
       this.write(new Uint8Array(8), target ? [{ ...target, offset: 0 }] : []);
@@ -227,8 +239,9 @@ export class Module {
     }
     const reader = (where: string) => pointerReader(where, this.device);
     const holds: HeldPointers | undefined = declaration.pointer !== undefined ? { pointee: declaration.type, declaration: `${declaration.pointer}*`, reader }
+      : declaration.functionPointer !== undefined ? { functionPointer: declaration.functionPointer, declaration: declaration.functionPointer, reader }
       : declaration.layout ? { declaration: declaration.layout.name, layout: declaration.layout, reader } : undefined;
-    return new Constant(name, declaration.pointer !== undefined ? "u64" : type, bytes, (data, pointers) => {
+    const constant = new Constant(name, declaration.pointer !== undefined ? "u64" : type, bytes, (data, pointers) => {
       if (this.handle === undefined) throw new FuselabError(`constant ${name}.set: its module was disposed`);
       for (const h of holders()) nativeCall(() => native().writeSymbol(h, symbol, data, pointers));
       // Kept with the buffers it points to, for the instances fn() compiles later.
@@ -238,6 +251,13 @@ export class Module {
       const h = holders()[0];
       nativeCall(() => native().readSymbol(h, symbol, into));
     }, holds);
+    if (declaration.functionPointer !== undefined && bytes === 8) {
+      functionPointerVariables.set(constant, { owner: this, name, type: declaration.functionPointer, where: () => {
+        if (this.handle === undefined) throw new FuselabError(`constant ${name}: its module was disposed`);
+        return { module: holders()[0], symbol };
+      } });
+    }
+    return constant;
   }
 
   // The size of variable `symbol` in the module `h`, or undefined where it has none.

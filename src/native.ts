@@ -43,7 +43,9 @@ export type NativeArg =
   | { buffer: BufferHandle; byteOffset: number; bytes: number }
   | null
   | { type: ScalarType | "bool"; value: number | bigint }
-  | { type: "struct"; bytes: Uint8Array; pointers?: { offset: number; buffer: BufferHandle; byteOffset?: number; bytes?: number }[] };
+  | { type: "struct"; bytes: Uint8Array; pointers?: { offset: number; buffer: BufferHandle; byteOffset?: number; bytes?: number }[] }
+  /** A pointer to a device function: the value the module's variable `symbol` holds, which the addon reads at the launch. */
+  | { type: "function"; module: ModuleHandle; symbol: string };
 
 /** A buffer's address to write into a variable's bytes (a pointer variable, a struct's pointer member). */
 export interface SymbolPointer {

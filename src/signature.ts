@@ -30,6 +30,8 @@ export interface KernelParam {
   span?: { element: string };
   /** An 8-bit float by value (its byte in `layout`): it takes a number, rounded as the type's constructor rounds it. */
   fp8?: Fp8Conversion;
+  /** A pointer to a `__device__` function (`float (*f)(float, float)`), its type without the name ("float(*)(float, float)"): it takes a module's variable holding one. */
+  functionPointer?: string;
 }
 
 // The 8-bit float types by value: CUDA's saturate as their constructors do, c10's do not.
@@ -206,6 +208,8 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   const words = (equals >= 0 ? tokens.slice(0, equals) : tokens).map((t) => t.text);
   const written = words.join(" ").replace(/ ?:: ?/g, "::").replace(/ \*/g, "*");
   if (words.includes("&") || words.includes("&&")) unsupported(kernel, line, index, written, "a reference cannot be passed to a kernel");
+  const fn = functionPointer(equals >= 0 ? tokens.slice(0, equals) : tokens);
+  if (fn) return { name: fn.name, type: "u64", pointer: false, isConst: false, declaration: fn.type, functionPointer: fn.type };
   const { pointer, isConst } = pointerShape(words);
   const identifiers = words.filter((w) => /^[A-Za-z_]/.test(w) && !QUALIFIERS.has(w) && w !== "std");
   // The last identifier names the parameter unless the words are all one type ("unsigned int", "float").
@@ -242,6 +246,29 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   }
   if (!pointer && type === "void") unsupported(kernel, line, index, written, "void is not a value");
   return { name, type, pointer, isConst, declaration: declarationText(spelled, pointer, isConst) };
+}
+
+/**
+ * A pointer to a function, `R (*name)(A a, B)` (in a type, with no name: `R (*)(A, B)`, a
+ * name after it where an alias was put in its place): its type spelled without names
+ * ("R(*)(A, B)") and the name ("" when none).
+ */
+function functionPointer(tokens: readonly Token[]): { type: string; name: string } | undefined {
+  const open = tokens.findIndex((t, i) => t.text === "(" && tokens[i + 1]?.text === "*");
+  if (open <= 0) return undefined;
+  const close = closing(tokens as Token[], open);
+  if (tokens[close + 1]?.text !== "(") return undefined;
+  const end = closing(tokens as Token[], close + 1);
+  const identifiers = (part: readonly Token[]) => part.filter((t) => /^[A-Za-z_]/.test(t.text) && !QUALIFIERS.has(t.text));
+  const name = identifiers(tokens.slice(open + 2, close)).pop() ?? identifiers(tokens.slice(end + 1)).pop();
+  // Each parameter without its name: the last of two or more words that are not one C type.
+  const params = end === close + 2 ? [] : splitTopLevel(tokens as Token[], close + 2, end).map((part) => {
+    const words = identifiers(part).map((t) => t.text);
+    const named = words.length >= 2 && !(words.join(" ") in C_TYPES) && part[part.length - 1].text === words[words.length - 1];
+    return spell(named ? part.slice(0, -1) : part);
+  });
+  const result = spell(tokens.slice(0, open).filter((t) => !["__device__", "static", "typedef"].includes(t.text)));
+  return { type: `${result}(*)(${params.join(", ")})`, name: name?.text ?? "" };
 }
 
 /** Whether a parameter's words declare a pointer (`*` or `[]`), and one to const: const before the star qualifies the pointee. */
@@ -414,6 +441,8 @@ export interface ConstantDeclaration {
   pointer?: string;
   /** A struct variable (`__constant__ Params params;`): also set from an object of its fields, pointers among them. */
   layout?: StructLayout;
+  /** A pointer to a `__device__` function (`__device__ reduce_t p_min = fminf;`), its type ("float(*)(float, float)"): a kernel's argument of that type. */
+  functionPointer?: string;
 }
 
 /**
@@ -607,6 +636,17 @@ function typeAliases(tokens: Token[]): Map<string, string> {
       statementStart = i + 1;
       continue;
     }
+    if (tokens[i].text === "typedef" || (tokens[i].text === "using" && tokens[i + 2]?.text === "=")) {
+      // A pointer to a function (`typedef float (*reduce_t)(float, float);`, `using op_t = float (*)(float);`):
+      // its type's tokens with no name, which a parameter or variable of that alias then reads.
+      const end = tokens.findIndex((t, j) => j > i && t.text === ";");
+      const fn = functionPointer(tokens.slice(tokens[i].text === "using" ? i + 3 : i + 1, end < 0 ? tokens.length : end));
+      const name = tokens[i].text === "using" ? tokens[i + 1].text : fn?.name;
+      if (fn && name) {
+        aliases.set(name, tokenize(fn.type).map((t) => t.text).join(" "));
+        continue;
+      }
+    }
     if (tokens[i].text === "typedef") {
       const end = tokens.findIndex((t, j) => j > i && t.text === ";");
       const body = tokens.slice(i + 1, end < 0 ? tokens.length : end).map((t) => t.text);
@@ -690,7 +730,7 @@ function pointerMember(baseWords: string[], stars: number, aliases: Map<string, 
   const spelled = typeName(baseWords);
   const resolved = aliases.get(spelled) ?? spelled;
   const aliasStars = resolved.split(" ").filter((w) => w === "*").length;
-  if (stars + aliasStars === 0) return undefined;
+  if (stars + aliasStars === 0 || resolved.includes("(")) return undefined;
   const pointee = resolved.replace(/ \*/g, "");
   const isConst = baseWords.includes("const") || pointee.startsWith("const ");
   const scalar = C_TYPES[pointee.replace(/^const /, "")];
@@ -1099,6 +1139,16 @@ export function findKernels(source: string, predefined: Record<string, string> =
       }
       const statement = head.map((t) => t.text);
       const device = text !== "__constant__";
+      // A pointer to a function, `__device__ float (*p_max)(float, float) = fmaxf;`.
+      if (tokens[end]?.text === "(" && tokens[end + 1]?.text === "*" && !templateParams && !scopes.includes(" ")) {
+        const declarator = closing(tokens, end);
+        const fn = tokens[declarator + 1]?.text === "(" ? functionPointer(tokens.slice(statementStart, closing(tokens, declarator + 1) + 1)) : undefined;
+        if (fn?.name && !statement.includes("const") && !statement.includes("constexpr")) {
+          constants.push({ name: qualified(fn.name), type: "u64", line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__",
+            isStatic: statement.includes("static"), functionPointer: fn.type });
+        }
+        continue;
+      }
       // One in an unnamed namespace has no symbol outside its file. An operator's
       // tokens (`operator!=`) hold the = a variable's initializer begins with.
       // A pointer to const (`__device__ const int* table;`) is itself written by the host.
@@ -1109,7 +1159,9 @@ export function findKernels(source: string, predefined: Record<string, string> =
       const name = words.pop();
       // A pointer or a struct by its type, one of them set from tensors (the CS149 renderer's
       // `__constant__ GlobalConstants cuConstRendererParams;` holds device pointers).
-      const type = C_TYPES[words.join(" ")] ?? C_TYPES[aliases.get(words.join(" ")) ?? ""] ?? "void";
+      const aliased = aliases.get(words.join(" ")) ?? "";
+      const functionType = aliased.includes("(") ? { functionPointer: spell(tokenize(aliased)) } : {};
+      const type = functionType.functionPointer ? "u64" : C_TYPES[words.join(" ")] ?? C_TYPES[aliased] ?? "void";
       const single = tokens[end]?.text !== "[";
       const pointer = single && statement.includes("*") ? typeName(words) : undefined;
       const struct = pointer || !single || type !== "void" ? undefined : structNamed(structs, aliases.get(words.join(" ")) ?? words.join(" "));
@@ -1117,7 +1169,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
       // `__constant__ float T, r, sigma;` declares each name, of one type.
       for (const each of name ? [name, ...laterDeclarators(tokens, end)] : []) {
         constants.push({ name: qualified(each), type,
-          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static"), ...shape,
+          line: lineAt(code, tokens[g].at), space: device ? "__device__" : "__constant__", isStatic: statement.includes("static"), ...shape, ...functionType,
           ...(templateParams ? { templateParams, typeWords: words.map((w) => aliases.get(w) ?? w) } : {}) });
       }
       continue;

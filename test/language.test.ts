@@ -832,6 +832,68 @@ __global__ void add_up(const float* x, int n) {
     }
   });
 
+  it("passes a pointer to a __device__ function read from the module's variable, as cudaMemcpyFromSymbol reads it before a launch", () => {
+    const module = fl.compile(`
+#include <cuda_runtime.h>
+typedef float (*combine_t)(float, float);
+using scale_t = float (*)(float value);
+__device__ float smaller(float a, float b) { return a < b ? a : b; }
+__device__ float larger(float a, float b) { return a > b ? a : b; }
+__device__ float halve(float v) { return 0.5f * v; }
+__device__ combine_t d_min = smaller;
+__device__ combine_t d_max = larger;
+__device__ float (*d_sum)(float, float) = nullptr;
+__device__ scale_t d_halve = halve;
+__device__ float add(float a, float b) { return a + b; }
+// The device picks a function, as a variable's initializer would.
+__global__ void choose_sum() { d_sum = add; }
+// One block's combination of its items, in shared memory, as a tone-mapping min/max reduce has it.
+__global__ void reduce_by(const float* in, float* out, int n, combine_t combine, float (*finish)(float v)) {
+  extern __shared__ float items[];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  items[threadIdx.x] = in[i < n ? i : blockIdx.x * blockDim.x];
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) items[threadIdx.x] = combine(items[threadIdx.x], items[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = finish ? (*finish)(items[0]) : items[0];
+}
+`, { device: dev() });
+    const n = 200, block = 64, blocks = Math.ceil(n / block);
+    const values = range(n).map((i) => ((i * 37) % 101) - 50.25);
+    const x = fl.tensor(values, { device: dev() });
+    expect(module.fn("reduce_by").signature()).to.equal("reduce_by(const float* in, float* out, int n, float(*)(float, float) combine, float(*)(float) finish)");
+    // Each block's items, the last one's filled out with its first item, as the kernel fills them.
+    const padded = range(blocks).map((b) => range(block).map((t) => values[b * block + t < n ? b * block + t : b * block]));
+    const per = (f: (a: number, b: number) => number) => padded.map((items) => items.reduce((a, b) => f(a, b)));
+    const run = (combine: unknown, finish: unknown) => {
+      const out = fl.full([blocks], NaN, { device: dev() });
+      module.fn("reduce_by").launch({ grid: blocks, block, sharedBytes: block * 4 }, x, out, n, combine as fl.KernelArg, finish as fl.KernelArg);
+      return Array.from(out.toArray());
+    };
+    expect(run(module.constant("d_min"), null)).to.deep.equal(per(Math.min));
+    expect(run(module.constant("d_max"), module.constant("d_halve"))).to.deep.equal(per(Math.max).map((v) => v / 2));
+    // A value the device wrote, read at the launch that takes it.
+    module.fn("choose_sum").launch({ grid: 1, block: 1 });
+    const sums = run(module.constant("d_sum"), null);
+    // Quarters below 2^24 add exactly in f32, in any order.
+    expect(sums).to.deep.equal(per((a, b) => a + b));
+    // Set from another variable of its type, as cudaMemcpyToSymbol(d_max, &h_min) does.
+    module.constant("d_max").set(module.constant("d_min"));
+    expect(run(module.constant("d_max"), null)).to.deep.equal(per(Math.min));
+
+    // Only the module's variables of the parameter's type, never an address from TS.
+    const label = "kernel reduce_by: argument 3 (combine) must be a __device__ variable of the kernel's module holding a float(*)(float, float), module.constant(name), or null";
+    expectThrows(() => run(module.constant("d_halve"), null), fl.ArgumentError, `${label}, got the variable d_halve, a float(*)(float)`);
+    expectThrows(() => run(module.constant("d_min").get()[0], null), fl.ArgumentError, `${label}, got ${module.constant("d_min").get()[0]}n`);
+    const other = fl.compile("typedef float (*combine_t)(float, float);\n__device__ float f(float a, float b) { return a; }\n__device__ combine_t d_min = f;\n__global__ void k() {}", { device: dev() });
+    expectThrows(() => run(other.constant("d_min"), null), fl.ArgumentError, `${label}, got the variable d_min, of another module`);
+    expectThrows(() => module.constant("d_min").set([1234]), fl.ArgumentError,
+      "constant d_min.set: values must be null or a __device__ variable of the module holding a float(*)(float, float) (module.constant(name)), got [1234]");
+    other.dispose();
+  });
+
   it("leaves out a class's host members, those that call the runtime and those marked __host__, keeping its device ones (a spin lock passed by value, as CUDA by Example's)", () => {
     const module = fl.compile(`
 class SpinLock {

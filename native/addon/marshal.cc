@@ -166,6 +166,28 @@ void pack_struct(Napi::Env env, LaunchState& launch, size_t index, const ParamKi
   launch.args[index] = record;
 }
 
+// A pointer to a device function: { type: "function", module, symbol } passes the value
+// that the module's variable `symbol` holds, read now, as cudaMemcpyFromSymbol reads it
+// before a launch, so that no address comes from JS.
+void pack_function_pointer(Napi::Env env, LaunchState& launch, size_t index, const ParamKind* param, const Napi::Object& arg) {
+  const KernelState& k = *launch.kernel;
+  if (param && !param->pointer) fail(env, k, index, "must be " + taken(*param) + ", got a function pointer");
+  const std::shared_ptr<ModuleState> module = live_module(arg.Get("module"));
+  if (module->device != k.module->device) fail(env, k, index, "must hold a function of a module on the kernel's device");
+  const Napi::Value symbol = arg.Get("symbol");
+  if (!symbol.IsString()) fail(env, k, index, "must name the variable holding the function");
+  DeviceState& d = *module->device;
+  void* address = nullptr;
+  size_t bytes = 0;
+  if (d.api->module_symbol(module->module, symbol.As<Napi::String>().Utf8Value().c_str(), &address, &bytes) != 0 ||
+      bytes != sizeof(void*)) {
+    fail(env, k, index, "names no pointer variable of its module");
+  }
+  if (d.api->download(d.device, &launch.storage[index], address, sizeof(void*)) != 0) {
+    throw Napi::Error::New(env, d.failure("download"));
+  }
+}
+
 uint32_t dimension(Napi::Env env, const Napi::Value& value, const char* what, int axis) {
   const std::string where = std::string("launch ") + what + "[" + std::to_string(axis) + "]";
   if (!value.IsNumber()) throw Napi::TypeError::New(env, where + " must be a number");
@@ -273,12 +295,16 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
       pack_pointer(env, *launch, i, arg);
       continue;
     }
-    if (!arg.IsObject()) fail(env, k, i, "must be a buffer, a view, null, a {type, value} scalar or a {type: \"struct\", bytes} struct");
+    if (!arg.IsObject()) fail(env, k, i, "must be a buffer, a view, null, a {type, value} scalar, a {type: \"struct\", bytes} struct or a {type: \"function\", module, symbol} function pointer");
     const Napi::Object scalar = arg.As<Napi::Object>();
     const Napi::Value type_value = scalar.Get("type");
     const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
     if (type_name == "struct") {
       pack_struct(env, *launch, i, param, scalar);
+      continue;
+    }
+    if (type_name == "function") {
+      pack_function_pointer(env, *launch, i, param, scalar);
       continue;
     }
     const ValueType* type = find_value_type(type_name);
