@@ -232,6 +232,51 @@ __global__ void branch(unsigned long long* out, int* sent, const int* values, in
     }
   });
 
+  it("runs HIP's __shfl, __shfl_up, __shfl_down and __shfl_xor among a branch's lanes, reading 0 from a lane not running, as HIP's code for AMD does", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void branches(int* out, const int* values, int split, int width) {
+  const int i = threadIdx.x;
+  const int v = values[i];
+  int a = -1, b = -1;
+  if (i < split) {
+    a = __shfl_down(v, 3, width);
+    b = __shfl(v, 5, width);
+  } else {
+    a = __shfl_xor(v, 6, width);
+    b = __shfl_up(v, 2, width);
+  }
+  out[2 * i] = a;
+  out[2 * i + 1] = b;
+}`;
+    const values = range(64).map((i) => 1000 + (i * 37) % 101);
+    // HIP's amd_warp_functions.h: each lane's source lane, read with ds_bpermute (modulo 64) among the running lanes.
+    const expected = (split: number, width: number) => range(64).flatMap((self) => {
+      const running = (lane: number) => (self < split) === (lane < split);
+      const read = (lane: number) => (running(lane & 63) ? values[lane & 63] : 0);
+      const segment = self & ~(width - 1);
+      if (self < split) {
+        const down = (self & (width - 1)) + 3 >= width ? self : self + 3;
+        return [read(down), read(5 + segment)];
+      }
+      const xor = self ^ 6, up = self - 2;
+      return [read(xor >= ((self + width) & ~(width - 1)) ? self : xor), read(up < segment ? self : up)];
+    });
+    for (const device of wave64Devices()) {
+      const module = fl.compile(source, { device });
+      for (const [split, width] of [[40, 64], [21, 16], [64, 8], [0, 64]]) {
+        const out = fl.full([128], 7, { dtype: "i32", device });
+        module.fn("branches").launch({ grid: 1, block: 64 }, out, fl.tensor(Int32Array.from(values), { device }), split, width);
+        expect(Array.from(out.toArray()), `${device.describe()}, split ${split}, width ${width}`).to.deep.equal(expected(split, width));
+      }
+    }
+    // A CUDA GPU's warp, and the CPU's 32-lane one, run HIP's shuffles over the whole warp: a branch's shuffle is refused there.
+    const warp32 = fl.device("cpu");
+    const out = fl.full([128], 7, { dtype: "i32", device: warp32 });
+    fl.compile(source, { device: warp32 }).fn("branches").launch({ grid: 1, block: 64 }, out, fl.tensor(Int32Array.from(values), { device: warp32 }), 40, 32);
+    expectThrows(() => out.toArray(), fl.DeviceError,
+      /the lanes of warp 1 in block \(0,0,0\) wait at different warp operations: thread \(32,0,0\) at __shfl_down on line 7 .*thread \(40,0,0\) at __shfl_xor on line 10/);
+  });
+
   it("sums a wavefront with DPP row shifts and broadcasts, as rocPRIM's warp reduction does", () => {
     const source = `#include <hip/hip_runtime.h>
 // The sum of a wave's 64 values, in lane 63, then read by every lane.

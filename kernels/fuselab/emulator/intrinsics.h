@@ -34,6 +34,21 @@ template <typename T> inline T shfl_down_sync(int line, uint64_t mask, T v, unsi
 template <typename T> inline T shfl_up_sync(int line, uint64_t mask, T v, unsigned delta, int width = -1) {
   return shuffle_op(warp_op::shfl_up, line, v, delta, width, mask);
 }
+// AMD's cross-lane read (ds_bpermute) on the device pass: each lane's `v` from lane
+// `source` (modulo 64) among the lanes running with it (the exec mask: those that
+// reached this call together, in a branch the branch's); 0 from a lane not running,
+// as the GPU reads a disabled lane.
+template <typename T> inline T bpermute_running(int line, T v, uint32_t source) {
+  const lane_mask exec = warp_exchange(warp_op::activemask, line, 0, 0, kWholeWarp);
+  const uint32_t self = linear_thread() % static_cast<uint32_t>(current_block().warp_size);
+  source &= 63;
+  const bool running = exec >> source & 1;
+  const T got = shuffle_op(warp_op::shfl, line, v, running ? source : self, kWholeWarp, exec);
+  if (running) return got;
+  T zero;
+  memset(&zero, 0, sizeof zero);
+  return zero;
+}
 inline uint64_t vote_sync(warp_op op, int line, uint64_t mask, bool p) {
   return warp_exchange(op, line, p ? 1 : 0, 0, kWholeWarp, mask);
 }
@@ -96,6 +111,27 @@ template <typename M, typename T> inline T __shfl_up_sync(M mask, T v, unsigned 
   static_assert(std::is_integral<M>::value, "a lane mask is an integer");
   return ::fl::emu::shfl_up_sync(line, static_cast<uint64_t>(mask), v, delta, width);
 }
+#if defined(__AMDGCN__)
+// On AMD's device pass, HIP's own code for them (amd_warp_functions.h): each lane
+// computes the lane it reads, and ds_bpermute reads it among the lanes running.
+inline int amd_lane() { return static_cast<int>(::fl::emu::linear_thread() % ::fl::emu::current_block().warp_size); }
+inline int amd_width(int width) { return width < 0 ? ::fl::emu::current_block().warp_size : width; }
+template <typename T> inline T __shfl(T v, int source, int width = -1, int line = __builtin_LINE()) {
+  return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>(source + (amd_lane() & ~(amd_width(width) - 1))));
+}
+template <typename T> inline T __shfl_xor(T v, int lane_mask, int width = -1, int line = __builtin_LINE()) {
+  const int self = amd_lane(), w = amd_width(width), index = self ^ lane_mask;
+  return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>(index >= ((self + w) & ~(w - 1)) ? self : index));
+}
+template <typename T> inline T __shfl_down(T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
+  const int self = amd_lane(), w = amd_width(width);
+  return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>(static_cast<int>((self & (w - 1)) + delta) >= w ? self : self + static_cast<int>(delta)));
+}
+template <typename T> inline T __shfl_up(T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
+  const int self = amd_lane(), w = amd_width(width), index = self - static_cast<int>(delta);
+  return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>(index < (self & ~(w - 1)) ? self : index));
+}
+#else
 template <typename T> inline T __shfl(T v, int source, int width = -1, int line = __builtin_LINE()) {
   return ::fl::emu::shfl_sync(line, ~0ull, v, source, width);
 }
@@ -108,6 +144,7 @@ template <typename T> inline T __shfl_down(T v, unsigned int delta, int width = 
 template <typename T> inline T __shfl_up(T v, unsigned int delta, int width = -1, int line = __builtin_LINE()) {
   return ::fl::emu::shfl_up_sync(line, ~0ull, v, delta, width);
 }
+#endif
 #define __any(p) __any_sync(~0ull, p)
 #define __all(p) __all_sync(~0ull, p)
 #define __ballot(p) __ballot_sync(~0ull, p)
