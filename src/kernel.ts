@@ -305,7 +305,9 @@ export function pointerTarget(where: string, label: string, device: Device, para
   if (param.type !== "void" && tensor.dtype !== param.type) throw new ArgumentError(where, label, `${wanted} (${param.declaration})`, what);
   checkOnDevice(where, label, device, tensor);
   const buffer = tensor.handle(where);
-  return TensorView.isView(arg) ? { buffer, byteOffset: arg.byteOffset, bytes: arg.bytes } : buffer;
+  if (TensorView.isView(arg)) return { buffer, byteOffset: arg.byteOffset, bytes: arg.bytes };
+  // A tensor of no elements: its buffer, with nothing to reach (check mode reports any access).
+  return tensor.size === 0 ? { buffer, byteOffset: 0, bytes: 0 } : buffer;
 }
 
 /** A struct's pointer member (`struct Matrix { float* elements; }`): a tensor on `device`, a view or null, as a pointer argument. */

@@ -125,7 +125,8 @@ export class Tensor<D extends DType = NumberDType> {
   async data(): Promise<HostArray<D>> {
     const handle = this.handle("tensor.data");
     const storage = storageFor(this.dtype, this.size);
-    await nativeAsync(() => native().downloadAsync(handle, storage));
+    // No elements: one element's read all the same, which waits for the launches before it and reports their faults.
+    await nativeAsync(() => native().downloadAsync(handle, this.size > 0 ? storage : storageFor(this.dtype, 1)));
     return decode(this.dtype, storage) as HostArray<D>;
   }
 
@@ -133,7 +134,8 @@ export class Tensor<D extends DType = NumberDType> {
   download(where: string, first: number, count: number): HostArray<D> {
     const handle = this.handle(where);
     const storage = storageFor(this.dtype, count);
-    if (count > 0) nativeCall(() => native().download(handle, storage, first * DTYPE_BYTES[this.dtype]));
+    // No elements: one element's read all the same, which waits for the launches before it and reports their faults.
+    nativeCall(() => (count > 0 ? native().download(handle, storage, first * DTYPE_BYTES[this.dtype]) : native().download(handle, storageFor(this.dtype, 1))));
     return decode(this.dtype, storage) as HostArray<D>;
   }
 
@@ -157,7 +159,7 @@ export class Tensor<D extends DType = NumberDType> {
     const out = allocate(this.shape, this.dtype, target, false);
     if (target === this.device) {
       nativeCall(() => native().copy(out.handle("tensor.to"), handle, this.bytes));
-    } else {
+    } else if (this.size > 0) {
       const storage = storageFor(this.dtype, this.size);
       nativeCall(() => native().download(handle, storage));
       nativeCall(() => native().upload(out.handle("tensor.to"), storage));
@@ -335,18 +337,18 @@ export const MAX_DIMS = 16;
 /**
  * The shape as a fresh array, each element read once (a getter or Proxy cannot
  * answer one thing when checked and another when used); throws for anything but
- * 1 to MAX_DIMS positive integer dims within the limits.
+ * 1 to MAX_DIMS non-negative integer dims within the limits (a tensor may have no elements).
  */
 export function checkShape(where: string, given: unknown, dtype: DType, dev: Device): number[] {
-  if (!Array.isArray(given)) throw new ArgumentError(where, "shape", "an array of positive integers", describe(given));
+  if (!Array.isArray(given)) throw new ArgumentError(where, "shape", "an array of non-negative integers", describe(given));
   const length = given.length;
   if (length === 0) throw new ArgumentError(where, "shape", "an array of at least one dimension", "[]");
   if (length > MAX_DIMS) throw new ArgumentError(where, "shape", `an array of at most ${MAX_DIMS} dimensions`, `${length} dimensions`);
   const shape: unknown[] = [];
   for (let i = 0; i < length; i++) shape.push(i in given ? given[i] : undefined);
   shape.forEach((dim, i) => {
-    if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 1) {
-      throw new ArgumentError(where, `shape[${i}]`, "a positive integer", describe(dim));
+    if (typeof dim !== "number" || !Number.isInteger(dim) || dim < 0) {
+      throw new ArgumentError(where, `shape[${i}]`, "a non-negative integer", describe(dim));
     }
   });
   const size = elementCount(shape as number[]);
@@ -368,9 +370,10 @@ function checkDType(where: string, dtype: unknown, fallback: DType): DType {
   return dtype;
 }
 
-// A tensor of `shape`, uninitialised (or NaN-poisoned when debug.poison is on).
+// A tensor of `shape`, uninitialised (or NaN-poisoned when debug.poison is on). One of
+// no elements holds a buffer of one, which a launch passes as a view of none.
 function allocate<D extends DType>(shape: readonly number[], dtype: D, dev: Device, poison: boolean): Tensor<D> {
-  const buffer = nativeCall(() => native().alloc(dev.handle, elementCount(shape) * DTYPE_BYTES[dtype]));
+  const buffer = nativeCall(() => native().alloc(dev.handle, Math.max(1, elementCount(shape)) * DTYPE_BYTES[dtype]));
   const t = new Tensor(shape, dtype, dev, buffer);
   if (poison) nativeCall(() => native().fill(buffer, 0xff));
   return t;
@@ -466,7 +469,6 @@ export function tensor<D extends DType = NumberDType>(data: TensorData, options?
   }
   const dtype = checkDType(where, o.dtype, inferredDType(data, values)) as D;
   const dev = checkDevice(where, o.device);
-  if (values.length === 0) throw new ArgumentError(where, "data", "at least one element", describe(data));
   const shape = checkShape(where, o.shape ?? inferred, dtype, dev);
   const size = elementCount(shape);
   if (size !== values.length) {

@@ -303,13 +303,13 @@ __global__ void sums(int* out, const int* in, int n) {
     }
   });
 
-  it("computes the dot-product, byte and bit-field instructions exactly", () => {
+  it("computes the dot-product, byte and bit-field instructions exactly, and HIP's amd_mixed_dot", () => {
     const source = `#include <hip/hip_runtime.h>
 __global__ void integer_ops(int* out, const int* a, const int* b, const int* c, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const int x = a[i], y = b[i], z = c[i];
-  int* o = out + 12 * i;
+  int* o = out + 17 * i;
   o[0] = __builtin_amdgcn_sdot4(x, y, z, false);
   o[1] = __builtin_amdgcn_sdot4(x, y, z, true);
   o[2] = (int)__builtin_amdgcn_udot4((unsigned)x, (unsigned)y, (unsigned)z, true);
@@ -322,6 +322,14 @@ __global__ void integer_ops(int* out, const int* a, const int* b, const int* c, 
   o[9] = (int)__builtin_amdgcn_ubfe((unsigned)x, (unsigned)z & 31u, ((unsigned)z >> 8) & 31u);
   o[10] = __builtin_amdgcn_sbfe(x, (unsigned)z & 31u, ((unsigned)z >> 8) & 31u);
   o[11] = (int)__builtin_amdgcn_lerp((unsigned)x, (unsigned)y, (unsigned)z);
+  // HIP's amd_mixed_dot over the same bits as 16-bit pairs, bytes and nibbles.
+  const short2 xs = make_short2((short)(x & 0xffff), (short)(x >> 16)), ys = make_short2((short)(y & 0xffff), (short)(y >> 16));
+  o[12] = amd_mixed_dot(xs, ys, z, true);
+  o[13] = (int)amd_mixed_dot(make_ushort2((unsigned short)xs.x, (unsigned short)xs.y), make_ushort2((unsigned short)ys.x, (unsigned short)ys.y), (unsigned)z, false);
+  o[14] = amd_mixed_dot(make_char4((char)x, (char)(x >> 8), (char)(x >> 16), (char)(x >> 24)), make_char4((char)y, (char)(y >> 8), (char)(y >> 16), (char)(y >> 24)), z, false);
+  o[15] = (int)amd_mixed_dot(make_uchar4((unsigned char)x, (unsigned char)(x >> 8), (unsigned char)(x >> 16), (unsigned char)(x >> 24)),
+                             make_uchar4((unsigned char)y, (unsigned char)(y >> 8), (unsigned char)(y >> 16), (unsigned char)(y >> 24)), (unsigned)z, true);
+  o[16] = amd_mixed_dot(x, y, z, true);
 }`;
     const n = 77, a = words(n, 11), b = words(n, 12), c = words(n, 13);
     // Some near the limits, so that clamping and wrapping show.
@@ -339,14 +347,16 @@ __global__ void integer_ops(int* out, const int* a, const int* b, const int* c, 
         dot(x, y, z, 4, true, true, false, false), dot(x, y, z >>> 0, 4, false, false, false, true), dot(x, y, z, 8, true, false, false, false),
         perm(x, y, z & 0x0f0f0f0f), Number(BigInt.asIntN(32, pair >> BigInt(z & 31))), Number(BigInt.asIntN(32, pair >> BigInt(8 * (z & 3)))),
         ubfe(x, off, width), sbfe(x, off, width), lerp | 0,
+        dot(x, y, z, 16, true, true, true, false), dot(x, y, z >>> 0, 16, false, false, false, true), dot(x, y, z, 8, true, true, false, false),
+        dot(x, y, z >>> 0, 8, false, false, true, true), dot(x, y, z, 4, true, true, true, false),
       ];
     });
     for (const device of wave64Devices()) {
-      const out = fl.full([12 * n], -1, { dtype: "i32", device });
+      const out = fl.full([17 * n], -1, { dtype: "i32", device });
       const t = (v: number[]) => fl.tensor(Int32Array.from(v), { device });
       fl.compile(source, { device }).fn("integer_ops").launch({ grid: 2, block: 64 }, out, t(a), t(b), t(c), n);
       const got = Array.from(out.toArray());
-      for (let i = 0; i < n; i++) expect(got.slice(12 * i, 12 * i + 12), `element ${i} on ${device.describe()}`).to.deep.equal(expected.slice(12 * i, 12 * i + 12));
+      for (let i = 0; i < n; i++) expect(got.slice(17 * i, 17 * i + 17), `element ${i} on ${device.describe()}`).to.deep.equal(expected.slice(17 * i, 17 * i + 17));
     }
   });
 

@@ -194,6 +194,13 @@ describe("a project's -D macros (option defines)", () => {
     expectThrows(compile({ SCALE: false }), fl.ArgumentError, /options\.defines\.SCALE must be the macro's value: a string of one line, a finite number, or true \(1\), got false$/);
     expectThrows(compile({ __CUDA_ARCH__: 800 }), fl.ArgumentError, /options\.defines must be macros other than those a GPU's compiler defines itself \(options\.arch picks the device code\), got the key "__CUDA_ARCH__"$/);
     expectThrows(compile({ __HIP_PLATFORM_AMD__: 1 }), fl.ArgumentError, /got the key "__HIP_PLATFORM_AMD__"$/);
+    // HIP 5's older platform names are a build's own (MIOpen's and PyTorch's ROCm builds pass -D__HIP_PLATFORM_HCC__=1).
+    const platform = fl.compile(`#ifdef __HIP_PLATFORM_HCC__
+__global__ void old_platform_name(int* out) { out[0] = __HIP_PLATFORM_HCC__; }
+#endif`, { device: dev(), defines: { __HIP_PLATFORM_HCC__: 1 } });
+    const out = fl.zeros([1], { dtype: "i32", device: dev() });
+    platform.fn("old_platform_name").launch({ grid: 1, block: 1 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1]);
     expectThrows(() => fl.compileCheck(SOURCE, { target: "cuda:sm_90", defines: { "-O3": 1 } }), fl.ArgumentError, /^fl\.compileCheck: options\.defines must be an object whose keys are macro names/);
   });
 });

@@ -120,7 +120,7 @@ __global__ void scale(float* out, Scale s) { if (threadIdx.x < s.n) out[threadId
       `fl.compare: a must be arrays nested at most ${fl.MAX_DIMS} deep, got deeper arrays`);
     expectThrows(() => fl.tensor([1, , 3] as number[], { device: dev() }), fl.ArgumentError,
       "fl.tensor: data[1] must be a number, got an empty slot (a hole in the array)");
-    expectThrows(() => fl.zeros(new Array(3), { device: dev() }), fl.ArgumentError, "fl.zeros: shape[0] must be a positive integer, got undefined");
+    expectThrows(() => fl.zeros(new Array(3), { device: dev() }), fl.ArgumentError, "fl.zeros: shape[0] must be a non-negative integer, got undefined");
     expectThrows(() => fl.zeros(new Array(17).fill(1), { device: dev() }), fl.ArgumentError,
       `fl.zeros: shape must be an array of at most ${fl.MAX_DIMS} dimensions, got 17 dimensions`);
   });

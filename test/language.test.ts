@@ -62,6 +62,8 @@ describe("kernel language", () => {
 // Host declarations naming the host libraries' types.
 cusparseStatus_t multiply(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseOperation_t op);
 PyObject* make_module(PyModuleDef* definition);
+// A project's host state, naming the runtime's handles and arrays.
+struct camera_state { cudaArray* planes[2]; cudaArray_t staging; cudaStream_t stream; cudaEvent_t done; };
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
 
 __global__ void limits_and_types(float* out, int* ints) {
@@ -1232,13 +1234,13 @@ __global__ void block_sum(const double* in, double* out) {
     }
   });
 
-  it("computes the bit and float intrinsics exactly", () => {
+  it("computes the bit, integer-average and float intrinsics exactly", () => {
     const module = fl.compile(`
 __global__ void bits(int* out, const int* in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   unsigned int x = static_cast<unsigned int>(__ldg(&in[i]));
-  int* o = out + 10 * i;
+  int* o = out + 14 * i;
   o[0] = __popc(x);
   o[1] = __ffs(static_cast<int>(x));
   o[2] = __clz(static_cast<int>(x));
@@ -1249,12 +1251,17 @@ __global__ void bits(int* out, const int* in, int n) {
   o[7] = __float2int_rn(__saturatef(__int_as_float(static_cast<int>(x))) * 1000.0f);
   o[8] = static_cast<int>(__float_as_uint(__fmaf_rn(1.5f, __frcp_rn(4.0f), __fmul_rn(2.0f, 0.25f))));
   o[9] = __popcll(0xffffffffffull) + __ffsll(1ll << 40) + __clzll(1ll);
+  // Averages of two integers, past their type's range in the sum.
+  o[10] = __hadd(static_cast<int>(x), 0x7fffffff);
+  o[11] = __rhadd(static_cast<int>(x), -3);
+  o[12] = static_cast<int>(__uhadd(x, 0xfffffffeu));
+  o[13] = static_cast<int>(__urhadd(x, 0xffffffffu));
 }
 `, { device: dev() });
     const inputs = [0, 1, 0x80000000, 0xdeadbeef, 0x3f000000, 0x3f800000, 0x7fffffff, 12345, 0x0f0f0f0f].map((v) => v | 0);
     const n = inputs.length;
     const input = fl.tensor(inputs, { dtype: "i32", device: dev() });
-    const out = fl.empty([10 * n], { dtype: "i32", device: dev() });
+    const out = fl.empty([14 * n], { dtype: "i32", device: dev() });
     module.fn("bits").launch({ grid: 1, block: 32 }, out, input, n);
     const f32 = new Float32Array(1);
     const asInt = new Int32Array(f32.buffer);
@@ -1272,7 +1279,9 @@ __global__ void bits(int* out, const int* in, int n) {
       const saturated = Number.isNaN(f) ? 0 : Math.min(1, Math.max(0, f));
       const rounded = Math.fround(saturated * 1000);
       const nearestEven = Math.abs(rounded - Math.trunc(rounded)) === 0.5 ? 2 * Math.round(rounded / 2) : Math.round(rounded);
-      return [popc, ffs, Math.clz32(x), brev, umulhi, perm, signed, nearestEven, floatBits(0.875), 40 + 41 + 63];
+      const half = (sum: bigint) => Number(BigInt.asIntN(32, sum >> 1n));
+      return [popc, ffs, Math.clz32(x), brev, umulhi, perm, signed, nearestEven, floatBits(0.875), 40 + 41 + 63,
+        half(BigInt(signed) + 0x7fffffffn), half(BigInt(signed) - 3n + 1n), half(BigInt(x) + 0xfffffffen), half(BigInt(x) + 0xffffffffn + 1n)];
     });
     expect(Array.from(out.toArray())).to.deep.equal(expected);
   });

@@ -142,20 +142,49 @@ describe("tensors", () => {
     // A typed array of other values is checked element by element.
     expectThrows(() => fl.tensor(Int32Array.of(0, 70000), { dtype: "i16", device: dev() }), fl.ArgumentError,
       "fl.tensor: data[1] must be an integer from -32768 to 32767 (i16), got 70000");
-    expectThrows(() => fl.tensor([], { device: dev() }), fl.ArgumentError, "fl.tensor: data must be at least one element, got []");
     expectThrows(() => fl.tensor([1], { device: "cpu" as unknown as fl.Device }), fl.ArgumentError,
       "fl.tensor: options.device must be a device from fl.device(), got \"cpu\"");
   });
 
-  it("refuses zero-size, negative, fractional, NaN and over-large shapes", () => {
-    expectThrows(() => fl.zeros([4, 0], { device: dev() }), fl.ArgumentError, "fl.zeros: shape[1] must be a positive integer, got 0");
-    expectThrows(() => fl.ones([-3], { device: dev() }), fl.ArgumentError, "fl.ones: shape[0] must be a positive integer, got -3");
-    expectThrows(() => fl.empty([2.5], { device: dev() }), fl.ArgumentError, "fl.empty: shape[0] must be a positive integer, got 2.5");
-    expectThrows(() => fl.randn([NaN], { device: dev() }), fl.ArgumentError, "fl.randn: shape[0] must be a positive integer, got NaN");
+  it("refuses negative, fractional, NaN and over-large shapes", () => {
+    expectThrows(() => fl.ones([-3], { device: dev() }), fl.ArgumentError, "fl.ones: shape[0] must be a non-negative integer, got -3");
+    expectThrows(() => fl.empty([2.5], { device: dev() }), fl.ArgumentError, "fl.empty: shape[0] must be a non-negative integer, got 2.5");
+    expectThrows(() => fl.randn([NaN], { device: dev() }), fl.ArgumentError, "fl.randn: shape[0] must be a non-negative integer, got NaN");
     expectThrows(() => fl.zeros([], { device: dev() }), fl.ArgumentError, "fl.zeros: shape must be an array of at least one dimension, got []");
-    expectThrows(() => fl.zeros(7 as unknown as number[], { device: dev() }), fl.ArgumentError, "fl.zeros: shape must be an array of positive integers, got 7");
+    expectThrows(() => fl.zeros(7 as unknown as number[], { device: dev() }), fl.ArgumentError, "fl.zeros: shape must be an array of non-negative integers, got 7");
     expectThrows(() => fl.zeros([65536, 65537], { device: dev() }), fl.ArgumentError,
       "fl.zeros: shape must be at most 2147483648 (2^31) elements, got [65536, 65537] (4295032832 elements)");
+  });
+
+  it("makes tensors of no elements, which kernels get as a pointer with nothing to reach, and built-in ops as a batch of nothing", () => {
+    const device = dev();
+    const made = [fl.empty([0], { device }), fl.tensor([], { device }), fl.zeros([3, 0], { dtype: "i32", device }), fl.full([0, 2], 5, { dtype: "u8", device }),
+      fl.tensor([[], []], { dtype: "f64", device }), fl.randn([0, 4], { device })];
+    expect(made.map((t) => [t.describe(), t.size, t.bytes, t.toArray().length])).to.deep.equal([
+      [`an f32 tensor of shape [0] on ${device.describe()}`, 0, 0, 0], [`an f32 tensor of shape [0] on ${device.describe()}`, 0, 0, 0],
+      [`an i32 tensor of shape [3, 0] on ${device.describe()}`, 0, 0, 0], [`a u8 tensor of shape [0, 2] on ${device.describe()}`, 0, 0, 0],
+      [`an f64 tensor of shape [2, 0] on ${device.describe()}`, 0, 0, 0], [`an f32 tensor of shape [0, 4] on ${device.describe()}`, 0, 0, 0]]);
+    expect(made[0].to(fl.device("cpu")).shape).to.deep.equal([0]);
+    // A kernel whose bounds keep it from reading runs; one that reads element 0 is stopped in check mode.
+    const module = fl.compile(`
+__global__ void scale(float* out, const float* x, float s, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = s * x[i];
+}
+__global__ void first(float* out, const float* x) { out[0] = x[0]; }`, { device });
+    module.fn("scale").launch({ grid: 1, block: 32 }, made[0], made[1], 2, 0);
+    expect(Array.from(made[0].toArray())).to.deep.equal([]);
+    const checked = fl.device("cpu", { check: true });
+    const out = fl.full([1], NaN, { device: checked });
+    fl.compile("__global__ void first(float* out, const float* x) { out[0] = x[0]; }", { device: checked }).fn("first")
+      .launch({ grid: 1, block: 1 }, out, fl.empty([0], { device: checked }));
+    expectThrows(() => out.toArray(), fl.DeviceError, /kernel 'first' read out of bounds: argument 1 \(const f32\*\), element 0, 1 past the end of a 0-element view/);
+    // Ops over no rows, or rows of no elements, give tensors of no elements; a row's sum of nothing is 0.
+    expect(fl.ops.add(made[0], made[1]).shape).to.deep.equal([0]);
+    expect(fl.ops.rmsNorm(fl.zeros([0, 8], { device }), fl.ones([8], { device })).shape).to.deep.equal([0, 8]);
+    expect(fl.ops.layerNorm(fl.zeros([4, 0], { device }), fl.ones([0], { device }), fl.zeros([0], { device })).shape).to.deep.equal([4, 0]);
+    expect(Array.from(fl.ops.rowSum(fl.zeros([3, 0], { device })).toArray())).to.deep.equal([0, 0, 0]);
+    expect(fl.allclose(made[0], made[1])).to.equal(true);
   });
 
   it("refuses a tensor larger than the device's memory", () => {

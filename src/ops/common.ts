@@ -193,6 +193,9 @@ export function rowChunks(dtype: FloatDType, rowLength: number): number {
 export function launchBuiltin(op: string, kernels: KernelsByDType, ref: Tensor, shape: LaunchShape, bytesRead: number,
                               bytesWritten: number, args: (Tensor | number)[]): void {
   const kernel = builtins(ref.device).fn(kernels[ref.dtype as FloatDType]);
+  // Outputs of no elements (a batch of no rows): nothing to write, so no launch, whose grid would have no blocks.
+  const outputs = args.filter((a, i) => kernel.params[i].pointer && !kernel.params[i].isConst) as Tensor[];
+  if (outputs.length > 0 && outputs.every((t) => t.size === 0)) return;
   kernel.launchAs({ op, bytesRead, bytesWritten }, shape, args);
 }
 

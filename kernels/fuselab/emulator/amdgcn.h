@@ -337,6 +337,24 @@ inline unsigned __builtin_amdgcn_udot4(unsigned a, unsigned b, unsigned c, bool 
 inline int __builtin_amdgcn_sdot8(int a, int b, int c, bool clamp) { return fl_amdgcn::sdot<4>(a, b, c, clamp); }
 inline unsigned __builtin_amdgcn_udot8(unsigned a, unsigned b, unsigned c, bool clamp) { return fl_amdgcn::udot<4>(a, b, c, clamp); }
 inline int __builtin_amdgcn_sudot4(bool as, int a, bool bs, int b, int c, bool clamp) { return fl_amdgcn::sudot4(as, a, bs, b, c, clamp); }
+// HIP's amd_mixed_dot (amd_device_functions.h): those instructions on packed 16-bit,
+// 8-bit and 4-bit integers, plus c, saturated when asked.
+inline int amd_mixed_dot(short2 a, short2 b, int c, bool saturate) {
+  return fl_amdgcn::sdot<16>(static_cast<uint16_t>(a.x) | static_cast<uint16_t>(a.y) << 16, static_cast<uint16_t>(b.x) | static_cast<uint16_t>(b.y) << 16, c, saturate);
+}
+inline unsigned amd_mixed_dot(ushort2 a, ushort2 b, unsigned c, bool saturate) {
+  return fl_amdgcn::udot<16>(a.x | static_cast<unsigned>(a.y) << 16, b.x | static_cast<unsigned>(b.y) << 16, c, saturate);
+}
+inline int amd_mixed_dot(char4 a, char4 b, int c, bool saturate) {
+  const auto bytes = [](char4 v) { return static_cast<int>(static_cast<uint8_t>(v.x) | static_cast<uint8_t>(v.y) << 8 | static_cast<uint8_t>(v.z) << 16 | static_cast<uint32_t>(static_cast<uint8_t>(v.w)) << 24); };
+  return fl_amdgcn::sdot<8>(bytes(a), bytes(b), c, saturate);
+}
+inline unsigned amd_mixed_dot(uchar4 a, uchar4 b, unsigned c, bool saturate) {
+  const auto bytes = [](uchar4 v) { return static_cast<unsigned>(v.x | v.y << 8 | v.z << 16 | static_cast<unsigned>(v.w) << 24); };
+  return fl_amdgcn::udot<8>(bytes(a), bytes(b), c, saturate);
+}
+inline int amd_mixed_dot(int a, int b, int c, bool saturate) { return fl_amdgcn::sdot<4>(a, b, c, saturate); }
+inline unsigned amd_mixed_dot(unsigned a, unsigned b, unsigned c, bool saturate) { return fl_amdgcn::udot<4>(a, b, c, saturate); }
 inline unsigned __builtin_amdgcn_perm(unsigned a, unsigned b, unsigned selector) { return fl_amdgcn::perm(a, b, selector); }
 inline unsigned __builtin_amdgcn_alignbit(unsigned hi, unsigned lo, unsigned shift) { return fl_amdgcn::alignbit(hi, lo, shift); }
 inline unsigned __builtin_amdgcn_alignbyte(unsigned hi, unsigned lo, unsigned shift) { return fl_amdgcn::alignbyte(hi, lo, shift); }

@@ -223,6 +223,11 @@ inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
 }
 inline int __sad(int x, int y, unsigned int z) { return static_cast<int>((x > y ? x - y : y - x) + z); }
 inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return (x > y ? x - y : y - x) + z; }
+// Integer averages: half the sum without its overflow, rounded down (__hadd, __uhadd) or up (__rhadd, __urhadd).
+inline int __hadd(int x, int y) { return static_cast<int>((static_cast<int64_t>(x) + y) >> 1); }
+inline int __rhadd(int x, int y) { return static_cast<int>((static_cast<int64_t>(x) + y + 1) >> 1); }
+inline unsigned int __uhadd(unsigned int x, unsigned int y) { return static_cast<unsigned int>((static_cast<uint64_t>(x) + y) >> 1); }
+inline unsigned int __urhadd(unsigned int x, unsigned int y) { return static_cast<unsigned int>((static_cast<uint64_t>(x) + y + 1) >> 1); }
 
 // ---- reinterpretations and conversions
 inline int __float_as_int(float f) { return fl::emu::bit_cast<int>(&f); }

@@ -69,6 +69,15 @@ typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
 typedef struct ihipStream_t* hipStream_t;
 typedef struct ihipEvent_t* hipEvent_t;
+// The arrays textures read from (a host struct's members, cudaMallocArray's result).
+struct cudaArray;
+typedef struct cudaArray* cudaArray_t;
+typedef const struct cudaArray* cudaArray_const_t;
+struct cudaMipmappedArray;
+typedef struct cudaMipmappedArray* cudaMipmappedArray_t;
+struct hipArray;
+typedef struct hipArray* hipArray_t;
+typedef const struct hipArray* hipArray_const_t;
 
 // A shared-memory bank width, which cub's BlockRadixSort takes as a template argument.
 enum cudaSharedMemConfig {
