@@ -11,7 +11,7 @@ import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import {
-  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, undefinedFunctionHint, userLogLines,
+  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, textureReferenceHint, undefinedFunctionHint, userLogLines,
   withAssemblyStopped,
 } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -609,8 +609,15 @@ const HOST_LAUNCH = /<<</;
 // scope, of the source), within the line.
 const SHADOWED_BUILTIN = /\b(?:int|unsigned|long|size_t|int32_t|uint32_t|auto|uint3|dim3)\s+(threadIdx|blockIdx|blockDim|gridDim|warpSize)\s*(?=[=;({,)])/g;
 
+// A source that declares the built-in variables or barriers again, as the toolkit's
+// headers declare them (ccminer's cuda_helper.h: `extern const dim3 blockDim;` for its
+// host pass, `extern __device__ void __syncthreads(void);`), names what the emulator
+// defines as macros: the declaration is left out there, its lines kept.
+const BUILTIN_REDECLARATION = new RegExp("(?<=^|[;{}])[ \\t]*extern\\b[^;{}()\\n]*?\\b(?:(?:const\\s+)?(?:dim3|uint3|int)\\s+(?:threadIdx|blockIdx|blockDim|gridDim|warpSize)\\s*" +
+  "|[^;{}()\\n]*\\b(?:__syncthreads|__threadfence(?:_block|_system)?)\\s*\\(\\s*(?:void)?\\s*\\)\\s*);", "gm");
+
 function withShadowedBuiltinsRenamed(source: string): string {
-  let text = source;
+  let text = source.replace(BUILTIN_REDECLARATION, (all: string) => all.replace(/[^\n]/g, " "));
   for (let match = SHADOWED_BUILTIN.exec(text); match !== null; match = SHADOWED_BUILTIN.exec(text)) {
     const name = match[1];
     const start = match.index + match[0].lastIndexOf(name);
@@ -640,7 +647,7 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || undefinedFunctionHint(e.log) ||
+  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || textureReferenceHint(e.log) || undefinedFunctionHint(e.log) ||
     (p.build.std === "c++20" ? "" : standardHint(e.log));
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }

@@ -41,6 +41,8 @@ function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   // `using std::string;`, `using Clock = std::chrono::steady_clock;`: a name of the host-only library.
   if (first === "using") return HOST_LIBRARY.test(text);
   if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
+  // A texture reference (`texture<float, 2> tex;`, before CUDA 12) is device code's to read.
+  if (/^texture\s*</.test(text)) return false;
   // The declarator: up to the initializer.
   const declarator = text.split(/[={]/, 1)[0];
   // A function's declaration (or anything this reading does not follow) is kept, but

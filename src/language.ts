@@ -178,6 +178,15 @@ export function standardHint(log: string): string {
   return NEEDS_CXX20.test(log) ? `The source is written in C++20: compile(source, { std: "c++20" }) compiles it as -std=c++20 does.` : "";
 }
 
+// NVRTC's words for a texture reference (`texture<float, 2> tex;`), which CUDA 12 removed.
+const TEXTURE_REFERENCE = /\btexture\b[^\n]*(?:is not a template|is undefined|was not declared)|(?:not a template|undefined)[^\n]*\btexture\b/;
+
+/** A note for a compile that failed on a texture reference: what to do instead. */
+export function textureReferenceHint(log: string): string {
+  return TEXTURE_REFERENCE.test(log) ? "Texture references (texture<T, dim, mode> at namespace scope) were removed in CUDA 12, so NVRTC has none: " +
+    "read the array through a pointer to a tensor (the CPU emulator compiles the file's other kernels, and stops a fetch through one)." : "";
+}
+
 /** The macros a source reads to tell a device pass (NVIDIA's, AMD's) from the host pass. */
 export const DEVICE_PASS_MACRO = /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__|__AMDGCN\w*|__AMDGPU__|__GFX\d+__|__gfx\w+__/;
 

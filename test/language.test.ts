@@ -834,6 +834,54 @@ __global__ void add_up(const float* x, int n) {
     }
   });
 
+  it("takes the toolkit's declarations a source repeats (ccminer's cuda_helper.h), and a texture reference beside plain kernels", () => {
+    const helper = fl.compile(`
+#include <cuda_runtime.h>
+#ifndef __CUDA_ARCH__
+extern const dim3 blockDim; extern const uint3 threadIdx;
+#endif
+extern __device__ __device_builtin__ void __threadfence(void);
+extern __device__ __device_builtin__ void __syncthreads(void);
+__global__ void reverse(unsigned* out, const unsigned* in, int n) {
+  __shared__ unsigned tile[64];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = i < n ? in[i] : 0u;
+  __syncthreads();
+  __threadfence();
+  if (i < n) out[i] = tile[blockDim.x - 1 - threadIdx.x];
+}`, { device: dev() });
+    const n = 100, block = 64;
+    const out = fl.full([n], 7, { dtype: "u32", device: dev() });
+    helper.fn("reverse").launch({ grid: 2, block }, out, fl.tensor(Uint32Array.from(range(n), (i) => 1000 + i), { device: dev() }), n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => {
+      const mirrored = Math.floor(i / block) * block + block - 1 - (i % block);
+      return mirrored < n ? 1000 + mirrored : 0;
+    }));
+
+    // A texture reference (CUDA 11 and before): the other kernels run; a fetch through it stops its launch.
+    const source = `
+texture<unsigned char, 2, cudaReadModeElementType> image;
+__global__ void brighten(unsigned char* out, const unsigned char* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1;
+}
+__global__ void sample(unsigned char* out) {
+  out[threadIdx.x] = tex2D(image, threadIdx.x, 0);
+}`;
+    if (dev().backend === "cuda") {
+      expectThrows(() => fl.compile(source, { device: dev() }), fl.DeviceError, /Texture references \(texture<T, dim, mode> at namespace scope\) were removed in CUDA 12/);
+      return;
+    }
+    const module = fl.compile(source, { device: dev() });
+    const bytes = fl.zeros([5], { dtype: "u8", device: dev() });
+    module.fn("brighten").launch({ grid: 1, block: 32 }, bytes, fl.tensor([1, 2, 3, 4, 250], { dtype: "u8", device: dev() }), 5);
+    expect(Array.from(bytes.toArray())).to.deep.equal([2, 3, 4, 5, 251]);
+    if (dev().backend !== "cpu") return;  // hiprtc has texture references: a fetch reads whatever is bound
+    module.fn("sample").launch({ grid: 1, block: 4 }, bytes);
+    expectThrows(() => bytes.toArray(), fl.DeviceError,
+      /kernel 'sample': a texture or surface access \(tex2D of a texture reference \(removed in CUDA 12\)\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at brighten\.hip:8 /);
+  });
+
   it("passes a pointer to a __device__ function read from the module's variable, as cudaMemcpyFromSymbol reads it before a launch", () => {
     const module = fl.compile(`
 #include <cuda_runtime.h>

@@ -7,6 +7,8 @@
 #ifndef FUSELAB_EMULATOR_TEXTURES_H
 #define FUSELAB_EMULATOR_TEXTURES_H
 
+#include <type_traits>
+
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 typedef cudaTextureObject_t hipTextureObject_t;
@@ -43,6 +45,39 @@ FL_TEXTURE_FETCH(tex3DLod, float, float, float, float)
 FL_TEXTURE_FETCH(texCubemap, float, float, float)
 FL_TEXTURE_FETCH(tex2Dgather, float, float, int)
 #undef FL_TEXTURE_FETCH
+
+// Texture references (`texture<unsigned char, 2, cudaReadModeElementType> tex;` at
+// namespace scope, bound by the host's cudaBindTexture), which CUDA 12 removed and
+// older sources keep beside their plain kernels: declared, so that those kernels run;
+// a fetch through one stops the launch, naming its line.
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1, cudaAddressModeMirror = 2, cudaAddressModeBorder = 3 };
+struct textureReference {
+  int normalized;
+  enum cudaTextureFilterMode filterMode;
+  enum cudaTextureAddressMode addressMode[3];
+};
+template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
+struct texture : textureReference {};
+namespace fl::emu {
+// What a fetch gives: the element, or for a normalized read of integers a float (float4 for a vector).
+template <class T, cudaTextureReadMode mode>
+using texture_value = std::conditional_t<mode == cudaReadModeElementType, T, std::conditional_t<std::is_arithmetic<T>::value, float, float4>>;
+}  // namespace fl::emu
+#define FL_TEXTURE_REFERENCE_FETCH(name, ...)                                                                             \
+  template <class T, int dim, cudaTextureReadMode mode>                                                                  \
+  ::fl::emu::texture_value<T, mode> name(texture<T, dim, mode>, __VA_ARGS__, const char* file = __builtin_FILE(),        \
+                                         unsigned line = __builtin_LINE()) {                                            \
+    ::fl::emu::texture_stop(#name " of a texture reference (removed in CUDA 12)", file, line);                          \
+  }
+FL_TEXTURE_REFERENCE_FETCH(tex1Dfetch, int)
+FL_TEXTURE_REFERENCE_FETCH(tex1D, float)
+FL_TEXTURE_REFERENCE_FETCH(tex2D, float, float)
+FL_TEXTURE_REFERENCE_FETCH(tex3D, float, float, float)
+FL_TEXTURE_REFERENCE_FETCH(tex1DLayered, float, int)
+FL_TEXTURE_REFERENCE_FETCH(tex2DLayered, float, float, int)
+#undef FL_TEXTURE_REFERENCE_FETCH
 
 // Surface stores and reads: by byte offset in x, as CUDA's take it.
 #define FL_SURFACE_ACCESS(read, write, ...)                                                                            \

@@ -40,6 +40,12 @@
 #define __constant__ __attribute__((visibility("default")))
 #define __managed__
 #define __grid_constant__
+// The toolkit's marks of its own declarations, which sources that declare the runtime's
+// functions again repeat (`extern __device__ __device_builtin__ void __threadfence(void);`).
+#define __device_builtin__
+#define __cudart_builtin__
+#define __device_builtin_texture_type__
+#define __device_builtin_surface_type__
 // libstdc++ 12+ spells __attribute__((__noinline__)) in <memory> and <string>
 // (shared_ptr_base.h, basic_string.h): included before the macro exists, a
 // later #include of them is a no-op and the macro cannot break them.
