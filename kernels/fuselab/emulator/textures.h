@@ -33,12 +33,15 @@ namespace fl::emu {
   void name(T*, cudaTextureObject_t, __VA_ARGS__, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) { \
     ::fl::emu::texture_stop(#name, file, line);                                                                   \
   }
-FL_TEXTURE_FETCH(tex1Dfetch, int)
-FL_TEXTURE_FETCH(tex1D, float)
-FL_TEXTURE_FETCH(tex2D, float, float)
-FL_TEXTURE_FETCH(tex3D, float, float, float)
-FL_TEXTURE_FETCH(tex1DLayered, float, int)
-FL_TEXTURE_FETCH(tex2DLayered, float, float, int)
+// The fetches texture objects and texture references share.
+#define FL_TEXTURE_FETCHES(F)        \
+  F(tex1Dfetch, int)                 \
+  F(tex1D, float)                    \
+  F(tex2D, float, float)             \
+  F(tex3D, float, float, float)      \
+  F(tex1DLayered, float, int)        \
+  F(tex2DLayered, float, float, int)
+FL_TEXTURE_FETCHES(FL_TEXTURE_FETCH)
 FL_TEXTURE_FETCH(tex1DLod, float, float)
 FL_TEXTURE_FETCH(tex2DLod, float, float, float)
 FL_TEXTURE_FETCH(tex3DLod, float, float, float, float)
@@ -71,13 +74,9 @@ using texture_value = std::conditional_t<mode == cudaReadModeElementType, T, std
                                          unsigned line = __builtin_LINE()) {                                            \
     ::fl::emu::texture_stop(#name " of a texture reference (removed in CUDA 12)", file, line);                          \
   }
-FL_TEXTURE_REFERENCE_FETCH(tex1Dfetch, int)
-FL_TEXTURE_REFERENCE_FETCH(tex1D, float)
-FL_TEXTURE_REFERENCE_FETCH(tex2D, float, float)
-FL_TEXTURE_REFERENCE_FETCH(tex3D, float, float, float)
-FL_TEXTURE_REFERENCE_FETCH(tex1DLayered, float, int)
-FL_TEXTURE_REFERENCE_FETCH(tex2DLayered, float, float, int)
+FL_TEXTURE_FETCHES(FL_TEXTURE_REFERENCE_FETCH)
 #undef FL_TEXTURE_REFERENCE_FETCH
+#undef FL_TEXTURE_FETCHES
 
 // Surface stores and reads: by byte offset in x, as CUDA's take it.
 #define FL_SURFACE_ACCESS(read, write, ...)                                                                            \
