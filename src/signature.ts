@@ -58,8 +58,21 @@ export interface TensorAccessor {
 export type AccessorIndex = "i32" | "u32" | "i64" | "u64";
 const ACCESSOR_INDEX: readonly string[] = ["i32", "u32", "i64", "u64"];
 
-/** The structs a source defines, by name: each one's layout, or why it cannot be passed by value. */
-export type SourceStructs = ReadonlyMap<string, StructLayout | string>;
+/** The structs a source defines, by name: each one's layout, or why it cannot be passed by value; a template struct's definition. */
+export type SourceStructs = ReadonlyMap<string, StructLayout | string | StructTemplate>;
+
+/** A template struct of a source (`template <typename T> struct Matrix { T value[4][4]; };`): laid out for each instance a parameter names. */
+interface StructTemplate {
+  kind: "template";
+  params: TemplateParam[];
+  body: Token[];
+  align: number;
+  aliases: Map<string, string>;
+}
+
+function isStructTemplate(value: StructLayout | string | StructTemplate | undefined): value is StructTemplate {
+  return typeof value === "object" && "kind" in value && value.kind === "template";
+}
 
 /** A __global__ function found in a source. */
 export interface KernelDeclaration {
@@ -200,7 +213,25 @@ function typeName(words: readonly string[]): string {
 
 // The struct a type names, found by its name without its namespace.
 function structNamed(structs: SourceStructs, name: string): StructLayout | string | undefined {
-  return structs.get(name.split(/ |::/).pop() ?? "");
+  const found = structs.get(name.split(/ |::/).pop() ?? "");
+  return isStructTemplate(found) ? `struct ${name} is a template: name its instance (${name}<float>)` : found;
+}
+
+// The layout of an instance of one of the source's template structs that a type's tokens
+// name (`const Matrix<float> C`: its arguments in place of its parameters); undefined for none.
+function templateStructInstance(tokens: readonly Token[], structs: SourceStructs): StructLayout | string | undefined {
+  const at = tokens.findIndex((t, i) => tokens[i + 1]?.text === "<" && structs.has(t.text));
+  const template = at < 0 ? undefined : structs.get(tokens[at].text);
+  if (!isStructTemplate(template)) return typeof template === "string" ? template : undefined;
+  const close = closing(tokens as Token[], at + 1);
+  const args = close === at + 2 ? [] : splitTopLevel(tokens as Token[], at + 2, close);
+  const name = `${tokens[at].text}<${args.map(spell).join(", ")}>`;
+  const bound = new Map(template.params.map((p, n) => [p.name, args[n] ?? p.fallback]));
+  if (args.length > template.params.length || [...bound.values()].some((arg) => arg.length === 0)) {
+    return `struct ${name} names other arguments than its template's ${template.params.length} parameters`;
+  }
+  const members = structMembers(template.body.flatMap((t) => bound.get(t.text) ?? [t]), structs, template.aliases);
+  return typeof members === "string" ? `struct ${name} cannot be passed by value: ${members}` : layoutStruct(name, members, template.align);
 }
 
 function parseParam(kernel: string, line: number, index: number, tokens: Token[], structs: SourceStructs): KernelParam {
@@ -224,6 +255,9 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     const accessor = tensorAccessor(kernel, line, index, written, tokens) ?? tensorInfo(kernel, line, index, written, tokens) ??
       spanParam(kernel, line, index, written, tokens);
     if (accessor) return accessor;
+    const instance = templateStructInstance(equals >= 0 ? tokens.slice(0, equals) : tokens, structs);
+    if (typeof instance === "string") unsupported(kernel, line, index, written, instance);
+    if (instance) return { name, type: "struct", pointer, isConst, declaration: instance.name, layout: instance };
     // A struct by value: a vector type, or one the source defines (named with or without its namespace).
     const layout = VECTOR_TYPES.get(spelled) ?? structNamed(structs, spelled) ?? TOOLKIT_FUNCTOR.get(spelled.split(" ")[0]);
     if (typeof layout === "string") unsupported(kernel, line, index, written, layout);
@@ -844,13 +878,23 @@ function structMembers(body: Token[], structs: SourceStructs, namespaceAliases: 
 // The struct that tokens[from, open) ... tokens[close] define, under each name it gets
 // ("struct Tag { } Name;" and "typedef struct { } Name;"), added to `structs`; nothing
 // for other braces (functions, namespaces, initializers, templates, enums).
-function defineStruct(tokens: Token[], from: number, open: number, close: number, structs: Map<string, StructLayout | string>,
+function defineStruct(tokens: Token[], from: number, open: number, close: number, structs: Map<string, StructLayout | string | StructTemplate>,
                       aliases: Map<string, string>): void {
   const end = tokens.findIndex((t, j) => j > close && t.text === ";");
   const after = withoutAlignment(tokens.slice(close + 1, end < 0 ? tokens.length : end));  // } __attribute__((aligned(16))) Name;
   const before = withoutAlignment(tokens.slice(from, open));
   const align = Math.max(before.align, after.align);
   const words = before.rest.map((t) => t.text);
+  if (words[0] === "template" && words[1] === "<") {
+    // `template <typename T, int N> struct Vec { T v[N]; };` (not a specialization, `struct Vec<float, 4>`).
+    const head = closing(before.rest, 1);
+    const rest = words.slice(head + 1);
+    const name = /^(?:struct|class)$/.test(rest[0] ?? "") ? rest[1] : undefined;
+    if (!name || !/^[A-Za-z_]\w*$/.test(name) || rest.length > 2 && rest[2] !== "final" && rest[2] !== ":") return;
+    structs.set(name, rest.includes(":") ? `struct ${name} cannot be passed by value: it derives from another struct: pass one without a base` :
+      { kind: "template", params: parseTemplateParams(before.rest.slice(2, head)), body: tokens.slice(open + 1, close), align, aliases });
+    return;
+  }
   const keyword = words.findIndex((w) => w === "struct" || w === "class" || w === "union");
   if (keyword < 0 || words.some((w) => ["(", "=", "template", "enum"].includes(w))) return;
   const tag = words.slice(keyword + 1).find((w) => /^[A-Za-z_]\w*$/.test(w) && w !== "final");
@@ -1030,7 +1074,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const kernels: KernelDeclaration[] = [];
   const templates: KernelTemplate[] = [];
   const constants: ConstantDeclaration[] = [];
-  const structs = new Map<string, StructLayout | string>();
+  const structs = new Map<string, StructLayout | string | StructTemplate>();
   const overloaded = new Map<string, number[]>();
   const overloads = new Map<string, Overload[]>();
   const unlaunchable = new Map<string, ArgumentError>();

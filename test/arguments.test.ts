@@ -473,6 +473,49 @@ __global__ void job(Job j) {
     });
   });
 
+  it("passes instances of template structs by value, laid out with their arguments (CuPy's packed_matrix example)", () => {
+    const module = fl.compile(`
+template <typename T> struct Matrix { T value[4][4]; };
+template <typename T, int N, typename Index = int> struct Window { T weights[N]; Index first, count; };
+template <typename T>
+__global__ void affine(const Matrix<T> a, const Matrix<T> b, const Matrix<T> c, T* out) {
+  const int i = threadIdx.x / 4, j = threadIdx.x % 4;
+  T sum = c.value[i][j];
+  for (int k = 0; k < 4; k++) sum += a.value[i][k] * b.value[k][j];
+  out[threadIdx.x] = sum;
+}
+template __global__ void affine<float>(const Matrix<float>, const Matrix<float>, const Matrix<float>, float*);
+__global__ void smooth(double* out, const double* x, Window<double, 3> w, Window<float, 2, long long> unused) {
+  const int i = threadIdx.x;
+  if (i >= w.count) return;
+  double sum = 0;
+  for (int k = 0; k < 3; k++) sum += w.weights[k] * x[w.first + i + k];
+  out[i] = sum + unused.weights[1] + (double)unused.count;
+}`, { device: dev() });
+    const matrix = (f: (i: number, j: number) => number) => ({ value: range(4).map((i) => range(4).map((j) => f(i, j))) });
+    const a = matrix((i, j) => i + j), b = matrix((i, j) => (i === j ? 2 : 0) + j), c = matrix((i, j) => i * 4 + j);
+    const expected = (cast: (v: number) => number) => range(16).map((t) => {
+      const i = Math.floor(t / 4), j = t % 4;
+      return cast(range(4).reduce((sum, k) => cast(sum + cast(a.value[i][k] * b.value[k][j])), c.value[i][j]));
+    });
+    for (const [name, dtype, cast] of [["affine<float>", "f32", Math.fround], ["affine<double>", "f64", (v: number) => v]] as const) {
+      const out = fl.full([16], NaN, { dtype, device: dev() });
+      module.fn(name).launch({ grid: 1, block: 16 }, a, b, c, out);
+      expect(Array.from(out.toArray()), name).to.deep.equal(expected(cast));
+    }
+    expect(module.fn("smooth").signature()).to.equal("smooth(double* out, const double* x, Window<double, 3> w, Window<float, 2, long long> unused)");
+    const x = fl.tensor(Float64Array.from(range(20), (i) => i * 0.5), { device: dev() });
+    const out = fl.full([8], NaN, { dtype: "f64", device: dev() });
+    module.fn("smooth").launch({ grid: 1, block: 8 }, out, x, { weights: [0.25, 0.5, 0.25], first: 3, count: 6 }, { weights: [0, 100], first: 0, count: 7n });
+    expect(Array.from(out.toArray())).to.deep.equal(range(8).map((i) => (i < 6 ? (0.25 * (3 + i) + 0.5 * (4 + i) + 0.25 * (5 + i)) * 0.5 + 107 : NaN)));
+    expectThrows(() => module.fn("smooth").launch({ grid: 1, block: 8 }, out, x, { weights: [1, 2], first: 0, count: 1 }, { weights: [0, 0], first: 0, count: 0 }),
+      fl.ArgumentError, /kernel smooth: argument 2 \(w\)\.weights must be an array of 3 values \(double weights\[3\]\), got \[1, 2\]$/);
+    // A template struct with a base, as OpenCV's PtrStepSz<T> derives from PtrStep<T>, says why it cannot be passed.
+    expectThrows(() => parseKernels("template <typename T> struct PtrStep { T* data; };\ntemplate <typename T> struct PtrStepSz : PtrStep<T> { int cols, rows; };\n" +
+      "__global__ void k(const PtrStepSz<float> image) {}"), fl.ArgumentError,
+      /struct PtrStepSz cannot be passed by value: it derives from another struct: pass one without a base\), got parameter 0 of k \(line 3\)/);
+  });
+
   it("passes a struct of 32,000 bytes by value, under CUDA's 32,764-byte limit, as the CUDA samples' LargeKernelParameter does", () => {
     const module = fl.compile(`
 #define TOTAL_PARAMS (8000)
