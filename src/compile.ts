@@ -352,7 +352,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
-    : withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }));
+    : withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined })));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
@@ -584,6 +584,17 @@ const ARITHMETIC_CONSTANT = /^([ \t]*(?:static[ \t]+)?)const([ \t]+(?:unsigned[ 
 function withArithmeticConstantsConstexpr(source: string): string {
   return source.replace(ARITHMETIC_CONSTANT, (all: string, before: string, rest: string, offset: number) =>
     (atNamespaceScope(source, offset) ? `${before}constexpr${rest}` : all));
+}
+
+// A compound literal (C99's `return (uint32_vec4){ a, b, c, d };`), which nvcc's and
+// the host compilers' C++ take as an extension and NVRTC refuses: a type's list
+// initialization, `uint32_vec4{ a, b, c, d }`, which is the same for an aggregate.
+// Only after `return`, an assignment's `=` or a comma, where a parenthesized name
+// before a brace is no condition (`if (ready) {`).
+const COMPOUND_LITERAL = /(\breturn|[^=!<>]=|,)(\s*)\(\s*([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*\)(?=\s*\{)/g;
+
+function withCompoundLiteralsListInitialized(source: string): string {
+  return source.replace(COMPOUND_LITERAL, (_all: string, before: string, space: string, type: string) => `${before}${space} ${type} `);
 }
 
 // The file and line the compiler gives `offset` in `text`: counted from the

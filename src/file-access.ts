@@ -64,6 +64,12 @@ const NVIDIA_ONLY: { header: RegExp; use: RegExp; expected: string }[] = [
   },
 ];
 
+// The operating system's own headers (<linux/videodev2.h>, <sys/epoll.h>, <termios.h>),
+// which a source's host code includes (a camera's capture, a socket): under NVRTC and
+// hiprtc, which have none, what the C++ library's host-only headers stand for there
+// (fuselab_rtc_host_only.h): nothing device code can use.
+const OPERATING_SYSTEM_HEADER = /^(?:(?:linux|sys|asm|asm-generic|netinet|arpa|net|bits|X11)\/[\w/.+-]+|(?:termios|poll|sched|semaphore|dlfcn|syslog|pwd|grp|netdb|glob|libgen|spawn|utime|ifaddrs|iconv|langinfo|aio|mqueue|fnmatch|ftw)\.h)$/;
+
 const refuse = (expected: string, got: string): never => {
   throw new Refused({ expected, got });
 };
@@ -366,7 +372,7 @@ function guarded(text: string, target: Target, predefined: Record<string, string
       refuse(`${HEADERS}: on the CPU, HIP's are the emulator's`, `#include of ${JSON.stringify(header)}, which is not among them, ${at}`);
     }
     if (!onDevice || compilersOwn(header)) continue;
-    const file = findHeader(header, folders);
+    const file = findHeader(header, folders) ?? (OPERATING_SYSTEM_HEADER.test(header) ? findHeader("fuselab_rtc_host_only.h", folders) : undefined);
     if (file && !/["\\\n]/.test(file)) {
       replacedLines.set(d.line, `#include "${file}"`);
     } else if (d.active) {

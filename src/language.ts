@@ -145,7 +145,9 @@ export function gpuBuiltinHint(log: string): string {
 export function missingHeaderHint(log: string): string {
   const found = /fatal error: ([^\s:]+): No such file or directory/.exec(log);
   if (!found) return "";
-  return `${found[1]} is none of the toolkit's or fuselab's headers: a project's own header is given with its text, ` +
+  // PyTorch's headers are stand-ins fuselab writes for what extensions' kernels use.
+  const library = /^(?:ATen|c10|THC|torch|caffe2)\//.test(found[1]) ? "PyTorch's headers here are fuselab's stand-ins for what kernels use of them, and this one is not among them: " : "";
+  return `${found[1]} is none of the toolkit's or fuselab's headers: ${library}a project's own header is given with its text, ` +
     `compile(source, { headers: { ${JSON.stringify(found[1])}: text } }).`;
 }
 

@@ -58,6 +58,11 @@ describe("kernel language", () => {
 #include <Python.h>
 #include <iostream>
 #include <omp.h>
+#include <linux/videodev2.h>
+extern "C" {
+#include <memory.h>
+#include <stdint.h>
+}
 
 // Host declarations naming the host libraries' types.
 cusparseStatus_t multiply(cusparseHandle_t handle, cusparseSpMatDescr_t a, cusparseOperation_t op);
@@ -65,12 +70,15 @@ PyObject* make_module(PyModuleDef* definition);
 // A project's host state, naming the runtime's handles and arrays.
 struct camera_state { cudaArray* planes[2]; cudaArray_t staging; cudaStream_t stream; cudaEvent_t done; };
 template <typename T> __device__ T largest() { return std::numeric_limits<T>::max(); }
+struct pair_u32 { uint32_t first, second; };
+// A compound literal, C99's, which nvcc's C++ takes.
+__device__ pair_u32 swapped(pair_u32 p) { return (pair_u32){ p.second, p.first }; }
 
 __global__ void limits_and_types(float* out, int* ints) {
   static_assert(std::is_same<uint32_t, unsigned int>::value, "uint32_t is unsigned int");
   static_assert(sizeof(clock_t) >= 4 && sizeof(time_t) >= 4, "the time types");
   assert(threadIdx.x < 4);
-  const int i = threadIdx.x;
+  const int i = swapped((pair_u32){ 0u, threadIdx.x }).first;
   out[i] = i == 0 ? INFINITY : i == 1 ? FLT_MAX : i == 2 ? largest<float>() : std::min(2.5f, std::max(1.5f, 7.0f));
   const float three = __half2float(__float2half(3.0f));
   int three_bits;
@@ -880,6 +888,31 @@ __global__ void sample(unsigned char* out) {
     module.fn("sample").launch({ grid: 1, block: 4 }, bytes);
     expectThrows(() => bytes.toArray(), fl.DeviceError,
       /kernel 'sample': a texture or surface access \(tex2D of a texture reference \(removed in CUDA 12\)\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at brighten\.hip:8 /);
+  });
+
+  it("compiles a PyTorch 1 extension's kernels: THC's headers and state, THCCeilDiv, doLdg, ATen's Context", () => {
+    const module = fl.compile(`
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <THC/THC.h>
+#include <THC/THCAtomics.cuh>
+#include <THC/THCDeviceUtils.cuh>
+extern THCState *state;
+#define CUDA_KERNEL_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+template <typename scalar_t>
+__global__ void tiles_and_sums(const int n, const int tile, const scalar_t* data, int* tiles, scalar_t* total) {
+  CUDA_KERNEL_LOOP(index, n) {
+    tiles[index] = THCRoundUp(index + 1, tile) + THCCeilDiv(index + 1, tile);
+    atomicAdd(total, doLdg(data + index));
+  }
+}
+void launch(at::Tensor data) { tiles_and_sums<float><<<1, 64, 0, at::cuda::getCurrentCUDAStream()>>>(data.numel(), 5, data.data_ptr<float>(), nullptr, nullptr); }
+`, { device: dev() });
+    const n = 300;
+    const tiles = fl.full([n], -1, { dtype: "i32", device: dev() }), total = fl.zeros([1], { device: dev() });
+    module.fn("tiles_and_sums<float>").launch({ grid: 2, block: 64 }, n, 7, fl.tensor(range(n).map((i) => (i % 4) * 0.5), { device: dev() }), tiles, total);
+    expect(Array.from(tiles.toArray())).to.deep.equal(range(n).map((i) => Math.ceil((i + 1) / 7) * 7 + Math.ceil((i + 1) / 7)));
+    expect(Array.from(total.toArray())).to.deep.equal([range(n).reduce((sum, i) => sum + (i % 4) * 0.5, 0)]);
   });
 
   it("passes a pointer to a __device__ function read from the module's variable, as cudaMemcpyFromSymbol reads it before a launch", () => {

@@ -4,7 +4,9 @@
 // have float and double forms only, between which such a call is ambiguous.
 #ifndef FUSELAB_RTC_MATH_PROMOTIONS_H
 #define FUSELAB_RTC_MATH_PROMOTIONS_H
+extern "C++" {
 #include <cuda/std/type_traits>
+}
 
 namespace fl_rtc_math {
 template <class T>

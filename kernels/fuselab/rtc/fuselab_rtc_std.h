@@ -1,7 +1,10 @@
 // What the C and C++ library stand-ins share: the C++ library of CUDA's toolkit (cuda/std) under NVRTC.
+// The stand-ins wrap their #includes in extern "C++" { }: a source may include a C header
+// inside extern "C" { } (cuda-hashing-algos' keccak.cu), as the toolkit's own C headers allow.
 #ifndef FUSELAB_RTC_FUSELAB_RTC_STD_H
 #define FUSELAB_RTC_FUSELAB_RTC_STD_H
 #if defined(__CUDACC_RTC__)
+extern "C++" {
 #include <cuda/std/cstddef>
 #include <cuda/std/cstdint>
 #include <cuda/std/climits>
@@ -9,6 +12,7 @@
 #include <cuda/std/type_traits>
 #include <cuda/std/utility>
 #include <cuda/std/functional>
+}
 // std:: names resolve to cuda::std's where std declares none of its own.
 namespace std {
 using namespace cuda::std;

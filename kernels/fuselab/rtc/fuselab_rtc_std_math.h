@@ -8,7 +8,9 @@
 #if defined(__CUDACC_RTC__)
 #define FUSELAB_RTC_STD_MATH_NAMESPACE std
 #elif defined(__HIPCC_RTC__)
+extern "C++" {
 #include "fuselab_rtc_std.h"
+}
 #define FUSELAB_RTC_STD_MATH_NAMESPACE FUSELAB_RTC_STD_NAMESPACE
 #endif
 #if defined(__CUDACC_RTC__) || defined(__HIPCC_RTC__)

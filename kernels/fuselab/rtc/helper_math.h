@@ -1,2 +1,4 @@
 // <helper_math.h>, the CUDA samples' vector math: fuselab/helper_math.h.
+extern "C++" {
 #include <fuselab/helper_math.h>
+}

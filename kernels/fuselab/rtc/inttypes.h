@@ -2,7 +2,9 @@
 // formats, which device printf takes too (printf("%" PRId64 "\n", v)).
 #ifndef FUSELAB_RTC_INTTYPES
 #define FUSELAB_RTC_INTTYPES
+extern "C++" {
 #include "fuselab_rtc_std.h"
+}
 #define PRId32 "d"
 #define PRIi32 "i"
 #define PRIu32 "u"

@@ -4,7 +4,9 @@
 // of what the run-time compiler reads (fuselab_rtc_host_only.h).
 #ifndef FUSELAB_RTC_PTHREAD_H
 #define FUSELAB_RTC_PTHREAD_H
+extern "C++" {
 #include <fuselab_rtc_host_only.h>
+}
 typedef unsigned long pthread_t;
 typedef unsigned int pthread_key_t;
 typedef int pthread_once_t;
