@@ -589,12 +589,14 @@ function withArithmeticConstantsConstexpr(source: string): string {
 // A compound literal (C99's `return (uint32_vec4){ a, b, c, d };`), which nvcc's and
 // the host compilers' C++ take as an extension and NVRTC refuses: a type's list
 // initialization, `uint32_vec4{ a, b, c, d }`, which is the same for an aggregate.
-// Only after `return`, an assignment's `=` or a comma, where a parenthesized name
-// before a brace is no condition (`if (ready) {`).
-const COMPOUND_LITERAL = /(\breturn|[^=!<>]=|,)(\s*)\(\s*([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*\)(?=\s*\{)/g;
+// Only after `return`, an assignment's `=`, a comma or a call's parenthesis, where a
+// parenthesized name before a brace is no condition (`if (ready) {`, `while ((busy)) {`).
+const COMPOUND_LITERAL = /(\breturn|[^=!<>]=|,|\b[A-Za-z_]\w*\s*\()(\s*)\(\s*([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*\)(?=\s*\{)/g;
+const CONDITION = /^(?:if|while|for|switch|return)\s*\($/;
 
 function withCompoundLiteralsListInitialized(source: string): string {
-  return source.replace(COMPOUND_LITERAL, (_all: string, before: string, space: string, type: string) => `${before}${space} ${type} `);
+  return source.replace(COMPOUND_LITERAL, (all: string, before: string, space: string, type: string) =>
+    (CONDITION.test(before) ? all : `${before}${space} ${type} `));
 }
 
 // The file and line the compiler gives `offset` in `text`: counted from the

@@ -62,6 +62,9 @@ describe("kernel language", () => {
 extern "C" {
 #include <memory.h>
 #include <stdint.h>
+#include <stdbool.h>
+#include <iso646.h>
+#include <stdalign.h>
 }
 
 // Host declarations naming the host libraries' types.
