@@ -112,7 +112,10 @@ export class Constant {
   /**
    * Writes `values` at the start of the variable, in order with the launches
    * around it: numbers (bigints for 64-bit integers) of the variable's type,
-   * or the bytes themselves (a Uint8Array) for a variable of another type.
+   * or the bytes themselves (a Uint8Array) for a variable of another type; a
+   * tensor, a view or null for a pointer; an object of its fields for a struct;
+   * for a pointer to a device function, another variable of the module holding
+   * one of its type (cudaMemcpyToSymbol(p, &h_other)), or null.
    */
   set(values: ArrayLike<number | bigint> | ArrayBufferView | Tensor<DType> | TensorView<DType> | StructValue | Constant | null): void {
     const where = `constant ${this.name}.set`;
