@@ -51,6 +51,13 @@ export interface CompileOptions {
    */
   defines?: Record<string, string | number | true>;
   /**
+   * Template kernels compiled with the module, by name expression, as `module.fn`
+   * takes them and as CuPy's `name_expressions` list them (`["gelu<float>",
+   * "gelu<double>"]`): one compile for all, where each instance `fn()` names
+   * otherwise is compiled on first use, as a module of its own.
+   */
+  instances?: string[];
+  /**
    * The device code the CPU emulator compiles: a GPU's, as nvcc's device pass for
    * it reads the source ("sm_80": `__CUDA_ARCH__` is 800), or "host", as nvcc's
    * host pass reads it (no `__CUDA_ARCH__`). A HIP source on a 64-lane device is
@@ -405,7 +412,7 @@ function checkArch(where: string, arch: unknown, dev: Device): string | undefine
 
 function prepare(where: string, source: unknown, options: unknown): Prepared {
   const text = checkSource(where, source);
-  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "defines", "arch", "std"]);
+  const o = checkOptionsObject(where, options, ["device", "name", "timeoutMs", "headers", "defines", "arch", "std", "instances"]);
   if (o.timeoutMs !== undefined && !(typeof o.timeoutMs === "number" && Number.isInteger(o.timeoutMs) && o.timeoutMs >= 1 && o.timeoutMs <= 2 ** 31 - 1)) {
     throw new ArgumentError(where, "options.timeoutMs", "a whole number of milliseconds from 1 to 2147483647", describe(o.timeoutMs));
   }
@@ -415,8 +422,10 @@ function prepare(where: string, source: unknown, options: unknown): Prepared {
   const project = { headers: checkHeaders(where, o.headers), defines: checkDefines(where, o.defines) };
   const timeoutMs = (o.timeoutMs as number | undefined) ?? DEFAULT_COMPILE_TIMEOUT_MS * (dev.options.check ? CHECK_MODE_COMPILE_FACTOR : 1);
   const made = (build: Build): Prepared => {
-    const t = translate(where, text, fileName, build, project);
-    const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).digest("hex");
+    const translated = translate(where, text, fileName, build, project);
+    const t = { ...translated, declarations: withInstances(where, translated, o.instances) };
+    const key = createHash("sha256").update(t.text).update("\0").update(t.flags.join(" ")).update("\0")
+      .update(t.declarations.map((d) => d.name).join("\n")).digest("hex");
     // A source whose sm_90 device code the emulator chose and could not compile: its host pass, compiled before.
     const asHost = emulates === undefined ? compiledAsHost.get(dev)?.get(key) : undefined;
     return { ...t, dev, key, timeoutMs, cached: cache.get(dev)?.get(key) ?? (asHost === undefined ? undefined : cache.get(dev)?.get(asHost)) };
@@ -486,7 +495,7 @@ function templatesOf(p: Prepared): KernelTemplates {
 }
 
 // What `make` returns; an ArgumentError it throws with its lines named by file.
-function located<T>(p: Prepared, make: () => T): T {
+function located<T>(p: Pick<Translated, "located">, make: () => T): T {
   try {
     return make();
   } catch (e) {
@@ -541,6 +550,30 @@ function overloadNamed(p: Translated, name: string, typed: { name: string; types
   const offered = made.map((d) => typedName(typed.name, d));
   throw new ArgumentError("module.fn", "name", offered.length > 0 ? `one of ${offered.map((o) => JSON.stringify(o)).join(", ")}` :
     `${parsed.name} named as the source declares it (${withArgs ? "it has no template of that name" : "with its template arguments"})`, JSON.stringify(name));
+}
+
+// The source's kernels and the template instances (or typed overloads) `instances`
+// names (options.instances), each once: an instance the source instantiates itself
+// is among its kernels already.
+function withInstances(where: string, t: Translated, instances: unknown): KernelDeclaration[] {
+  if (instances === undefined) return t.declarations;
+  if (!Array.isArray(instances) || instances.some((i) => typeof i !== "string")) {
+    throw new ArgumentError(where, "options.instances", "an array of template kernels' name expressions", describe(instances));
+  }
+  const made = (instances as string[]).map((expression, i) => {
+    const typed = splitParameterList(expression);
+    const overload = typed ? overloadNamed(t, canonicalName(expression) ?? expression, typed) : undefined;
+    if (overload) return overload;
+    const parsed = parseNameExpression(expression);
+    const template = parsed && expression.includes("<") ? t.templates.find((k) => k.name === parsed.name) : undefined;
+    if (!parsed || !template) {
+      const known = t.templates.map((k) => `${k.name}<...>`).join(", ") || "none";
+      throw new ArgumentError(where, `options.instances[${i}]`, `an instance of one of the source's template kernels (${known})`, JSON.stringify(expression));
+    }
+    return located(t, () => instantiate(template, parsed.args));
+  });
+  const declared = new Set(t.declarations.map((d) => d.name));
+  return [...t.declarations, ...made.filter((d, i) => !declared.has(d.name) && made.findIndex((e) => e.name === d.name) === i)];
 }
 
 // `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory
@@ -871,25 +904,7 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
   const warpSize = backend === "hip" && /^gfx9/.test(arch) ? 64 : 32;
   const t = translate(where, text, checkFileName(where, o.name), { backend, arch: match[1] ?? match[2], warpSize, label: `${backend} ${arch}`, std: checkStandard(where, o.std) },
     { headers: checkHeaders(where, o.headers), defines: checkDefines(where, o.defines) });
-  const instances = o.instances ?? [];
-  if (!Array.isArray(instances) || instances.some((i) => typeof i !== "string")) {
-    throw new ArgumentError(where, "options.instances", "an array of template kernels' name expressions", describe(o.instances));
-  }
-  const instanceNames = (instances as string[]).map((expression, i) => {
-    const typed = splitParameterList(expression);
-    const overload = typed ? overloadNamed(t, canonicalName(expression) ?? expression, typed) : undefined;
-    if (overload) return overload.name;
-    const parsed = parseNameExpression(expression);
-    const template = parsed && expression.includes("<") ? t.templates.find((k) => k.name === parsed.name) : undefined;
-    if (!parsed || !template) {
-      const known = t.templates.map((k) => `${k.name}<...>`).join(", ") || "none";
-      throw new ArgumentError(where, `options.instances[${i}]`, `an instance of one of the source's template kernels (${known})`, JSON.stringify(expression));
-    }
-    return instantiate(template, parsed.args).name;
-  });
-  // An instance the source instantiates itself is among its kernels already.
-  const declared = t.declarations.map((d) => d.name);
-  const names = [...declared, ...instanceNames.filter((name, i) => !declared.includes(name) && instanceNames.indexOf(name) === i)];
+  const names = withInstances(where, t, o.instances).map((d) => d.name);
   try {
     // The run-time compiler takes the arch with its features (gfx90a:xnack-), as a device names it.
     const compiled = nativeCall(() => native().compileCheck(backend, arch, t.text, names, t.flags));

@@ -256,6 +256,40 @@ __global__ void negate(float* x, int n) {
     expectThrows(() => module.fn("fill_iota<float"), fl.ArgumentError, /got "fill_iota<float"/);
   });
 
+  it("compiles the template instances options.instances names with the module, as CuPy's name_expressions", () => {
+    const source = `
+template <typename T> __device__ T squared(T x) { return x * x; }
+template <typename T, int STRIDE>
+__global__ void square_every(T* out, const T* in, int n) {
+  const int i = (blockIdx.x * blockDim.x + threadIdx.x) * STRIDE;
+  if (i < n) out[i] = squared(in[i]);
+}
+__global__ void plain(int* out) { out[threadIdx.x] = 1; }
+template <typename T> __global__ void typed(T* out, T v) { out[threadIdx.x] = v; }
+template <typename T> __global__ void typed(T* out, const T* in) { out[threadIdx.x] = in[threadIdx.x]; }
+`;
+    const module = fl.compile(source, { device: dev(), instances: ["square_every<float, 1>", "square_every<double,2>", "square_every< float , 1 >", "typed<int>(int*, int)"] });
+    expect(module.kernels).to.deep.equal(["plain", "square_every<float, 1>", "square_every<double, 2>", "typed<int>(int*, int)"]);
+    const n = 9, x = fl.tensor(range(n).map((i) => i - 4), { device: dev() }), y = fl.full([n], NaN, { device: dev() });
+    module.fn("square_every<float, 1>").launch({ grid: 1, block: 32 }, y, x, n);
+    expect(Array.from(y.toArray())).to.deep.equal(range(n).map((i) => (i - 4) ** 2));
+    const xd = fl.tensor(Float64Array.from(range(n), (i) => i / 2), { device: dev() }), yd = fl.full([n], -1, { dtype: "f64", device: dev() });
+    module.fn("square_every<double, 2>").launch({ grid: 1, block: 32 }, yd, xd, n);
+    expect(Array.from(yd.toArray())).to.deep.equal(range(n).map((i) => (i % 2 === 0 ? (i / 2) ** 2 : -1)));
+    const ints = fl.zeros([3], { dtype: "i32", device: dev() });
+    module.fn("typed<int>(int*, int)").launch({ grid: 1, block: 3 }, ints, 5);
+    expect(Array.from(ints.toArray())).to.deep.equal([5, 5, 5]);
+    // Another list is another module; an instance not listed is still compiled on first use.
+    const other = fl.compile(source, { device: dev(), instances: [] });
+    expect(other).to.not.equal(module);
+    expect(other.kernels).to.deep.equal(["plain"]);
+    expect(other.fn("square_every<float, 1>").signature()).to.equal("square_every<float, 1>(float* out, const float* in, int n)");
+    expectThrows(() => fl.compile(source, { device: dev(), instances: ["squared<float>"] }), fl.ArgumentError,
+      "fl.compile: options.instances[0] must be an instance of one of the source's template kernels (square_every<...>), got \"squared<float>\"");
+    expectThrows(() => fl.compile(source, { device: dev(), instances: "square_every<float, 1>" as unknown as string[] }), fl.ArgumentError,
+      "fl.compile: options.instances must be an array of template kernels' name expressions, got \"square_every<float, 1>\"");
+  });
+
   it("takes functions as template arguments, also ones with parameters of their own", () => {
     const module = fl.compile(`
 template <typename T> __device__ T twice(const T& x) { return x + x; }
