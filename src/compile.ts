@@ -43,9 +43,10 @@ export interface CompileOptions {
    */
   headers?: Record<string, string>;
   /**
-   * The macros a project's build defines (`-DUSE_ROCM`, `-DBLOCK_SIZE=256`), as
-   * `{ USE_ROCM: true, BLOCK_SIZE: 256 }`: defined before the source on every
-   * target, as the compiler's -D defines them. The macros each target's compiler
+   * The macros a project's build defines (`-DUSE_ROCM`, `-DBLOCK_SIZE=256`,
+   * `-D'IX(x, y)=((x) + (y) * N)'`), as `{ USE_ROCM: true, BLOCK_SIZE: 256,
+   * "IX(x, y)": "((x) + (y) * N)" }`: defined before the source on every target,
+   * as the compiler's -D defines them. The macros each target's compiler
    * defines itself (`__CUDA_ARCH__`, `__HIP_PLATFORM_AMD__` ...) are refused:
    * `arch` picks the device code.
    */
@@ -361,10 +362,11 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
     : withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined })));
   const marked = withLineMarkers(forTarget, combined.segments, file);
-  const text = `#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
+  // A project's -D macros, as #define lines before everything the compiler reads (a value may have spaces).
+  const projectMacros = [...defines].map(([name, value]) => `#define ${name} ${value}\n`).join("");
+  const text = `${projectMacros}#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
-    ...Object.entries(addedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`),
-    ...[...defines].map(([name, value]) => `-D${name}=${value}`)];
+    ...Object.entries(addedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,

@@ -61,27 +61,37 @@ export function checkHeaders(where: string, headers: unknown): Map<string, strin
 // such as MIOpen's and PyTorch's ROCm extensions pass with -D, are a build's to give.)
 const COMPILER_MACROS = /^(?:__CUDA_ARCH__|__CUDACC\w*|__NVCC__|__HIP(?!_PLATFORM_(?:HCC|NVCC)__$)\w*|__HIPCC\w*|__gfx\w+__|__GFX\d+__|__AMDGCN\w*|__AMDGPU__|__AMD__|__cplusplus|CUDA_VERSION)$/;
 
+// A macro's name, with a function-like macro's parameters (`IX(x, y, z)`, `LOG(fmt, ...)`).
+const MACRO_KEY = /^([A-Za-z_]\w*)(\(\s*(?:(?:[A-Za-z_]\w*\s*,\s*)*(?:[A-Za-z_]\w*|\.\.\.)\s*)?\))?$/;
+
 /**
  * options.defines: the macros a project's build defines (`-DUSE_FAST_MATH`,
- * `-DBLOCK=256`), as `{ USE_FAST_MATH: true, BLOCK: 256 }`; each value a string,
- * a number, or true for 1. Object-like macros only; those the compilers define
- * themselves (`__CUDA_ARCH__`, `__HIP_PLATFORM_AMD__` ...) are refused.
+ * `-DBLOCK=256`, `-D'IX(x, y, z)=((x) + (y) * N)'`), as `{ USE_FAST_MATH: true,
+ * BLOCK: 256, "IX(x, y, z)": "((x) + (y) * N)" }`; each value a string, a number,
+ * or true for 1. Those the compilers define themselves (`__CUDA_ARCH__`,
+ * `__HIP_PLATFORM_AMD__` ...) are refused. Each becomes a `#define` line before
+ * the source, as the compiler's -D makes it.
  */
 export function checkDefines(where: string, defines: unknown): Map<string, string> {
   const given = new Map<string, string>();
   if (defines === undefined) return given;
   const o = checkOptionsObject(where, defines, null, "options.defines");
-  for (const [name, value] of Object.entries(o)) {
-    if (!/^[A-Za-z_]\w*$/.test(name) || name.startsWith("FL_")) {
-      throw new ArgumentError(where, "options.defines", "an object whose keys are macro names (letters, digits, _; not starting with FL_, which are fuselab's)", `the key ${JSON.stringify(name)}`);
+  for (const [key, value] of Object.entries(o)) {
+    const macro = MACRO_KEY.exec(key);
+    const name = macro?.[1] ?? key;
+    if (!macro || name.startsWith("FL_")) {
+      throw new ArgumentError(where, "options.defines", "an object whose keys are macro names (letters, digits, _; not starting with FL_, which are fuselab's), " +
+        "a function-like macro's with its parameters (\"IX(x, y, z)\")", `the key ${JSON.stringify(key)}`);
     }
     if (COMPILER_MACROS.test(name)) {
       throw new ArgumentError(where, "options.defines", `macros other than those a GPU's compiler defines itself (${name === "__CUDA_ARCH__" ? "options.arch picks the device code" : "fuselab defines them as each target's compiler does"})`, `the key ${JSON.stringify(name)}`);
     }
-    const argument = `options.defines.${name}`;
-    if (value === true) given.set(name, "1");
-    else if (typeof value === "number" && Number.isFinite(value)) given.set(name, String(value));
-    else if (typeof value === "string" && !/[\n\r\0]/.test(value)) given.set(name, value);
+    const argument = `options.defines.${key}`;
+    // A function-like macro's name and parameters as #define spells them: no space before the parenthesis.
+    const defined = macro[2] ? `${name}(${macro[2].slice(1, -1).split(",").map((p) => p.trim()).join(", ")})` : name;
+    if (value === true) given.set(defined, "1");
+    else if (typeof value === "number" && Number.isFinite(value)) given.set(defined, String(value));
+    else if (typeof value === "string" && !/[\n\r\0]/.test(value)) given.set(defined, value);
     else throw new ArgumentError(where, argument, "the macro's value: a string of one line, a finite number, or true (1)", describe(value));
   }
   return given;

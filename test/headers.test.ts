@@ -184,11 +184,24 @@ describe("a project's -D macros (option defines)", () => {
     expectThrows(() => fl.compile(SOURCE, { device: dev() }), fl.DeviceError, /.scaled. was not declared|identifier "scaled" is undefined/);
   });
 
+  it("takes values with spaces, and function-like macros with their parameters (-D'IX(x, y, z)=...')", () => {
+    const source = `__global__ void fill(float* grid, int n) {
+  const int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
+  grid[IX(x, y, z)] = OFFSET + LOG_ALL(x, y, z);
+}`;
+    const defines = { "IX(x,y, z)": "((x) + (y) * SIDE + (z) * SIDE * SIDE)", SIDE: "(1 + 2)", OFFSET: "0.5f * 2", "LOG_ALL(...)": "(__VA_ARGS__)" };
+    const grid = fl.full([27], NaN, { device: dev() });
+    fl.compile(source, { device: dev(), defines }).fn("fill").launch({ grid: 1, block: [3, 3, 3] }, grid, 27);
+    // The comma operator gives z.
+    expect(Array.from(grid.toArray())).to.deep.equal(range(27).map((i) => 1 + Math.floor(i / 9)));
+  });
+
   it("refuses names that are not macros, values that are not one line, and the macros compilers define themselves", () => {
     const compile = (defines: unknown) => () => fl.compile(SOURCE, { device: dev(), defines: defines as Record<string, string> });
     expectThrows(compile(["WITH_CUDA"]), fl.ArgumentError, /^fl\.compile: options\.defines must be an object, got \[/);
-    for (const key of ["A B", "1X", "FL_TARGET_CPU", ""]) {
-      expectThrows(compile({ [key]: 1 }), fl.ArgumentError, `fl.compile: options.defines must be an object whose keys are macro names (letters, digits, _; not starting with FL_, which are fuselab's), got the key ${JSON.stringify(key)}`);
+    for (const key of ["A B", "1X", "FL_TARGET_CPU", "", "F(x y)", "F (x)", "F(1)"]) {
+      expectThrows(compile({ [key]: 1 }), fl.ArgumentError, "fl.compile: options.defines must be an object whose keys are macro names (letters, digits, _; not starting with FL_, which are fuselab's), " +
+        `a function-like macro's with its parameters ("IX(x, y, z)"), got the key ${JSON.stringify(key)}`);
     }
     expectThrows(compile({ SCALE: "1\n#include <x>" }), fl.ArgumentError, /^fl\.compile: options\.defines\.SCALE must be the macro's value: a string of one line, a finite number, or true \(1\), got "1\\n#include <x>"$/);
     expectThrows(compile({ SCALE: false }), fl.ArgumentError, /options\.defines\.SCALE must be the macro's value: a string of one line, a finite number, or true \(1\), got false$/);
