@@ -48,6 +48,7 @@ describe("kernel language", () => {
 #include <functional>
 #include <limits>
 #include <type_traits>
+#include <cublas.h>
 #include <cublas_v2.h>
 #include <cublasLt.h>
 #include <helper_cuda.h>

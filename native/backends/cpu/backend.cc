@@ -367,6 +367,19 @@ const allocation* reserve_holding(device& d, uintptr_t address) {
   return a.mapped && address >= reserve && address < end ? &a : nullptr;
 }
 
+// The buffer a faulting address most likely belongs to: the one whose reserve holds
+// it, past that buffer's end, unless the next buffer's start is nearer, as a negative
+// index reaches it (`a[-5000]`).
+const allocation* overrun_owner(device& d, uintptr_t address) {
+  const allocation* a = reserve_holding(d, address);
+  if (!a) return nullptr;
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  auto next = d.allocations.upper_bound(address);
+  if (next == d.allocations.end()) return a;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(a->user) + a->bytes;
+  return next->first - address < address - end ? &next->second : a;
+}
+
 // The allocation `pointer` points into (or one past); the caller holds allocations_lock.
 allocation* find_allocation(device& d, uintptr_t pointer) {
   auto it = d.allocations.upper_bound(pointer);
@@ -527,7 +540,7 @@ std::string describe_stop(device& d, const worker_pool& pool, const kernel& k, i
                   f.code == FPE_INTDIV ? "divided an integer by zero" : "raised an arithmetic fault", where.c_str());
   if (f.signal == SIGILL) return format("kernel '%s' executed an illegal instruction%s", k.name.c_str(), where.c_str());
   if (f.signal == SIGSEGV)
-    if (const allocation* a = reserve_holding(d, f.address))
+    if (const allocation* a = overrun_owner(d, f.address))
       return describe_overrun(k, pointers, *a, f.address, f.access == fault_access::write  ? "wrote"
                                                           : f.access == fault_access::read ? "read"
                                                                                            : "read or wrote") +
