@@ -11,7 +11,7 @@ import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import {
-  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, textureReferenceHint, undefinedFunctionHint, userLogLines,
+  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
   withAssemblyStopped,
 } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -359,7 +359,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
-  const forTarget = target === "cpu" ? withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))
+  const forTarget = target === "cpu" ? withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined })))
     : withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined })));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   // A project's -D macros, as #define lines before everything the compiler reads (a value may have spaces).
@@ -664,6 +664,27 @@ const SHADOWED_BUILTIN = /\b(?:int|unsigned|long|size_t|int32_t|uint32_t|auto|ui
 const BUILTIN_REDECLARATION = new RegExp("(?<=^|[;{}])[ \\t]*extern\\b[^;{}()\\n]*?\\b(?:(?:const\\s+)?(?:dim3|uint3|int)\\s+(?:threadIdx|blockIdx|blockDim|gridDim|warpSize)\\s*" +
   "|[^;{}()\\n]*\\b(?:__syncthreads|__threadfence(?:_block|_system)?)\\s*\\(\\s*(?:void)?\\s*\\)\\s*);", "gm");
 
+// clang's vector types (`using float4 = float __attribute__((ext_vector_type(4)));`, the
+// typedef forms too), which g++ would ignore, making the type a scalar: on the CPU each
+// is GCC's vector of the same size (kernels/fuselab/vendors/cpu.h); one written otherwise is refused.
+const EXT_VECTOR = String.raw`__attribute__\s*\(\(\s*ext_vector_type\s*\(\s*([^()\n]+?)\s*\)\s*\)\)`;
+const EXT_VECTOR_FORMS: [RegExp, (...m: string[]) => string][] = [
+  [new RegExp(String.raw`\busing\s+(\w+)\s*=\s*([^;=\n]+?)\s*${EXT_VECTOR}\s*;`, "g"), (_all, name, type, n) => `using ${name} = typename ::fl::emu::ext_vector_of<${type}, ${n}>::type;`],
+  [new RegExp(String.raw`\btypedef\s+([^;\n]+?)\s+(\w+)\s*${EXT_VECTOR}\s*;`, "g"), (_all, type, name, n) => `typedef typename ::fl::emu::ext_vector_of<${type}, ${n}>::type ${name};`],
+  [new RegExp(String.raw`\btypedef\s+([^;\n]+?)\s*${EXT_VECTOR}\s*(\w+)\s*;`, "g"), (_all, type, n, name) => `typedef typename ::fl::emu::ext_vector_of<${type}, ${n}>::type ${name};`],
+];
+
+function withExtVectorsOfGcc(where: string, source: string): string {
+  let text = source;
+  for (const [form, replace] of EXT_VECTOR_FORMS) text = text.replace(form, replace);
+  const left = /\bext_vector_type\b/.exec(text);
+  if (left) {
+    throw new ArgumentError(where, "source", "clang's ext_vector_type in a type alias (`using v4 = float __attribute__((ext_vector_type(4)));` or a typedef), " +
+      "which the CPU emulator makes GCC's vector of that size", `one written otherwise on line ${text.slice(0, left.index).split("\n").length}`);
+  }
+  return text;
+}
+
 function withShadowedBuiltinsRenamed(source: string): string {
   let text = source.replace(BUILTIN_REDECLARATION, (all: string) => all.replace(/[^\n]/g, " "));
   for (let match = SHADOWED_BUILTIN.exec(text); match !== null; match = SHADOWED_BUILTIN.exec(text)) {
@@ -693,9 +714,9 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   }
   const lines = userLogLines(e.log, p.files);
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
-  const total = e.log.split("\n").length;
+  const total = e.log.replace(/\n$/, "").split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || textureReferenceHint(e.log) || undefinedFunctionHint(e.log) ||
+  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || textureReferenceHint(e.log) || vectorMemberHint(e.log) || undefinedFunctionHint(e.log) ||
     (p.build.std === "c++20" ? "" : standardHint(e.log));
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }

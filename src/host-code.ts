@@ -38,6 +38,10 @@ function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   // `struct timeval start;` declares a variable of a class named by its keyword.
   const text = statement.trim().replace(/^(?:struct|class|union)\s+(?=[A-Za-z_]\w*\s+[^{]*$)/, "");
   const first = /^[A-Za-z_]\w*/.exec(text)?.[0];
+  // An explicit instantiation of a class template (BabelStream's `template class HIPStream<float>;`):
+  // a host class's, whose members launch kernels, would need the members left out; device
+  // code instantiates what it uses itself.
+  if (/^(?:extern\s+)?template\s+(?:class|struct)\s+[\w:\s]+<[^;{}]*>$/.test(text)) return true;
   // `using std::string;`, `using Clock = std::chrono::steady_clock;`: a name of the host-only library.
   if (first === "using") return HOST_LIBRARY.test(text);
   if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;

@@ -132,9 +132,11 @@ export function gpuBuiltinHint(log: string): string {
   if (!found) return "";
   const builtin = found[1] ?? found[2] ?? found[3];
   const amd = !builtin.startsWith("__nvvm_");
+  // The matrix cores' instructions are those of some AMD GPUs; the others, of every AMD GPU.
+  const guard = !amd ? "defined(__CUDA_ARCH__)" : /_(?:mfma|smfmac|wmma)_/.test(builtin) ? "defined(__gfx90a__) || defined(__gfx942__) (the architectures that have it)" : "defined(__AMDGCN__)";
   return `${builtin} is an instruction of ${amd ? "AMD's GPUs (hipcc's builtin)" : "NVIDIA's GPUs (NVVM's builtin)"}: code that calls it runs only on ` +
     `${amd ? "an AMD GPU whose architecture has it (on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores')" : "an NVIDIA GPU"}. Keep a C++ path beside it under #if ` +
-    `${amd ? "defined(__gfx90a__) (the architectures that have it)" : "defined(__CUDA_ARCH__)"} for other devices.`;
+    `${guard} for other devices.`;
 }
 
 /**
@@ -187,6 +189,16 @@ const TEXTURE_REFERENCE = /\btexture\b[^\n]*(?:is not a template|is undefined|wa
 export function textureReferenceHint(log: string): string {
   return TEXTURE_REFERENCE.test(log) ? "Texture references (texture<T, dim, mode> at namespace scope) were removed in CUDA 12, so NVRTC has none: " +
     "read the array through a pointer to a tensor (the CPU emulator compiles the file's other kernels, and stops a fetch through one)." : "";
+}
+
+// g++'s words for a member of one of its vectors, which clang's ext_vector_type types are on the CPU.
+const VECTOR_MEMBER = /request for member ‘(\w+)’ in [^\n]*which is of non-class type [^\n]*__vector\(\d+\)/;
+
+/** A note for a compile that failed on `.x` of a clang vector type: how the CPU reads its elements. */
+export function vectorMemberHint(log: string): string {
+  const found = VECTOR_MEMBER.exec(log);
+  return found ? `clang's ext_vector_type types are GCC's vectors on the CPU emulator: read and write their elements by index (v[0], not v.${found[1]}); ` +
+    "a swizzle (v.xy) is clang's alone." : "";
 }
 
 /** The macros a source reads to tell a device pass (NVIDIA's, AMD's) from the host pass. */

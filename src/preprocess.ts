@@ -283,9 +283,11 @@ export class Preprocessor {
         i++;
         continue;
       }
-      // Newlines inside the call are kept after the expansion, so later lines stay in place.
+      // Newlines inside the call are kept after the expansion, so later lines stay in place;
+      // within an argument they are spaces, as the C preprocessor reads them.
       const newlines = tokens.slice(i, close + 1).reduce((n, x) => n + (x.text.match(/\n/g)?.length ?? 0), 0);
-      const body = this.substitute(macro, args.map(trimWs), hide);
+      const spaced = (arg: PpToken[]) => trimWs(arg).map((x) => (x.kind === "ws" && x.text.includes("\n") ? { ...x, text: " " } : x));
+      const body = this.substitute(macro, args.map(spaced), hide);
       tokens.splice(i, close + 1 - i, ...body, ...(newlines ? [{ text: "\n".repeat(newlines), kind: "ws" as const }] : []));
     }
     return out;

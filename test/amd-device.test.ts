@@ -277,6 +277,42 @@ __global__ void branches(int* out, const int* values, int split, int width) {
       /the lanes of warp 1 in block \(0,0,0\) wait at different warp operations: thread \(32,0,0\) at __shfl_down on line 7 .*thread \(40,0,0\) at __shfl_xor on line 10/);
   });
 
+  it("takes clang's vector types (ext_vector_type) for copies, arithmetic and elements by index, as AMD's kernels move data", () => {
+    const source = `#include <hip/hip_runtime.h>
+using floatx4 = float __attribute__((ext_vector_type(4)));
+typedef unsigned short bf16x8 __attribute__((ext_vector_type(8)));
+typedef int __attribute__((ext_vector_type(2))) intx2;
+template <typename T> using vec4 = T __attribute__((ext_vector_type(4)));
+__global__ void vectors(float* out, const float* in, unsigned short* raw, const unsigned short* raw_in, int* ints) {
+  const int i = threadIdx.x;
+  const floatx4 v = *reinterpret_cast<const floatx4*>(in + 4 * i);
+  const vec4<float> w = {1.0f, 2.0f, 3.0f, 4.0f};
+  *reinterpret_cast<floatx4*>(out + 4 * i) = v * 2.0f + w;
+  reinterpret_cast<bf16x8*>(raw)[i] = reinterpret_cast<const bf16x8*>(raw_in)[i];
+  intx2 pair = {i, -i};
+  pair += pair;
+  ints[2 * i] = pair[0];
+  ints[2 * i + 1] = pair[1] + (int)sizeof(floatx4) + (int)alignof(bf16x8);
+}`;
+    const n = 8, x = range(4 * n).map((i) => i * 0.5 - 3), raw = range(8 * n).map((i) => (i * 2654435761) % 65536);
+    for (const device of [...wave64Devices(), fl.device("cpu")]) {
+      const out = fl.full([4 * n], NaN, { device }), rawOut = fl.zeros([8 * n], { dtype: "u16", device }), ints = fl.full([2 * n], 7, { dtype: "i32", device });
+      fl.compile(source, { device }).fn("vectors").launch({ grid: 1, block: n }, out, fl.tensor(x, { device }), rawOut,
+        fl.tensor(Uint16Array.from(raw), { device }), ints);
+      expect(Array.from(out.toArray()), device.describe()).to.deep.equal(x.map((v, i) => v * 2 + (i % 4) + 1));
+      expect(Array.from(rawOut.toArray()), device.describe()).to.deep.equal(raw);
+      expect(Array.from(ints.toArray()), device.describe()).to.deep.equal(range(n).flatMap((i) => [2 * i, -2 * i + 16 + 16]));
+    }
+    // On the CPU they are GCC's vectors: elements by index, and a declaration the CPU cannot read is refused, never a scalar.
+    const cpu = fl.device("cpu", { warpSize: WAVE });
+    expectThrows(() => fl.compile(`typedef float f4 __attribute__((ext_vector_type(4)));
+__global__ void k(float* o) { f4 v = {1, 2, 3, 4}; o[0] = v.x; }`, { device: cpu }), fl.DeviceError, /by index \(v\[0\], not v\.x\)/);
+    expectThrows(() => fl.compile(`__global__ void k(float* o) {
+  float __attribute__((ext_vector_type(4))) v = {1, 2, 3, 4};
+  o[0] = v[0];
+}`, { device: cpu }), fl.ArgumentError, /clang's ext_vector_type in a type alias .* got one written otherwise on line 2$/);
+  });
+
   it("sums a wavefront with DPP row shifts and broadcasts, as rocPRIM's warp reduction does", () => {
     const source = `#include <hip/hip_runtime.h>
 // The sum of a wave's 64 values, in lane 63, then read by every lane.

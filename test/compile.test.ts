@@ -3,6 +3,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { native } from "../src/native";
+import { Preprocessor } from "../src/preprocess";
 import { findKernels, parseKernels } from "../src/signature";
 import { expectRejects, expectThrows, testDevice } from "./helpers";
 
@@ -164,6 +165,29 @@ describe("kernel signatures", () => {
     const [awkward] = parseKernels(source);
     expect(awkward.line).to.equal(7);
     expect(awkward.params[0].declaration).to.equal("const float*");
+  });
+
+  it("counts lines after a macro call written over several lines as the source does (a host CUDA_CALL before a static __device__ variable)", () => {
+    const source = `#define CUDA_CALL(x) { cudaError_t s = x; if (s != cudaSuccess) { exit(1); } }
+#define STR(x) #x
+void host(float t) {
+  CUDA_CALL(
+      cudaEventElapsedTime(&t, a,
+          b));
+}
+const char* text = STR(a
+  b);
+__device__ static unsigned int data_01 = 5;
+__global__ void k(unsigned int* o) { o[0] = data_01; }`;
+    expect(new Preprocessor().run(source).split("\n")).to.have.length(source.split("\n").length);
+    expect(new Preprocessor().run(source).split("\n")[7]).to.equal("const char* text = \"a b\"");
+    const found = findKernels(source);
+    expect([found.kernels[0].line, found.constants.map((c) => [c.name, c.line])]).to.deep.equal([11, [["data_01", 10]]]);
+    const module = fl.compile(source, { device: testDevice() });
+    const out = fl.zeros([1], { dtype: "u32", device: testDevice() });
+    module.constant("data_01").set([7]);
+    module.fn("k").launch({ grid: 1, block: 1 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([7]);
   });
 
   it("accepts a prototype before its definition, launches an overload named with its parameter types, and refuses references", () => {

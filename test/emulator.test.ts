@@ -698,16 +698,21 @@ __global__ void tile_after_exit(int* out, int n) {
     expect(Array.from(tileOut.toArray())).to.deep.equal(range(64).map((i) => (i < 41 ? (i % 32) + 100 : 0)));
   });
 
-  it("refuses a warp operation whose mask leaves out the calling lane", async () => {
-    const dev = fl.device("cpu");
-    const bad = fl.compile(`
+  it("runs a lane outside the mask it passes alone, and refuses it in check mode", async () => {
+    const source = `
 __global__ void not_in_mask(int* out) {
   __syncwarp(0x1u);
   out[threadIdx.x] = 1;
-}`, { device: dev }).fn("not_in_mask");
-    bad.launch({ grid: 1, block: 32 }, fl.zeros([32], { dtype: "i32", device: dev }));
-    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
-      "kernel 'not_in_mask': __syncwarp on line 3: the calling lane 1 is not in its mask 0x1 (block (0,0,0), thread (1,0,0))"));
+}`;
+    const plain = fl.device("cpu");
+    const out = fl.zeros([32], { dtype: "i32", device: plain });
+    fl.compile(source, { device: plain }).fn("not_in_mask").launch({ grid: 1, block: 32 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(32).map(() => 1));
+    const dev = fl.device("cpu", { check: true });
+    fl.compile(source, { device: dev }).fn("not_in_mask").launch({ grid: 1, block: 32 }, fl.zeros([32], { dtype: "i32", device: dev }));
+    // Check mode runs the lanes in an order of its own: any of lanes 1 to 31 is the one named.
+    await expectRejects(dev.synchronize(), fl.DeviceError,
+      /kernel 'not_in_mask': __syncwarp on line 3: the calling lane (\d+) is not in its mask 0x1 \(block \(0,0,0\), thread \(\1,0,0\)\)$/);
     await expectWorking(dev);
   });
 

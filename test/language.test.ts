@@ -928,7 +928,7 @@ __global__ void sample(unsigned char* out) {
       /kernel 'sample': a texture or surface access \(tex2D of a texture reference \(removed in CUDA 12\)\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at brighten\.hip:8 /);
   });
 
-  it("compiles a PyTorch 1 extension's kernels: THC's headers and state, THCCeilDiv, doLdg, ATen's Context", () => {
+  it("compiles a PyTorch 1 extension's kernels (THC's headers and state, THCCeilDiv, doLdg, ATen's Context) and ATen's numeric limits", () => {
     const module = fl.compile(`
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
@@ -945,12 +945,28 @@ __global__ void tiles_and_sums(const int n, const int tile, const scalar_t* data
   }
 }
 void launch(at::Tensor data) { tiles_and_sums<float><<<1, 64, 0, at::cuda::getCurrentCUDAStream()>>>(data.numel(), 5, data.data_ptr<float>(), nullptr, nullptr); }
+#include <ATen/NumericUtils.h>
+// A maximum from at::numeric_limits' identity, NaNs skipped (PyTorch 2's headers).
+template <typename scalar_t>
+__global__ void largest(const scalar_t* x, scalar_t* out, int n) {
+  scalar_t best = at::numeric_limits<scalar_t>::lower_bound();
+  for (int i = 0; i < n; i++)
+    if (!at::_isnan(x[i]) && x[i] > best) best = x[i];
+  out[0] = best;
+}
 `, { device: dev() });
     const n = 300;
     const tiles = fl.full([n], -1, { dtype: "i32", device: dev() }), total = fl.zeros([1], { device: dev() });
     module.fn("tiles_and_sums<float>").launch({ grid: 2, block: 64 }, n, 7, fl.tensor(range(n).map((i) => (i % 4) * 0.5), { device: dev() }), tiles, total);
     expect(Array.from(tiles.toArray())).to.deep.equal(range(n).map((i) => Math.ceil((i + 1) / 7) * 7 + Math.ceil((i + 1) / 7)));
     expect(Array.from(total.toArray())).to.deep.equal([range(n).reduce((sum, i) => sum + (i % 4) * 0.5, 0)]);
+    const largest = (name: string, values: number[], dtype: "f32" | "i32") => {
+      const out = fl.zeros([1], { dtype, device: dev() });
+      module.fn(name).launch({ grid: 1, block: 1 }, fl.tensor(values, { dtype, device: dev() }), out, values.length);
+      return out.toArray()[0];
+    };
+    expect([largest("largest<float>", [NaN, 1, 5, -2], "f32"), largest("largest<float>", [NaN, NaN], "f32"), largest("largest<int>", [-7, -9], "i32"),
+      largest("largest<int>", [], "i32")]).to.deep.equal([5, -Infinity, -7, -(2 ** 31)]);
   });
 
   it("passes a pointer to a __device__ function read from the module's variable, as cudaMemcpyFromSymbol reads it before a launch", () => {
@@ -1636,32 +1652,63 @@ __global__ void odd_votes(int* out, const int* in) {
     expect(Array.from(out.toArray())).to.deep.equal(expected);
   });
 
-  it("says when a mask leaves out the calling lane (emulator)", async () => {
+  it("runs TVM's block reductions, whose lanes outside the mask shuffle too; check mode says a mask leaves out the calling lane", async () => {
+    // TVM's generated reduction: every lane of the first warp shuffles with the mask of the block's warps.
+    const tvm = fl.compile(`
+extern "C" __global__ void __launch_bounds__(128) default_function_kernel(float* __restrict__ out, const float* __restrict__ in) {
+  float red_buf0[1];
+  red_buf0[0] = in[blockIdx.x * 128 + threadIdx.x];
+  uint mask[1];
+  float t0[1];
+  __shared__ float red_buf_staging[4];
+  mask[0] = __activemask();
+  t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 16, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+  t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 8, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+  t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 4, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+  t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 2, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+  t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 1, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+  if ((threadIdx.x % 32) == 0) red_buf_staging[threadIdx.x >> 5] = red_buf0[0];
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    red_buf0[0] = threadIdx.x < 4 ? red_buf_staging[threadIdx.x] : -INFINITY;
+    mask[0] = __activemask() & ((uint)15);
+    t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 2, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+    t0[0] = __shfl_down_sync(mask[0], red_buf0[0], 1, 32); red_buf0[0] = max(red_buf0[0], t0[0]);
+    red_buf0[0] = __shfl_sync(mask[0], red_buf0[0], 0, 32);
+    if (threadIdx.x == 0) out[blockIdx.x] = red_buf0[0];
+  }
+}`, { device: dev() });
+    const values = range(3 * 128).map((i) => ((i * 7919) % 1009) - 500);
+    const maxima = fl.full([3], NaN, { device: dev() });
+    tvm.fn("default_function_kernel").launch({ grid: 3, block: 128 }, maxima, fl.tensor(values, { device: dev() }));
+    expect(Array.from(maxima.toArray())).to.deep.equal(range(3).map((b) => Math.max(...values.slice(128 * b, 128 * b + 128))));
+
     const cpu = fl.device("cpu");
+    const checked = fl.device("cpu", { check: true });
     const module = fl.compile(`
 __global__ void bad_mask(int* out) { out[threadIdx.x] = __shfl_sync(0x1u, 7, 0); }
-`, { device: cpu });
-    const out = fl.empty([32], { dtype: "i32", device: cpu });
+`, { device: checked });
+    const out = fl.empty([32], { dtype: "i32", device: checked });
     module.fn("bad_mask").launch({ grid: 1, block: 32 }, out);
     let message = "";
     try {
-      await cpu.synchronize();
+      await checked.synchronize();
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane 1 is not in its mask 0x1 \(block \(0,0,0\), thread \(1,0,0\)\)/);
+    expect(message).to.match(/kernel 'bad_mask': __shfl_sync on line 2: the calling lane (\d+) is not in its mask 0x1 \(block \(0,0,0\), thread \(\1,0,0\)\)/);
     // A mask of 0, as (1 << warps) - 1 gives on x86 for 32 warps: the message says where to look.
     const shifted = fl.compile(`
 __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync((1 << warps) - 1, 7, 0); }
 `, { device: cpu });
-    shifted.fn("all_warps").launch({ grid: 1, block: 32 }, out, 32);
+    shifted.fn("all_warps").launch({ grid: 1, block: 32 }, fl.empty([32], { dtype: "i32", device: cpu }), 32);
     message = "";
     try {
       await cpu.synchronize();
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(a mask computed as \(1 << n\) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: check mode reports such a shift, with its line\)/);
+    expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(if it was computed as \(1 << n\) - 1: that is 0 on the CPU for n = 32, and every lane on a GPU; check mode reports such a shift, with its line\)/);
   });
 
   it("leaves out host code built on the runtime, cuBLAS and the samples' helpers: a timer class, a launcher template's instantiations, a timed CPU check; cuBLAS's types serve host declarations", () => {

@@ -871,9 +871,22 @@ inline int syncthreads_or(int line, int predicate) { return syncthreads_count(li
   // A mask of 0 most often comes from (1 << n) - 1 with n = 32: x86 shifts by the
   // count modulo 32, where a GPU's shift gives 0 and so a mask of every lane.
   snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx%s", lane, static_cast<unsigned long long>(mask),
-           mask == 0 ? " (a mask computed as (1 << n) - 1 is 0 on the CPU for n = 32, and every lane on a GPU: "
+           mask == 0 ? " (if it was computed as (1 << n) - 1: that is 0 on the CPU for n = 32, and every lane on a GPU; "
                        "check mode reports such a shift, with its line)" : "");
   refuse_warp_op(b, op, true, line, why);
+}
+
+// What a warp operation gives a lane that takes part alone: its own value, its own vote.
+inline uint64_t lone_result(warp_op op, uint32_t lane, uint64_t value) {
+  switch (op) {
+    case warp_op::any:
+    case warp_op::all: return value != 0;
+    case warp_op::ballot: return value != 0 ? lane_mask(1) << lane : 0;
+    case warp_op::match_any:
+    case warp_op::match_all: return lane_mask(1) << lane;
+    case warp_op::syncwarp: return 0;
+    default: return value;
+  }
 }
 
 inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
@@ -906,7 +919,14 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
   const uint32_t warp = self.warp, lane = self.lane;
   if (op == warp_op::activemask) return wait_at_activemask(b, self, line);
   if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
-  if (masked && !(mask >> lane & 1)) refuse_lane(b, op, line, lane, mask);
+  if (masked && !(mask >> lane & 1)) {
+    // A lane outside the mask it passes (TVM's block reductions, whose every lane computes
+    // `__activemask() & ((1 << warps) - 1)` and shuffles with it) takes no part, as a GPU
+    // runs it: it gets back what it alone would, a value PTX leaves undefined. Check mode
+    // reports it; a mask of no lane (most often (1 << 32) - 1 on x86) is refused.
+    if (b.check || mask == 0) refuse_lane(b, op, line, lane, mask);
+    return lone_result(op, lane, value);
+  }
   warp_state& w = b.warps[warp];
   // __syncwarp waits for the lanes of its mask that have not exited, as CUDA defines it.
   if (b.check && masked && op != warp_op::syncwarp && (mask & ~w.live)) {

@@ -58,6 +58,15 @@
 
 typedef __half fl_half;
 
+namespace fl::emu {
+// clang's ext_vector_type(N) of T (HIP sources' `using float4 = float __attribute__((ext_vector_type(4)));`)
+// as GCC's vector of the same size and alignment, which fl.compile writes in its place:
+// elements by index, arithmetic and copies as clang's; no .x or .xy swizzles.
+template <typename T, int N> struct ext_vector_of {
+  typedef T type __attribute__((vector_size(sizeof(T) * N)));
+};
+}  // namespace fl::emu
+
 // uint3 and dim3 views of the run time's fl_emu_dim3s (the same three unsigned ints).
 #define threadIdx (reinterpret_cast<const uint3&>(::fl::emu::tls().where.thread))
 #define blockIdx (reinterpret_cast<const uint3&>(::fl::emu::tls().where.block))

@@ -1,0 +1,20 @@
+// <ATen/cuda/NumericLimits.cuh> for a PyTorch extension's kernels: at::numeric_limits,
+// whose lower_bound() and upper_bound() are a reduction's identities (minus and plus
+// infinity where the type has them, else its lowest and largest value).
+#ifndef FUSELAB_TORCH_NUMERIC_LIMITS_CUH
+#define FUSELAB_TORCH_NUMERIC_LIMITS_CUH
+#include <fuselab_torch.h>
+
+namespace at {
+template <typename T> struct numeric_limits {
+  C10_HOST_DEVICE static T lowest() { return std::numeric_limits<T>::lowest(); }
+  C10_HOST_DEVICE static T max() { return std::numeric_limits<T>::max(); }
+  C10_HOST_DEVICE static T lower_bound() {
+    return std::numeric_limits<T>::has_infinity ? T(-std::numeric_limits<T>::infinity()) : std::numeric_limits<T>::lowest();
+  }
+  C10_HOST_DEVICE static T upper_bound() {
+    return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+  }
+};
+}  // namespace at
+#endif
