@@ -135,7 +135,8 @@ function withoutTemplateHeads(text: string): string {
 // Names of the C++ library's host-only parts (clocks, strings, containers, streams,
 // random engines, threads), which no device code can use.
 // Also a container named without std:: (`vector<double> host_spmv(...);` after `using namespace std;`).
-const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b|(?<![\w:])(?:vector|unordered_map|deque|unique_ptr|shared_ptr)\s*</;
+// (`string s`, `string* path` after `using namespace std;` too.)
+const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b|(?<![\w:])(?:vector|unordered_map|deque|unique_ptr|shared_ptr)\s*<|(?<![\w:.>])string(?=\s*[*&]*\s*[A-Za-z_])/;
 
 // A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...), or into
 // OpenGL, which samples draw their results with (glDrawPixels(, glutMainLoop( ...).
@@ -418,7 +419,9 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   for (const statement of kept) {
     const text = textOf(statement);
     // A constexpr member function device code could call; a constexpr local or member constant is no such thing.
-    const hasHostMembers = /\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\b(?:constexpr|consteval)\b[^;{}=]*\(/.test(text);
+    // Member functions defined in it, or any naming the host-only library (a class of prototypes, `int distance(string s);`).
+    const hasHostMembers = (/\)\s*(?:(?:const|noexcept|override|final)\s*)*\{/.test(text) && !/\b(?:constexpr|consteval)\b[^;{}=]*\(/.test(text)) ||
+      HOST_LIBRARY.test(text);
     const name = isUnannotatedClass(text) && hasHostMembers ? className(text) : undefined;
     if (!name) continue;
     const mention = new RegExp(`\\b${name}\\b`);
@@ -428,7 +431,8 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   // In a class with device code, a member function that nvcc takes for host code and
   // that device code cannot call: one marked `__host__` alone (hip-clang's overload of a
   // `__device__` one of the same signature, `__host__ S() {} __device__ S() {...}`), or
-  // one with no execution space that calls the runtime (CUDA by Example's `Lock() { cudaMalloc(...); }`).
+  // one with no execution space that calls the runtime (CUDA by Example's `Lock() { cudaMalloc(...); }`)
+  // or names the host-only library (a `std::string to_string() const` for printing).
   for (const statement of kept) {
     if (statement.bodyAt === undefined && classHead(textOf(statement)) && ANNOTATED.test(textOf(statement))) {
       for (const member of hostMembers(code, statement, expanded)) blank(member.start, member.end);
@@ -457,7 +461,9 @@ function hostMembers(code: string, statement: NamespaceStatement, expand: (text:
         const head = code.slice(start, i).replace(/^(\s*(?:(?:public|private|protected)\s*:\s*)*)/, (labels) => " ".repeat(labels.length));
         const labelled = head.length - head.trimStart().length;
         const written = expand(head);
-        if (isHostFunction(written) && (/\b__host__\b/.test(written) || RUNTIME_CALL.test(code.slice(i, end)))) found.push({ start: start + labelled, end });
+        if (isHostFunction(written) && (/\b__host__\b/.test(written) || HOST_LIBRARY.test(written) || RUNTIME_CALL.test(code.slice(i, end)))) {
+          found.push({ start: start + labelled, end });
+        }
         i = end;
         start = end + 1;
         continue;

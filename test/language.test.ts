@@ -1711,6 +1711,36 @@ __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync(
     expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(if it was computed as \(1 << n\) - 1: that is 0 on the CPU for n = 32, and every lane on a GPU; check mode reports such a shift, with its line\)/);
   });
 
+  it("leaves out a host class of prototypes naming std's types, and a device struct's member that returns a std::string", () => {
+    const module = fl.compile(`
+#include <string>
+#include <vector>
+using namespace std;
+class CudaAlgorithm {
+  int* d_X;
+  int n;
+public:
+  CudaAlgorithm();
+  ~CudaAlgorithm();
+  int Distance(string s, string t, string* path);
+};
+struct Range {
+  unsigned lo, hi;
+  __host__ __device__ bool empty() const { return lo == hi; }
+  std::string to_string() const { return std::to_string(lo) + ":" + std::to_string(hi); }
+};
+__global__ void widths(const Range* ranges, unsigned* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = ranges[i].empty() ? 0u : ranges[i].hi - ranges[i].lo;
+}
+std::vector<Range> make_ranges(unsigned n) { return std::vector<Range>(n); }
+`, { device: dev() });
+    const n = 5, raw = [3, 7, 4, 4, 0, 9, 10, 12, 5, 5];
+    const out = fl.full([n], 99, { dtype: "u32", device: dev() });
+    module.fn("widths").launch({ grid: 1, block: 32 }, fl.tensor(Uint32Array.from(raw), { device: dev() }), out, n);
+    expect(Array.from(out.toArray())).to.deep.equal([4, 0, 9, 2, 0]);
+  });
+
   it("leaves out host code built on the runtime, cuBLAS and the samples' helpers: a timer class, a launcher template's instantiations, a timed CPU check; cuBLAS's types serve host declarations", () => {
     const module = fl.compile(`
 #include <stdio.h>
