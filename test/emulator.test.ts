@@ -698,6 +698,25 @@ __global__ void tile_after_exit(int* out, int n) {
     expect(Array.from(tileOut.toArray())).to.deep.equal(range(64).map((i) => (i < 41 ? (i % 32) + 100 : 0)));
   });
 
+  it("reports a read far before a buffer against that buffer, not past the end of the one below it", () => {
+    for (const dev of [fl.device("cpu"), fl.device("cpu", { check: true })]) {
+      const k = fl.compile(`
+__global__ void k(int* out, const unsigned char* a, const unsigned char* b, int off) {
+  out[threadIdx.x] = a[off + (int)threadIdx.x] + b[0];
+}`, { device: dev }).fn("k");
+      const out = fl.zeros([4], { dtype: "i32", device: dev });
+      k.launch({ grid: 1, block: 4 }, out, fl.zeros([33], { dtype: "u8", device: dev }), fl.zeros([100], { dtype: "u8", device: dev }), -5000);
+      let message = "";
+      try {
+        out.toArray();
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      // The address lies in another buffer's no-access reserve, or in no mapping at all.
+      expect(message, dev.describe()).to.match(/kernel 'k' read out of bounds: argument 1 \(const u8\*\), element -5000, 5000 before the start of a 33-element buffer|made an invalid memory access at 0x/);
+    }
+  });
+
   it("runs a lane outside the mask it passes alone, and refuses it in check mode", async () => {
     const source = `
 __global__ void not_in_mask(int* out) {
