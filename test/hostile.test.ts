@@ -129,6 +129,6 @@ __global__ void scale(float* out, Scale s) { if (threadIdx.x < s.n) out[threadId
     expectThrows(() => fl.compile("__global__ void k() {}\n\0 int x;", { device: dev() }), fl.ArgumentError,
       "fl.compile: source must be a string without NUL characters, got a NUL character on line 2");
     expectThrows(() => fl.compile("__global__ void k() {}", { devcie: dev() } as fl.CompileOptions), fl.ArgumentError,
-      'fl.compile: options must be an object with keys among device, name, timeoutMs, headers, defines, arch, std, got the key "devcie"');
+      'fl.compile: options must be an object with keys among device, name, timeoutMs, headers, defines, arch, std, instances, got the key "devcie"');
   });
 });
