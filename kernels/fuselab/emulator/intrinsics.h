@@ -40,7 +40,7 @@ template <typename T> inline T shfl_up_sync(int line, uint64_t mask, T v, unsign
 // as the GPU reads a disabled lane.
 template <typename T> inline T bpermute_running(int line, T v, uint32_t source) {
   const lane_mask exec = warp_exchange(warp_op::activemask, line, 0, 0, kWholeWarp);
-  const uint32_t self = linear_thread() % static_cast<uint32_t>(current_block().warp_size);
+  const uint32_t self = lane_in_warp();
   source &= 63;
   const bool running = exec >> source & 1;
   const T got = shuffle_op(warp_op::shfl, line, v, running ? source : self, kWholeWarp, exec);
@@ -114,8 +114,8 @@ template <typename M, typename T> inline T __shfl_up_sync(M mask, T v, unsigned 
 #if defined(__AMDGCN__)
 // On AMD's device pass, HIP's own code for them (amd_warp_functions.h): each lane
 // computes the lane it reads, and ds_bpermute reads it among the lanes running.
-inline int amd_lane() { return static_cast<int>(::fl::emu::linear_thread() % ::fl::emu::current_block().warp_size); }
-inline int amd_width(int width) { return width < 0 ? ::fl::emu::current_block().warp_size : width; }
+inline int amd_lane() { return static_cast<int>(::fl::emu::lane_in_warp()); }
+inline int amd_width(int width) { return width < 0 ? ::fl::emu::tls().warp_size : width; }
 template <typename T> inline T __shfl(T v, int source, int width = -1, int line = __builtin_LINE()) {
   return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>(source + (amd_lane() & ~(amd_width(width) - 1))));
 }

@@ -720,6 +720,9 @@ inline unsigned linear_thread() {
   return t.x + d.x * (t.y + d.y * t.z);
 }
 
+// The calling thread's lane in its warp.
+inline unsigned lane_in_warp() { return linear_thread() % static_cast<unsigned>(tls().warp_size); }
+
 inline void fiber_main(void* arg) {
   gpu_thread& self = *static_cast<gpu_thread*>(arg);
   block_state& b = current_block();
