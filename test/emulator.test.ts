@@ -712,8 +712,8 @@ __global__ void k(int* out, const unsigned char* a, const unsigned char* b, int 
       } catch (e) {
         message = (e as Error).message;
       }
-      // The address lies in another buffer's no-access reserve, or in no mapping at all.
-      expect(message, dev.describe()).to.match(/kernel 'k' read out of bounds: argument 1 \(const u8\*\), element -5000, 5000 before the start of a 33-element buffer|made an invalid memory access at 0x/);
+      // The address lies in the no-access reserve mapped before the buffer, whatever lies below it.
+      expect(message, dev.describe()).to.match(/kernel 'k' read out of bounds: argument 1 \(const u8\*\), element -5000, 5000 before the start of a 33-element buffer/);
     }
   });
 

@@ -87,7 +87,9 @@ constexpr size_t kAlignment = 256;
 constexpr size_t kFrontGuard = kAlignment;
 // A buffer ends (in check mode to a 16-byte granule, else to its alignment) where
 // a reserve of address space that may not be accessed begins, so a read or write
-// past the end, near or far, faults at once.
+// past the end, near or far, faults at once. Another lies before the guard band,
+// so an access far before the start (`a[-5000]`) faults in the buffer's own reserve,
+// whatever the process mapped below it.
 constexpr size_t kGranule = 16;
 constexpr size_t kFarReserve = 16u << 20;
 constexpr unsigned char kGuardByte = 0xA5;
@@ -174,11 +176,11 @@ struct module {
 // ---------------------------------------------------------------- the device
 
 struct allocation {
-  unsigned char* block;    // what mmap (past the guarded buffers' limit, in plain mode, malloc) returned
+  unsigned char* block;    // the accessible part's start (past the guarded buffers' limit, in plain mode, what malloc returned)
   unsigned char* user;     // the buffer handed out
   size_t bytes;            // what was asked for
-  size_t readable;         // from block: the bytes that may be accessed (the rest is a no-access reserve)
-  size_t total;            // from block: all of it
+  size_t readable;         // from block: the bytes that may be accessed
+  size_t total;            // from block: those and the no-access reserve after them (a mapping has kFarReserve more before block)
   bool mapped = false;     // mmap()ed, with the reserve
   bool released = false;   // a free is queued
   bool view = false;       // check mode: a launch's copy of the part of a buffer its views reach
@@ -257,13 +259,13 @@ struct device {
 
 // ---------------------------------------------------------------- check mode: guard bands
 
-// A buffer's memory: [guard band][`bytes` bytes, ending where the granule
+// A buffer's memory: [no-access reserve][guard band][`bytes` bytes, ending where the granule
 // ends][no-access reserve], the bytes starting `shift` (< granule) bytes past a
 // granule's start, as the memory they stand for does. Guard bands not yet filled.
 // Check mode's granule is 16 bytes; plain mode's is the buffers' 256-byte
 // alignment: an overrun past it faults there too, reported as an invalid
 // address, where it would otherwise write into the process's heap.
-// Each such buffer takes two of the process's memory mappings, of which Linux
+// Each such buffer takes three of the process's memory mappings, of which Linux
 // allows vm.max_map_count (65530 by default) and the rest of the process needs
 // some: at most a quarter of them go to buffers, across every device. Past it,
 // plain mode's buffers come from the heap (unguarded) and check mode's fail.
@@ -276,7 +278,7 @@ long guarded_buffer_limit() {
       if (fscanf(f, "%ld", &maps) != 1) maps = 65530;
       fclose(f);
     }
-    return maps / 8;
+    return maps / 12;
   }();
   return limit;
 }
@@ -291,14 +293,15 @@ bool map_guarded(size_t bytes, size_t shift, allocation* a, size_t granule = kGr
   a->bytes = bytes;
   a->readable = (kFrontGuard + span + page - 1) / page * page;
   a->total = a->readable + kFarReserve;
-  void* mapping = mmap(nullptr, a->total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mapping == MAP_FAILED || mprotect(mapping, a->readable, PROT_READ | PROT_WRITE) != 0) {
-    if (mapping != MAP_FAILED) munmap(mapping, a->total);
+  void* mapping = mmap(nullptr, kFarReserve + a->total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  unsigned char* block = static_cast<unsigned char*>(mapping) + kFarReserve;
+  if (mapping == MAP_FAILED || mprotect(block, a->readable, PROT_READ | PROT_WRITE) != 0) {
+    if (mapping != MAP_FAILED) munmap(mapping, kFarReserve + a->total);
     guarded_buffers.fetch_sub(1);
     return false;
   }
   a->mapped = true;
-  a->block = static_cast<unsigned char*>(mapping);
+  a->block = block;
   a->user = a->block + a->readable - span + shift;
   return true;
 }
@@ -307,7 +310,7 @@ void release_memory(const allocation& a) {
   if (!a.mapped) {
     free(a.block);
   } else {
-    munmap(a.block, a.total);
+    munmap(a.block - kFarReserve, kFarReserve + a.total);
     guarded_buffers.fetch_sub(1);
   }
 }
@@ -356,28 +359,18 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
                 k.name.c_str(), verb, offset, outside(offset, size).c_str(), size);
 }
 
-// The allocation whose no-access reserve holds `address`.
-const allocation* reserve_holding(device& d, uintptr_t address) {
-  std::lock_guard<std::mutex> guard(d.allocations_lock);
-  auto it = d.allocations.upper_bound(address);
-  if (it == d.allocations.begin()) return nullptr;
-  --it;
-  const allocation& a = it->second;
-  uintptr_t reserve = reinterpret_cast<uintptr_t>(a.block + a.readable), end = reinterpret_cast<uintptr_t>(a.block + a.total);
-  return a.mapped && address >= reserve && address < end ? &a : nullptr;
-}
-
-// The buffer a faulting address most likely belongs to: the one whose reserve holds
-// it, past that buffer's end, unless the next buffer's start is nearer, as a negative
-// index reaches it (`a[-5000]`).
+// The buffer a faulting address belongs to: the one whose no-access reserve,
+// before or after it, holds the address.
 const allocation* overrun_owner(device& d, uintptr_t address) {
-  const allocation* a = reserve_holding(d, address);
-  if (!a) return nullptr;
   std::lock_guard<std::mutex> guard(d.allocations_lock);
   auto next = d.allocations.upper_bound(address);
-  if (next == d.allocations.end()) return a;
-  const uintptr_t end = reinterpret_cast<uintptr_t>(a->user) + a->bytes;
-  return next->first - address < address - end ? &next->second : a;
+  if (next != d.allocations.end() && next->second.mapped &&
+      address >= reinterpret_cast<uintptr_t>(next->second.block) - kFarReserve)
+    return &next->second;
+  if (next == d.allocations.begin()) return nullptr;
+  const allocation& a = std::prev(next)->second;
+  uintptr_t reserve = reinterpret_cast<uintptr_t>(a.block + a.readable), end = reinterpret_cast<uintptr_t>(a.block + a.total);
+  return a.mapped && address >= reserve && address < end ? &a : nullptr;
 }
 
 // The allocation `pointer` points into (or one past); the caller holds allocations_lock.
