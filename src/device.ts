@@ -19,8 +19,10 @@ export interface DeviceOptions {
   /** Worker threads, from 1 to the cores this process may use (`os.availableParallelism()`, the default). */
   threads?: number;
   /**
-   * A launch running longer than this (in ms) is stopped with an error; 0: no
-   * limit. Left out: `FUSELAB_TIMEOUT_MS` when set, else
+   * On the CPU, a launch running longer than this (in ms) is stopped with an
+   * error; on a GPU, which cannot stop a kernel, a wait for the device's work
+   * (a download, `synchronize()`) gives up after this long with an error
+   * saying so. 0: no limit. Left out: `FUSELAB_TIMEOUT_MS` when set, else
    * 30 000 ms in a notebook (NOTEBOOK_TIMEOUT_MS) and no limit elsewhere.
    */
   timeoutMs?: number;
@@ -57,7 +59,7 @@ export class Device {
   readonly props: Readonly<DeviceProps>;
   /** The options the device was opened with. */
   readonly options: Readonly<DeviceOptions>;
-  /** The CPU emulator's launch time limit in ms (see `DeviceOptions.timeoutMs`); 0: none, as on a GPU. */
+  /** The launch time limit in ms (a GPU's: how long a wait for its work may last; see `DeviceOptions.timeoutMs`); 0: none. */
   readonly timeoutMs: number;
   /** The addon's handle (internal). */
   readonly handle: DeviceHandle;
@@ -70,7 +72,7 @@ export class Device {
     this.kind = kindOf(backend);
     this.index = index;
     this.options = Object.freeze({ ...options });
-    this.timeoutMs = launchTimeLimit(backend, options);
+    this.timeoutMs = launchTimeLimit(options);
     this.handle = nativeCall(() => native().open(backend, index, { ...options, timeoutMs: this.timeoutMs } as OpenOptions));
     this.props = Object.freeze(nativeCall(() => native().props(this.handle)));
     this.name = this.props.name;
@@ -145,7 +147,8 @@ function openDevice(backend: string, index: number, options: DeviceOptions): Dev
 
 // A notebook kernel (tslab) listens for SIGINT to interrupt the running cell:
 // then the cell's CPU launch or timing loop is stopped too, rather than running
-// on unseen, also while the cell waits in a synchronous call such as toArray()
+// on unseen, and a wait for a GPU's work ends (its kernel cannot be stopped),
+// also while the cell waits in a synchronous call such as toArray()
 // (the addon cancels from a thread of its own). Where nobody listens (a plain
 // script), SIGINT keeps its default, ending the process, so nothing is added there.
 let interruptHooked = false;
@@ -164,9 +167,8 @@ function inNotebook(): boolean {
   return process.listenerCount("SIGINT") > 0;
 }
 
-// The time limit a CPU device opens with: its option, else FUSELAB_TIMEOUT_MS, else the notebook default.
-function launchTimeLimit(backend: string, options: DeviceOptions): number {
-  if (kindOf(backend) !== "cpu") return 0;
+// The time limit a device opens with: its option, else FUSELAB_TIMEOUT_MS, else the notebook default.
+function launchTimeLimit(options: DeviceOptions): number {
   if (options.timeoutMs !== undefined) return options.timeoutMs;
   const fromEnvironment = process.env.FUSELAB_TIMEOUT_MS;
   if (fromEnvironment !== undefined && fromEnvironment !== "") {
@@ -183,9 +185,10 @@ function launchTimeLimit(backend: string, options: DeviceOptions): number {
 function checkOptions(options: unknown, backend: string): DeviceOptions {
   const known = ["warpSize", "check", "threads", "timeoutMs"];
   const o = checkOptionsObject("fl.device", options, known);
-  const given = known.filter((k) => o[k] !== undefined);
+  const cpuOnly = known.filter((k) => k !== "timeoutMs");
+  const given = cpuOnly.filter((k) => o[k] !== undefined);
   if (kindOf(backend) === "gpu" && given.length > 0) {
-    throw new ArgumentError("fl.device", "options", `empty for a GPU device (${known.join(", ")} are options of the CPU emulator)`, `{ ${given.join(", ")} }`);
+    throw new ArgumentError("fl.device", "options", `only timeoutMs for a GPU device (${cpuOnly.join(", ")} are options of the CPU emulator)`, `{ ${given.join(", ")} }`);
   }
   const checked: DeviceOptions = {};
   if (o.warpSize !== undefined) {

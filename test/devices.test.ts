@@ -127,6 +127,53 @@ try { flag.toArray(); console.log("no error"); } catch (e) { console.log(e.messa
     expect(stdout).to.equal("waiting\ncpu download: kernel 'spin' was cancelled\n");
   });
 
+  it("ends a wait past the device's timeoutMs, and on SIGINT: the CPU stops the launch, a GPU's kernel runs on to its end", async () => {
+    // About a second of spinning on a GPU; the CPU's clock counts nanoseconds, and its limit stops the launch first.
+    const script = (timeoutMs: number) => `${FUSELAB_PRELUDE}
+process.on("SIGINT", () => {});  // as the notebook kernel does
+const dev = fl.device(fl.device().kind, { timeoutMs: ${timeoutMs} });
+const spin = fl.compile("__global__ void spin(int* out, long long cycles) { long long start = clock64(); while (clock64() - start < cycles) {} out[0] = 1; }", { device: dev }).fn("spin");
+const out = fl.zeros([1], { dtype: "i32", device: dev });
+spin.launch({ grid: 1, block: 1 }, out, 2000000000n);
+const read = () => { try { return String(out.toArray()[0]); } catch (e) { return e.message; } };
+console.log("waiting");
+const first = read();
+let later = first;
+// A GPU's kernel goes on: a later read, each one waiting up to the limit again, sees it end.
+for (const deadline = Date.now() + 30000; dev.kind === "gpu" && later !== "1" && Date.now() < deadline;) later = read();
+console.log(JSON.stringify([first, later]));`;
+    const run = (timeoutMs: number, interrupt: boolean) => new Promise<[string, string]>((resolve, reject) => {
+      const child = spawn(process.execPath, ["-e", script(timeoutMs)], { stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "", stderr = "";
+      child.stdout.on("data", (d) => {
+        stdout += d;
+        if (interrupt && stdout === "waiting\n") setTimeout(() => child.kill("SIGINT"), 300);
+      });
+      child.stderr.on("data", (d) => (stderr += d));
+      const hung = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      child.on("exit", () => {
+        clearTimeout(hung);
+        try {
+          resolve(JSON.parse(stdout.split("\n")[1]) as [string, string]);
+        } catch {
+          reject(new Error(`no result: ${stdout} ${stderr}`));
+        }
+      });
+    });
+    const backend = testDevice().backend;
+    const [timedFirst, timedLater] = await run(300, false);
+    const [stoppedFirst, stoppedLater] = await run(0, true);
+    if (testDevice().kind === "gpu") {
+      const goesOn = ". A GPU cannot stop a running kernel: it goes on, and each later wait for this device waits for it again; restart the process (in a notebook, the kernel) if it never ends";
+      expect(timedFirst).to.equal(`${backend} download: kernel 'spin' (the last launched) still running after the device's time limit of 300 ms (timeoutMs)${goesOn}`);
+      expect(stoppedFirst).to.match(new RegExp(`^${backend} download: interrupted after \\d+ ms waiting for kernel 'spin' \\(the last launched\\)\\. A GPU cannot stop`));
+      expect([timedLater, stoppedLater]).to.deep.equal(["1", "1"]);
+    } else {
+      expect(timedFirst).to.equal("cpu download: kernel 'spin' ran past the 300 ms limit");
+      expect(stoppedFirst).to.equal("cpu download: kernel 'spin' was cancelled");
+    }
+  });
+
   it("gives CPU launches a time limit in notebooks: 30 s, or FUSELAB_TIMEOUT_MS, or the device's timeoutMs", () => {
     const script = `
 const before = fl.device("cpu").timeoutMs;
@@ -202,10 +249,11 @@ checked.launch({ grid: 1, block: 4 }, out, input);`);
     }
   });
 
-  it("refuses CPU options for a GPU", function () {
+  it("refuses CPU options for a GPU, and takes its timeoutMs", function () {
     if (!hasGpu()) this.skip();
     expectThrows(() => fl.device("gpu", { check: true }), fl.ArgumentError,
-      "fl.device: options must be empty for a GPU device (warpSize, check, threads, timeoutMs are options of the CPU emulator), got { check }");
+      "fl.device: options must be only timeoutMs for a GPU device (warpSize, check, threads are options of the CPU emulator), got { check }");
+    expect(fl.device("gpu", { timeoutMs: 1234 }).timeoutMs).to.equal(1234);
   });
 
   it("synchronizes and runs a timing loop off the main thread", async () => {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fuselab/backend.h"
@@ -120,6 +122,9 @@ struct device {
   gpuDeviceProp prop{};
   fl_device_props props{};
   std::string label;  // "NVIDIA H100 80GB HBM3 (sm_90)", for messages
+  int timeout_ms = 0;  // a wait for the device's work gives up after this long; 0: never
+  std::atomic<uint64_t> interrupts{0};  // cancel() adds one: waits that saw another value give up
+  std::atomic<int> waiting{0};
 };
 
 struct kernel {
@@ -163,6 +168,43 @@ int enter(device* d) {
   std::string reason;
   if (lost().find(d->ordinal, &reason)) return fail("device lost: " + reason);
   return GPU_CHECK(d->ordinal, SetDevice, d->ordinal);
+}
+
+// Waits for the device's work (or for one event), as StreamSynchronize does,
+// but gives up at the device's time limit or when cancel() is called (a
+// notebook's interrupt): a GPU cannot stop a running kernel, so only the wait
+// ends, with an error saying so, and the next wait waits for the work again.
+int wait_for(device* d, gpuEvent_t event = nullptr) {
+  const uint64_t interrupts = d->interrupts.load();
+  const auto start = std::chrono::steady_clock::now();
+  d->waiting++;
+  for (;;) {
+    const gpuError_t e = event ? gpuEventQuery(event) : gpuStreamQuery(d->stream);
+    if (e != gpuErrorNotReady) {
+      d->waiting--;
+      return check(d->ordinal, event ? FL_GPU_API "EventSynchronize" : FL_GPU_API "StreamSynchronize", e);
+    }
+    clear_error();
+    const auto waited = std::chrono::steady_clock::now() - start;
+    const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(waited).count();
+    const bool interrupted = d->interrupts.load() != interrupts;
+    if (interrupted || (d->timeout_ms > 0 && ms >= d->timeout_ms)) {
+      d->waiting--;
+      const std::string last = launched().find(d->ordinal);
+      const std::string kernel = last.empty() ? "its work" : "kernel '" + last + "' (the last launched)";
+      return fail((interrupted ? "interrupted after " + std::to_string(ms) + " ms waiting for " + kernel
+                               : kernel + " still running after the device's time limit of " +
+                                     std::to_string(d->timeout_ms) + " ms (timeoutMs)") +
+                  ". A GPU cannot stop a running kernel: it goes on, and each later wait for this device waits "
+                  "for it again; restart the process (in a notebook, the kernel) if it never ends");
+    }
+    // Short work is seen at once; long work costs a poll a millisecond.
+    if (waited < std::chrono::microseconds(200))
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(waited < std::chrono::milliseconds(20) ? std::chrono::microseconds(50)
+                                                                          : std::chrono::microseconds(1000));
+  }
 }
 
 // An attribute the runtime may not report: false (and its error cleared) when not.
@@ -272,7 +314,7 @@ const char* notes() {
   return text.c_str();
 }
 
-int open(int index, const fl_device_options*, void** out) {
+int open(int index, const fl_device_options* options, void** out) {
   if (!out) return fail("open: device must be a pointer, got null");
   *out = nullptr;
   int count = 0;
@@ -281,6 +323,7 @@ int open(int index, const fl_device_options*, void** out) {
     return fail("open: index must be in [0, " + std::to_string(count) + "), got " + std::to_string(index));
   auto d = std::make_unique<device>();
   d->ordinal = index;
+  d->timeout_ms = options ? std::max(options->timeout_ms, 0) : 0;
   if (int r = enter(d.get())) return r;
   if (int r = GPU_CHECK(index, GetDeviceProperties, &d->prop, index)) return r;
 
@@ -340,6 +383,8 @@ int release(void* dv, void* ptr) {
   if (!d) return fail("release: device must be a pointer, got null");
   if (!ptr) return 0;
   if (int r = enter(d)) return r;
+  // Free waits for the whole device: first wait where it can be given up.
+  if (int r = wait_for(d)) return r;
   return GPU_CHECK(d->ordinal, Free, ptr);
 }
 
@@ -351,9 +396,12 @@ int transfer(const char* call, void* dv, void* dst, const void* src, size_t byte
   if (bytes == 0) return 0;
   if (!dst || !src) return fail(std::string(call) + ": dst and src must be pointers, got null");
   if (int r = enter(d)) return r;
+  // A copy from pageable host memory blocks until the work before it is done: wait for that first.
+  if (kind != gpuMemcpyDeviceToDevice)
+    if (int r = wait_for(d)) return r;
   if (int r = GPU_CHECK(d->ordinal, MemcpyAsync, dst, src, bytes, kind, d->stream)) return r;
   if (kind == gpuMemcpyDeviceToDevice) return 0;
-  return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
+  return wait_for(d);
 }
 
 int upload(void* dv, void* dst, const void* src, size_t bytes) {
@@ -527,8 +575,9 @@ void module_unload(void* dv, void* mv) {
   auto* d = static_cast<device*>(dv);
   auto* m = static_cast<module*>(mv);
   if (!m) return;
-  // Launches still in flight may run code from the module: let them finish.
-  if (d && m->loaded && enter(d) == 0 && GPU_CHECK(d->ordinal, StreamSynchronize, d->stream) == 0) unload(m);
+  // Launches still in flight may run code from the module: let them finish
+  // (a module whose kernel runs past the time limit is never unloaded).
+  if (d && m->loaded && enter(d) == 0 && wait_for(d) == 0) unload(m);
   delete m;
 }
 
@@ -674,11 +723,16 @@ int synchronize(void* dv) {
   auto* d = static_cast<device*>(dv);
   if (!d) return fail("synchronize: device must be a pointer, got null");
   if (int r = enter(d)) return r;
-  return GPU_CHECK(d->ordinal, StreamSynchronize, d->stream);
+  return wait_for(d);
 }
 
-// A GPU kernel, once launched, runs to completion: there is nothing to stop.
-int cancel(void*) { return 0; }
+// A GPU kernel, once launched, runs to completion: only a wait for it ends.
+int cancel(void* dv) {
+  auto* d = static_cast<device*>(dv);
+  if (!d) return 0;
+  d->interrupts++;
+  return d->waiting.load() > 0 ? 1 : 0;
+}
 
 int event_create(void* dv, void** out) {
   auto* d = static_cast<device*>(dv);
@@ -702,7 +756,7 @@ int event_elapsed(void* dv, void* start, void* end, float* ms) {
   auto* d = static_cast<device*>(dv);
   if (!d || !start || !end || !ms) return fail("event_elapsed: device, start, end and ms must be pointers, got null");
   if (int r = enter(d)) return r;
-  if (int r = GPU_CHECK(d->ordinal, EventSynchronize, static_cast<gpuEvent_t>(end))) return r;
+  if (int r = wait_for(d, static_cast<gpuEvent_t>(end))) return r;
   return GPU_CHECK(d->ordinal, EventElapsedTime, ms, static_cast<gpuEvent_t>(start), static_cast<gpuEvent_t>(end));
 }
 
