@@ -74,7 +74,7 @@ class thread_block_tile {
   static_assert(Size >= 1 && Size <= 1024 && (Size & (Size - 1)) == 0, "tiles are a power of two from 1 to 1024 threads");
   static bool spans_warps() { return Size > ::fl::emu::tls().warp_size; }
 
-  static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
+  static unsigned lane() { return ::fl::emu::lane_in_warp(); }
   static unsigned long long lanes() {
     unsigned long long ones = Size >= 64 ? ~0ull : (1ull << (Size % 64)) - 1;
     return ones << (lane() & ~(Size - 1));
@@ -158,7 +158,7 @@ class coalesced_group {
   unsigned long long lanes() const { return lanes_; }
 
  private:
-  static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
+  static unsigned lane() { return ::fl::emu::lane_in_warp(); }
   unsigned lane_of(unsigned long long rank) const {
     unsigned long long m = lanes_;
     for (; rank > 0; rank--) m &= m - 1;
@@ -189,7 +189,7 @@ inline auto invoke_one_broadcast(const Group& group, Fn&& fn, Args&&... args) ->
 namespace details {
 template <unsigned Size, typename Parent> unsigned long long lanes_of(const thread_block_tile<Size, Parent>&) {
   static_assert(Size <= 64, "labeled_partition and binary_partition divide a tile of at most a warp");
-  const unsigned lane = linear_thread() % ::fl::emu::tls().warp_size;
+  const unsigned lane = ::fl::emu::lane_in_warp();
   const unsigned long long ones = Size >= 64 ? ~0ull : (1ull << Size) - 1;
   return ones << (lane & ~(Size - 1));
 }
@@ -243,7 +243,7 @@ class thread_group {
   unsigned int meta_group_size() const { return tile_size_ ? (details::block_threads() + tile_size_ - 1) / tile_size_ : 1; }
 
  private:
-  static unsigned lane() { return details::linear_thread() % ::fl::emu::tls().warp_size; }
+  static unsigned lane() { return ::fl::emu::lane_in_warp(); }
   unsigned long long lanes() const {
     if (coalesced_) return coalesced_;
     const unsigned long long ones = tile_size_ == 64 ? ~0ull : (1ull << tile_size_) - 1;

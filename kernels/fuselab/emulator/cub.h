@@ -30,7 +30,7 @@ inline unsigned long long segment_lanes(unsigned base, unsigned width) {
 // after its segment's last.
 template <typename T, typename Op>
 inline T warp_reduce(T value, Op op, unsigned lane, unsigned width, unsigned valid, unsigned long long lanes) {
-  const unsigned base = linear_thread() % ::fl::emu::tls().warp_size - lane;
+  const unsigned base = ::fl::emu::lane_in_warp() - lane;
   for (unsigned offset = 1; offset < width; offset *= 2) {
     const bool takes = lane + offset < valid;
     T other = ::fl::emu::shfl_sync(__LINE__, lanes, value, static_cast<int>(base + (takes ? lane + offset : lane)));
@@ -62,7 +62,7 @@ class WarpReduce {
 
   template <typename Op> T Reduce(T input, Op op) { return Reduce(input, op, LOGICAL_WARP_THREADS); }
   template <typename Op> T Reduce(T input, Op op, int valid_items) {
-    unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    unsigned warp_lane = ::fl::emu::lane_in_warp();
     unsigned width = pow2_width();
     unsigned base = warp_lane / width * width;
     unsigned present = lanes_present(base, width);
@@ -85,7 +85,7 @@ class WarpReduce {
 
  private:
   template <typename Op> T segmented(T input, bool flag, bool heads, Op op) {
-    const unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    const unsigned warp_lane = ::fl::emu::lane_in_warp();
     const unsigned width = pow2_width();
     const unsigned base = warp_lane / width * width;
     const unsigned present = lanes_present(base, width);
@@ -110,7 +110,7 @@ class WarpReduce {
   static unsigned lanes_present(unsigned base, unsigned width) {
     const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
     unsigned threads = d.x * d.y * d.z;
-    unsigned first = detail::linear_thread() - (detail::linear_thread() % ::fl::emu::tls().warp_size) + base;
+    unsigned first = detail::linear_thread() - (::fl::emu::lane_in_warp()) + base;
     unsigned left = threads - first;
     unsigned n = left < width ? left : width;
     return n < LOGICAL_WARP_THREADS ? n : LOGICAL_WARP_THREADS;
@@ -124,7 +124,7 @@ class WarpScan {
   explicit WarpScan(TempStorage&) {}
 
   template <typename Op> void InclusiveScan(T input, T& output, Op op) {
-    const unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    const unsigned warp_lane = ::fl::emu::lane_in_warp();
     const unsigned base = segment_base();
     output = detail::warp_inclusive_scan(input, op, warp_lane - base, LOGICAL_WARP_THREADS,
                                          detail::segment_lanes(base, LOGICAL_WARP_THREADS));
@@ -178,7 +178,7 @@ class WarpScan {
 
  private:
   static unsigned segment_base() {
-    const unsigned warp_lane = detail::linear_thread() % ::fl::emu::tls().warp_size;
+    const unsigned warp_lane = ::fl::emu::lane_in_warp();
     return warp_lane / LOGICAL_WARP_THREADS * LOGICAL_WARP_THREADS;
   }
   // output: the inclusive scan of the lane before (first_lane_value in the first lane).
@@ -186,11 +186,11 @@ class WarpScan {
     const unsigned base = segment_base();
     T previous = ::fl::emu::shfl_up_sync(__LINE__, detail::segment_lanes(base, LOGICAL_WARP_THREADS), inclusive, 1,
                                          LOGICAL_WARP_THREADS);
-    output = detail::linear_thread() % ::fl::emu::tls().warp_size == base ? first_lane_value : previous;
+    output = ::fl::emu::lane_in_warp() == base ? first_lane_value : previous;
   }
   template <typename Op> void exclusive_from(T inclusive, T& output, T initial, Op op) {
     T previous;
-    const bool first = detail::linear_thread() % ::fl::emu::tls().warp_size == segment_base();
+    const bool first = ::fl::emu::lane_in_warp() == segment_base();
     shifted(inclusive, previous, initial);
     output = first ? initial : op(initial, previous);
   }

@@ -177,7 +177,7 @@ inline void CTA_SYNC() { ::fl::emu::syncthreads(__LINE__); }
 inline int CTA_SYNC_AND(int p) { return ::fl::emu::syncthreads_and(__LINE__, p); }
 inline int CTA_SYNC_OR(int p) { return ::fl::emu::syncthreads_or(__LINE__, p); }
 inline void WARP_SYNC(unsigned long long member_mask) { ::fl::emu::syncwarp(__LINE__, member_mask); }
-inline unsigned int LaneId() { return detail::linear_thread() % detail::warp_lanes(); }
+inline unsigned int LaneId() { return ::fl::emu::lane_in_warp(); }
 inline unsigned int WarpId() { return detail::linear_thread() / detail::warp_lanes(); }
 inline int RowMajorTid(int dim_x, int dim_y, int /*dim_z*/) {
   const fl_emu_dim3& t = ::fl::emu::tls().where.thread;
