@@ -455,6 +455,13 @@ function hostPassAfter(p: Prepared, e: unknown): Prepared | undefined {
   return host;
 }
 
+// Said once a source, when its device code did not compile and its host pass did:
+// the kernels run then, but their `#if __CUDA_ARCH__` branches are not a GPU's.
+function warnHostPass(where: string, p: Prepared, host: Prepared): void {
+  process.emitWarning(`${where}: ${emulatedPassNote(host.build, host.text)}; so its kernels take their host-pass branches, ` +
+    `not a GPU's (options.arch "${p.build.emulates}" shows the device pass's errors)`, { type: "FuselabWarning", code: "FUSELAB_HOST_PASS" });
+}
+
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
 function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle {
   try {
@@ -849,11 +856,15 @@ export function compile(source: string, options?: CompileOptions): Module {
   } catch (e) {
     const host = hostPassAfter(p, e);
     if (!host) throw e;
+    if (host.cached) return host.cached;
+    let module: Module;
     try {
-      return host.cached ?? build(host);
+      module = build(host);
     } catch {
       throw e;
     }
+    warnHostPass("fl.compile", p, host);
+    return module;
   }
 }
 
@@ -874,11 +885,15 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
   } catch (e) {
     const host = hostPassAfter(p, e);
     if (!host) throw e;
+    if (host.cached) return host.cached;
+    let module: Module;
     try {
-      return host.cached ?? await build(host);
+      module = await build(host);
     } catch {
       throw e;
     }
+    warnHostPass("fl.compileAsync", p, host);
+    return module;
   }
 }
 

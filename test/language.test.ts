@@ -1369,6 +1369,49 @@ __global__ void block_sum(const double* in, double* out) {
     }
   });
 
+  it("computes sm_61's byte and half-word dot products in every form: __dp4a and __dp2a_lo/_hi on ints and on char4, uchar4, short2, ushort2", () => {
+    const module = fl.compile(`
+__global__ void dots(int* out, const int* a, const int* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int x = a[i], y = b[i];
+  const unsigned ux = static_cast<unsigned>(x), uy = static_cast<unsigned>(y);
+  const char4 cx = *reinterpret_cast<const char4*>(&a[i]), cy = *reinterpret_cast<const char4*>(&b[i]);
+  const uchar4 ucx = *reinterpret_cast<const uchar4*>(&a[i]), ucy = *reinterpret_cast<const uchar4*>(&b[i]);
+  const short2 sx = *reinterpret_cast<const short2*>(&a[i]);
+  const ushort2 usx = *reinterpret_cast<const ushort2*>(&a[i]);
+  int* o = out + 12 * i;
+  o[0] = __dp4a(x, y, 7);
+  o[1] = static_cast<int>(__dp4a(ux, uy, 7u));
+  o[2] = __dp4a(cx, cy, -5);
+  o[3] = static_cast<int>(__dp4a(ucx, ucy, 5u));
+  o[4] = __dp2a_lo(x, y, 3);
+  o[5] = __dp2a_hi(x, y, 3);
+  o[6] = static_cast<int>(__dp2a_lo(ux, uy, 3u));
+  o[7] = static_cast<int>(__dp2a_hi(ux, uy, 3u));
+  o[8] = __dp2a_lo(sx, cy, -1);
+  o[9] = __dp2a_hi(sx, cy, -1);
+  o[10] = static_cast<int>(__dp2a_lo(usx, ucy, 1u));
+  o[11] = static_cast<int>(__dp2a_hi(usx, ucy, 1u));
+}`, { device: dev() });
+    const as = [0, -1, 0x7f80ff01, 0x80808080, 0x12345678, 0xdeadbeef, -123456789, 0x00ff7f80, 0x7fff8000].map((v) => v | 0);
+    const bs = [5, -1, 0x01020304, 0x80808080, 0x9abcdef0, 0x7f7f7f7f, 987654321, 0xff00ff00, 0x807f0180].map((v) => v | 0);
+    const n = as.length;
+    const out = fl.empty([12 * n], { dtype: "i32", device: dev() });
+    module.fn("dots").launch({ grid: 2, block: 8 }, out, fl.tensor(as, { dtype: "i32", device: dev() }), fl.tensor(bs, { dtype: "i32", device: dev() }), n);
+    const byte = (v: number, k: number, signed: boolean) => { const b = (v >>> (8 * k)) & 0xff; return signed && b > 127 ? b - 256 : b; };
+    const half = (v: number, k: number, signed: boolean) => { const h = (v >>> (16 * k)) & 0xffff; return signed && h > 32767 ? h - 65536 : h; };
+    const sum = (terms: number[]) => terms.reduce((t, v) => t + v, 0) | 0;
+    const expected = as.flatMap((x, i) => {
+      const y = bs[i];
+      const dp4 = (signed: boolean, c: number) => sum([c, ...[0, 1, 2, 3].map((k) => byte(x, k, signed) * byte(y, k, signed))]);
+      const dp2 = (signed: boolean, high: number, c: number) => sum([c, ...[0, 1].map((k) => half(x, k, signed) * byte(y, 2 * high + k, signed))]);
+      return [dp4(true, 7), dp4(false, 7), dp4(true, -5), dp4(false, 5), dp2(true, 0, 3), dp2(true, 1, 3), dp2(false, 0, 3), dp2(false, 1, 3),
+        dp2(true, 0, -1), dp2(true, 1, -1), dp2(false, 0, 1), dp2(false, 1, 1)];
+    });
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+  });
+
   it("computes the bit, integer-average and float intrinsics exactly", () => {
     const module = fl.compile(`
 __global__ void bits(int* out, const int* in, int n) {
@@ -2547,7 +2590,17 @@ __global__ void ranks(int* out, int n) {
 __global__ void hopper_only(int* out) { out[0] = 1; }
 #endif
 `;
-    for (const compiled of [fl.compile(clustered, { device: dev() }), await fl.compileAsync(clustered, { device: dev() })]) {
+    // Said once, as a warning: the kernels run, but not as a GPU's device pass would have them.
+    const warnings: Error[] = [];
+    const collect = (w: Error) => { if (w.name === "FuselabWarning") warnings.push(w); };
+    process.on("warning", collect);
+    const both = [fl.compile(clustered, { device: dev() }), await fl.compileAsync(clustered, { device: dev() })];
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off("warning", collect);
+    expect(warnings.map((w) => w.message)).to.have.length(1);
+    expect(warnings[0].message).to.match(new RegExp("^fl\\.compile: the CPU emulator compiled this source as nvcc's host pass reads it, with no __CUDA_ARCH__, " +
+      "because sm_90's does not compile here \\(.*this_cluster.*\\); so its kernels take their host-pass branches, not a GPU's \\(options\\.arch \"sm_90\" shows the device pass's errors\\)$"));
+    for (const compiled of both) {
       const ranks = fl.full([50], -1, { dtype: "i32", device: dev() });
       compiled.fn("ranks").launch({ grid: 2, block: 32 }, ranks, 45);
       expect(Array.from(ranks.toArray())).to.deep.equal([...range(45), -1, -1, -1, -1, -1]);

@@ -221,6 +221,23 @@ inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
   for (int i = 0; i < 4; i++) c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
   return c;
 }
+inline int __dp4a(char4 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+inline unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
+  return c + unsigned(a.x) * b.x + unsigned(a.y) * b.y + unsigned(a.z) * b.z + unsigned(a.w) * b.w;
+}
+// Two 16-bit products with b's low (bytes 0, 1) or high (bytes 2, 3) pair, summed into c.
+inline int __dp2a_lo(int a, int b, int c) {
+  return c + static_cast<short>(a) * static_cast<signed char>(b) + static_cast<short>(a >> 16) * static_cast<signed char>(b >> 8);
+}
+inline int __dp2a_hi(int a, int b, int c) { return __dp2a_lo(a, b >> 16, c); }
+inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) {
+  return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * ((b >> 8) & 0xffu);
+}
+inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) { return __dp2a_lo(a, b >> 16, c); }
+inline int __dp2a_lo(short2 a, char4 b, int c) { return c + a.x * b.x + a.y * b.y; }
+inline int __dp2a_hi(short2 a, char4 b, int c) { return c + a.x * b.z + a.y * b.w; }
+inline unsigned int __dp2a_lo(ushort2 a, uchar4 b, unsigned int c) { return c + unsigned(a.x) * b.x + unsigned(a.y) * b.y; }
+inline unsigned int __dp2a_hi(ushort2 a, uchar4 b, unsigned int c) { return c + unsigned(a.x) * b.z + unsigned(a.y) * b.w; }
 inline int __sad(int x, int y, unsigned int z) { return static_cast<int>((x > y ? x - y : y - x) + z); }
 inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return (x > y ? x - y : y - x) + z; }
 // Integer averages: half the sum without its overflow, rounded down (__hadd, __uhadd) or up (__rhadd, __urhadd).
