@@ -27,7 +27,7 @@ export function checkKernelSource(where: string, source: string, target: Target,
   const code = new Preprocessor(predefined).run(source);
   const launch = /<<<[^;]*>>>/.exec(code);
   if (launch) {
-    throw new ArgumentError(where, "source", "launches from host functions only (and from TypeScript: module.fn(name).launch(config, ...args))",
+    throw new ArgumentError(where, "source", "free of launches in device code (dynamic parallelism, which fuselab does not make: launch from TypeScript, module.fn(name).launch(config, ...args))",
       `a launch with <<<...>>> in device code on line ${lineOf(code, launch.index)}`);
   }
   const asm = /\b(?:asm|__asm__|__asm)\b\s*(?:volatile\b|__volatile__\b)?\s*\(\s*("(?:\\.|[^"\\])*")?/.exec(code);

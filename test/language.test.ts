@@ -2683,7 +2683,7 @@ __global__ void parent(float* x) {
   if (threadIdx.x == 0) child<<<1, 1>>>(x);
 }
 `, { device: dev() }), fl.ArgumentError,
-      "fl.compile: source must be launches from host functions only (and from TypeScript: module.fn(name).launch(config, ...args)), got a launch with <<<...>>> in device code on line 4");
+      "fl.compile: source must be free of launches in device code (dynamic parallelism, which fuselab does not make: launch from TypeScript, module.fn(name).launch(config, ...args)), got a launch with <<<...>>> in device code on line 4");
 
     const error = expectThrows(() => fl.compile(`
 #include <cuda_fp16.h>
