@@ -668,6 +668,28 @@ __global__ void vectors(float* out, int* ints) {
     expect(Array.from(ints.toArray())).to.deep.equal([0, 1, 2, 3].map(() => 250 + 1200 + 160000));
   });
 
+  it("places each static __shared__ array 16-byte aligned, as a GPU does, so a __half tile is copied through int4 (cuda_hgemm's staging)", () => {
+    const source = `
+#include <cuda_fp16.h>
+__global__ void stage(const half* a, half* c) {
+  __shared__ char flag[3];
+  __shared__ half tile[16][16];
+  __shared__ half other[3];
+  const int lane = threadIdx.x;
+  if (lane < 3) { flag[lane] = 1; other[lane] = a[lane]; }
+  *(reinterpret_cast<int4*>(&tile[lane / 2][0]) + lane % 2) = *(reinterpret_cast<const int4*>(&a[(lane / 2) * 16]) + lane % 2);
+  __syncthreads();
+  *(reinterpret_cast<int4*>(&c[(lane / 2) * 16]) + lane % 2) = *(reinterpret_cast<const int4*>(&tile[15 - lane / 2][0]) + lane % 2);
+  if (lane == 0) c[256] = __hadd(other[2], __int2half_rn(flag[0] + static_cast<int>(reinterpret_cast<unsigned long long>(other) % 16)));
+}`;
+    const values = range(256).map((i) => (i % 97) - 40);
+    for (const d of dev().kind === "gpu" ? [dev()] : [dev(), fl.device("cpu", { check: true })]) {
+      const c = fl.empty([257], { dtype: "f16", device: d });
+      fl.compile(source, { device: d }).fn("stage").launch({ grid: 1, block: 32 }, fl.tensor(values, { dtype: "f16", device: d }), c);
+      expect(Array.from(c.toArray()), d.describe()).to.deep.equal([...range(256).map((i) => values[(15 - Math.floor(i / 16)) * 16 + (i % 16)]), values[2] + 1]);
+    }
+  });
+
   it("gives dynamic shared memory however real sources declare it: file scope, specifiers in any order, __align__(sizeof(T))", () => {
     // Each kernel writes its block's values into dynamic shared memory and reads them back reversed,
     // offset by the block so that blocks seeing one another's memory would show.

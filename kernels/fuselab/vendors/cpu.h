@@ -35,7 +35,9 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
 // thread_local at block scope implies static; "static __shared__" stays valid.
-#define __shared__ thread_local
+// Each array 16-byte aligned, as a GPU places them: kernels copy a __half tile
+// through int4 (cuda_hgemm's ldmatrix staging), which needs it.
+#define __shared__ thread_local __attribute__((aligned(16)))
 // Exported by name, so that module.constant(name).set() finds it (dlsym).
 #define __constant__ __attribute__((visibility("default")))
 #define __managed__
