@@ -426,6 +426,10 @@ __global__ void store2(float* out, int offset) {
 }
 __global__ void load_double(double* out, const unsigned char* bytes, int offset) {
   out[0] = *reinterpret_cast<const double*>(bytes + offset);
+}
+__global__ void hinted(float* out, const float* in, int offset) {
+  const float2 v = __ldg(reinterpret_cast<const float2*>(in + offset) + threadIdx.x);
+  __stcs(reinterpret_cast<float2*>(out + offset) + threadIdx.x, v);
 }`, { device: dev, name: "vectors" });
     const x = fl.tensor(range(16), { device: dev });
     const out = fl.zeros([8], { device: dev });
@@ -440,6 +444,13 @@ __global__ void load_double(double* out, const unsigned char* bytes, int offset)
     const doubles = fl.zeros([1], { dtype: "f64", device: dev });
     module.fn("load_double").launch({ grid: 1, block: 1 }, doubles, fl.zeros([16], { dtype: "u8", device: dev }), 3);
     await expectRejects(dev.synchronize(), fl.DeviceError, /misaligned address: double (?:accessed at|loaded from) 0x[0-9a-f]+, which is not a multiple of its 8-byte alignment at vectors\.hip:12/);
+    // Through the cache-hint loads and stores, the line is the caller's, not the emulator's own header's.
+    module.fn("hinted").launch({ grid: 1, block: 2 }, out, x, 1);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'hinted': misaligned address: float2 (?:accessed at|loaded from) 0x[0-9a-f]+, which is not a multiple of its 8-byte alignment at vectors\.hip:15 /);
+    module.fn("hinted").launch({ grid: 1, block: 2 }, out.view(1), x, 2);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'hinted': misaligned address: float2 (?:accessed at|stored to) 0x[0-9a-f]+, which is not a multiple of its 8-byte alignment at vectors\.hip:16 /);
+    module.fn("hinted").launch({ grid: 1, block: 2 }, out, x, 2);
+    expect(Array.from(out.toArray()).slice(2, 6)).to.deep.equal([2, 3, 4, 5]);
     // Aligned accesses pass, through a tensor and through views: a view keeps its address's alignment in check mode.
     module.fn("load4").launch({ grid: 1, block: 32 }, out, x, 4);
     expect(out.toArray()[0]).to.equal(4 + 7);

@@ -341,10 +341,20 @@ inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_S
 inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
 
 // ---- loads and stores with cache hints: plain loads and stores here
-#define FL_LOAD(name) \
-  template <typename T> inline T name(const T* p) { return *p; }
-#define FL_STORE(name) \
-  template <typename T> inline void name(T* p, T v) { *p = v; }
+// Each names its caller's line (default arguments are read where the call is), which
+// check mode's report of a misaligned access through it gives instead of this file's.
+#define FL_LOAD(name)                                                                                     \
+  template <typename T>                                                                                   \
+  inline T name(const T* p, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {       \
+    FL_ACCESS_SITE(file, line);                                                                           \
+    return *p;                                                                                            \
+  }
+#define FL_STORE(name)                                                                                    \
+  template <typename T>                                                                                   \
+  inline void name(T* p, T v, const char* file = __builtin_FILE(), unsigned line = __builtin_LINE()) {     \
+    FL_ACCESS_SITE(file, line);                                                                           \
+    *p = v;                                                                                               \
+  }
 FL_LOAD(__ldg) FL_LOAD(__ldcg) FL_LOAD(__ldca) FL_LOAD(__ldcs) FL_LOAD(__ldlu) FL_LOAD(__ldcv)
 FL_STORE(__stcg) FL_STORE(__stcs) FL_STORE(__stwb) FL_STORE(__stwt)
 #undef FL_LOAD

@@ -171,6 +171,8 @@ struct launch_state {
 // the first-ranked ready thread is two count-trailing-zeros away. Up to:
 constexpr uint32_t kMaxThreads = 4096;
 
+struct access_site;
+
 struct block_state {
   const launch_state* launch;
   fl_emu_worker* worker;
@@ -199,6 +201,7 @@ struct block_state {
   const uint32_t* order;     // check mode: the threads by rank (also the loop order), else null
   uint32_t loop_position;    // loop mode: position in the order of the running thread
   unsigned char* dynamic_shared;
+  const access_site* site;   // check mode: the caller's line of an access inside the emulator's functions, while it lasts
   uint64_t rng;
   bool failed;
   char message[FL_EMU_ERROR_BYTES];
@@ -713,6 +716,34 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
 
 inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
 
+// The source line that an access made inside the emulator's own functions stands
+// for (__ldg's caller), while it lasts; a fiber does not switch within it. Kept
+// in the block, so that a launch stopped inside one leaves nothing behind.
+struct access_site {
+  const char* file;
+  unsigned line;
+  const access_site* outer;
+  block_state* block;
+  access_site(const char* f, unsigned l) : file(f), line(l), outer(nullptr), block(static_cast<block_state*>(tls().block)) {
+    if (block) {
+      outer = block->site;
+      block->site = this;
+    }
+  }
+  ~access_site() {
+    if (block) block->site = outer;
+  }
+  access_site(const access_site&) = delete;
+  access_site& operator=(const access_site&) = delete;
+  static const access_site* current() { return tls().block ? current_block().site : nullptr; }
+};
+// Only check mode reports such accesses: plain mode's loads pay nothing.
+#if defined(FL_EMU_CHECK_MODE)
+#define FL_ACCESS_SITE(file, line) const ::fl::emu::access_site access_site_of_caller(file, line)
+#else
+#define FL_ACCESS_SITE(file, line) ((void)(file), (void)(line))
+#endif
+
 // The calling thread's rank in its block (x fastest), as CUDA numbers threads into warps.
 inline unsigned linear_thread() {
   const fl_emu_dim3& t = tls().where.thread;
@@ -1123,6 +1154,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   b.order = nullptr;
   b.loop_position = 0;
   b.dynamic_shared = nullptr;
+  b.site = nullptr;
   b.state = &t;
   b.rng = desc.seed ^ (index * 0xd1b54a32d192ed03ull);
   b.failed = false;

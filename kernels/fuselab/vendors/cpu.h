@@ -155,7 +155,8 @@ inline void type_mismatch(void* data, void* pointer) {
              "%.*s %s 0x%llx, out of bounds of the array it points into (a __shared__, local or __constant__ "
              "array, or a struct: a pointer into it went past its end)",
              type.length, type.text, verb, static_cast<unsigned long long>(address));
-  device_stop(what, d->where.file, d->where.line);
+  const access_site* site = access_site::current();
+  device_stop(what, site ? site->file : d->where.file, site ? site->line : d->where.line);
 }
 }  // namespace fl::emu
 // The compiler calls __ubsan_handle_<check>, or its _abort twin where it cannot
@@ -189,7 +190,8 @@ inline void shift_out_of_bounds(void* data, void* count) {
            "%.*s value shifted by %lld, outside 0 to %u: undefined in C++, and the CPU and a GPU differ "
            "(the CPU shifts by the count modulo %u, a GPU's shift gives 0 or the sign bits)",
            type.length, type.text, n, value_bits - 1, value_bits);
-  device_stop(what, d->where.file, d->where.line);
+  const access_site* site = access_site::current();
+  device_stop(what, site ? site->file : d->where.file, site ? site->line : d->where.line);
 }
 }  // namespace fl::emu
 // And each conversion of a floating value to an integer type
@@ -257,7 +259,8 @@ inline void index_out_of_bounds(void* data, void* index) {
   const sanitizer_name type = name_of(d->array_type);
   char what[FL_EMU_ERROR_BYTES / 2];
   snprintf(what, sizeof what, "index %lld out of bounds of %.*s", integer_of(d->index_type, index), type.length, type.text);
-  device_stop(what, d->where.file, d->where.line);
+  const access_site* site = access_site::current();
+  device_stop(what, site ? site->file : d->where.file, site ? site->line : d->where.line);
 }
 }  // namespace fl::emu
 FL_SANITIZER_HANDLER(out_of_bounds, (void* data, void* index), ::fl::emu::index_out_of_bounds(data, index))

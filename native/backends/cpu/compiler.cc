@@ -544,6 +544,7 @@ compile_result compile_module(const std::string& source, const std::string& kern
     // process: linked statically, nothing of it is used, as the module defines
     // the handlers it calls. clang links none into a shared object.
     flags.push_back("-fsanitize=alignment,shift-exponent,float-cast-overflow,bounds,object-size");
+    flags.push_back("-DFL_EMU_CHECK_MODE=1");
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
   std::vector<std::string> command = kSettings.compiler;
