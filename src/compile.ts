@@ -170,7 +170,9 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   // The execution spaces are macros to CUDA's and HIP's headers (`#ifdef __device__` in a
   // source's header marks helpers `__host__ __device__`): here each stands for itself.
   const spaces = Object.fromEntries(["__host__", "__device__", "__global__", "__shared__", "__constant__", "__forceinline__"].map((m) => [m, m]));
-  const common = { __cplusplus: STANDARDS[build.std ?? "c++17"], ...spaces, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
+  // And <cuda_runtime.h>'s CUDART_VERSION, which nvcc includes in every source (HIP on AMD's platform has none).
+  const cudart: Record<string, string> = cudaVersion && !(build.backend === "cpu" && isAmdPlatform(build, source)) ? { CUDART_VERSION: cudaVersion } : {};
+  const common = { __cplusplus: STANDARDS[build.std ?? "c++17"], ...spaces, ...cudart, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
   const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
   if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", ...addedMacros(build, source) };

@@ -207,6 +207,7 @@ describe("a project's -D macros (option defines)", () => {
     expectThrows(compile({ SCALE: false }), fl.ArgumentError, /options\.defines\.SCALE must be the macro's value: a string of one line, a finite number, or true \(1\), got false$/);
     expectThrows(compile({ __CUDA_ARCH__: 800 }), fl.ArgumentError, /options\.defines must be macros other than those a GPU's compiler defines itself \(options\.arch picks the device code\), got the key "__CUDA_ARCH__"$/);
     expectThrows(compile({ __HIP_PLATFORM_AMD__: 1 }), fl.ArgumentError, /got the key "__HIP_PLATFORM_AMD__"$/);
+    expectThrows(compile({ CUDART_VERSION: 9000 }), fl.ArgumentError, /fuselab defines them as each target's compiler does\), got the key "CUDART_VERSION"$/);
     // HIP 5's older platform names are a build's own (MIOpen's and PyTorch's ROCm builds pass -D__HIP_PLATFORM_HCC__=1).
     const platform = fl.compile(`#ifdef __HIP_PLATFORM_HCC__
 __global__ void old_platform_name(int* out) { out[0] = __HIP_PLATFORM_HCC__; }

@@ -3161,6 +3161,51 @@ __global__ void modern(int* out, int n) {
     expectThrows(() => fl.compile(source, { device: dev(), std: "c++2b" as "c++20" }), fl.ArgumentError, /options\.std must be "c\+\+17" \(the default\) or "c\+\+20", got "c\+\+2b"/);
   });
 
+  it("defines CUDART_VERSION as nvcc's implicit <cuda_runtime.h> does (not on AMD's platform), and finds GLFW's header, which declares nothing", () => {
+    const source = (header: string) => `
+#include <${header}>
+#include <GLFW/glfw3.h>
+__global__ void versions(int* out) {
+#if defined(CUDART_VERSION)
+  out[0] = CUDART_VERSION;
+#else
+  out[0] = -1;
+#endif
+}
+#if CUDART_VERSION >= 9000
+__global__ void modern_only(int* out) { out[0] = 7; }
+#endif`;
+    const run = (d: fl.Device, header: string, kernel: string) => {
+      const out = fl.full([1], -2, { dtype: "i32", device: d });
+      fl.compile(source(header), { device: d }).fn(kernel).launch({ grid: 1, block: 1 }, out);
+      return out.toArray()[0];
+    };
+    expect(run(dev(), "cstdio", "versions")).to.be.at.least(12000);
+    expect(run(dev(), "cstdio", "modern_only")).to.equal(7);
+    if (dev().backend !== "cpu") return;
+    expect(run(dev(), "cstdio", "versions")).to.equal(13000);
+    // A HIP source on a 64-lane device is on AMD's platform, where HIP defines none.
+    const amd = fl.device("cpu", { warpSize: 64 });
+    expect(run(amd, "hip/hip_runtime.h", "versions")).to.equal(-1);
+    expectThrows(() => fl.compile(source("hip/hip_runtime.h"), { device: amd }).fn("modern_only"), fl.ArgumentError, /defined only under #if CUDART_VERSION >= 9000/);
+  });
+
+  it("declares cuRAND's host types in <curand.h>, as a project's common header names them beside its kernels (CPU)", function () {
+    // Under NVRTC, <curand.h> is the toolkit's own.
+    if (dev().backend !== "cpu") this.skip();
+    const module = fl.compile(`
+#include <curand.h>
+#include <curand_kernel.h>
+const char* curandGetErrorString(curandStatus_t error);
+static curandGenerator_t generator;  // host code's
+__global__ void codes(int* out) {
+  out[0] = CURAND_STATUS_SUCCESS + CURAND_STATUS_INTERNAL_ERROR + CURAND_RNG_PSEUDO_PHILOX4_32_10 + (sizeof(curandGenerator_t) == sizeof(void*));
+}`, { device: dev() });
+    const out = fl.full([1], -1, { dtype: "i32", device: dev() });
+    module.fn("codes").launch({ grid: 1, block: 1 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([0 + 999 + 161 + 1]);
+  });
+
   it("takes thrust::complex and cuFFT's types in device code, and an enum template parameter written with its keyword", () => {
     const module = fl.compile(`
 #include <thrust/complex.h>

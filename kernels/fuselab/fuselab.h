@@ -56,6 +56,17 @@
 #error "fuselab.h: unknown target: compile with nvcc, hipcc, or define FL_TARGET_CPU"
 #endif
 
+// nvcc includes <cuda_runtime.h> in every .cu, which defines CUDART_VERSION, so a
+// source's `#if CUDART_VERSION >= 9000` takes the branch a GPU takes; HIP on AMD's
+// platform defines none.
+#if !defined(CUDART_VERSION) && !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP__) && !defined(__HIPCC_RTC__)
+#if defined(__CUDACC_VER_MAJOR__)
+#define CUDART_VERSION (__CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10)
+#elif defined(FL_TARGET_CPU)
+#define CUDART_VERSION 13000
+#endif
+#endif
+
 #if !defined(FL_TARGET_CPU)
 // One untyped array, cast per use: kernels of different element types can then
 // share a translation unit (a typed extern __shared__ array may be declared once).

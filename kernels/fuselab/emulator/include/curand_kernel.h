@@ -11,6 +11,7 @@
 #ifndef FUSELAB_EMULATOR_INCLUDE_CURAND_KERNEL_H
 #define FUSELAB_EMULATOR_INCLUDE_CURAND_KERNEL_H
 #include <fuselab/fuselab.h>
+#include <curand.h>  // as the toolkit's includes it: the host API's types
 
 #define CURAND_2POW32_INV (2.3283064e-10f)
 #define CURAND_2POW32_INV_DOUBLE (2.3283064365386963e-10)
