@@ -676,9 +676,12 @@ const BUILTIN_REDECLARATION = new RegExp("(?<=^|[;{}])[ \\t]*extern\\b[^;{}()\\n
 // clang's vector types (`using float4 = float __attribute__((ext_vector_type(4)));`, the
 // typedef forms too), which g++ would ignore, making the type a scalar: on the CPU each
 // is GCC's vector of the same size (kernels/fuselab/vendors/cpu.h); one written otherwise is refused.
-const EXT_VECTOR = String.raw`__attribute__\s*\(\(\s*ext_vector_type\s*\(\s*([^()\n]+?)\s*\)\s*\)\)`;
+const EXT_VECTOR = String.raw`__attribute__\s*\(\(\s*(?:__)?ext_vector_type(?:__)?\s*\(\s*([^()\n]+?)\s*\)\s*\)\)`;
 const EXT_VECTOR_FORMS: [RegExp, (...m: string[]) => string][] = [
   [new RegExp(String.raw`\busing\s+(\w+)\s*=\s*([^;=\n]+?)\s*${EXT_VECTOR}\s*;`, "g"), (_all, name, type, n) => `using ${name} = typename ::fl::emu::ext_vector_of<${type}, ${n}>::type;`],
+  // The attribute before the type, as AMD's aiter writes it.
+  [new RegExp(String.raw`\busing\s+(\w+)\s*=\s*${EXT_VECTOR}\s*([^;=\n]+?)\s*;`, "g"), (_all, name, n, type) => `using ${name} = typename ::fl::emu::ext_vector_of<${type}, ${n}>::type;`],
+  [new RegExp(String.raw`\btypedef\s+${EXT_VECTOR}\s*([^;\n]+?)\s+(\w+)\s*;`, "g"), (_all, n, type, name) => `typedef typename ::fl::emu::ext_vector_of<${type}, ${n}>::type ${name};`],
   [new RegExp(String.raw`\btypedef\s+([^;\n]+?)\s+(\w+)\s*${EXT_VECTOR}\s*;`, "g"), (_all, type, name, n) => `typedef typename ::fl::emu::ext_vector_of<${type}, ${n}>::type ${name};`],
   [new RegExp(String.raw`\btypedef\s+([^;\n]+?)\s*${EXT_VECTOR}\s*(\w+)\s*;`, "g"), (_all, type, n, name) => `typedef typename ::fl::emu::ext_vector_of<${type}, ${n}>::type ${name};`],
 ];
@@ -686,7 +689,7 @@ const EXT_VECTOR_FORMS: [RegExp, (...m: string[]) => string][] = [
 function withExtVectorsOfGcc(where: string, source: string): string {
   let text = source;
   for (const [form, replace] of EXT_VECTOR_FORMS) text = text.replace(form, replace);
-  const left = /\bext_vector_type\b/.exec(text);
+  const left = /\b(?:__)?ext_vector_type(?:__)?\b/.exec(text);
   if (left) {
     throw new ArgumentError(where, "source", "clang's ext_vector_type in a type alias (`using v4 = float __attribute__((ext_vector_type(4)));` or a typedef), " +
       "which the CPU emulator makes GCC's vector of that size", `one written otherwise on line ${text.slice(0, left.index).split("\n").length}`);

@@ -283,6 +283,9 @@ using floatx4 = float __attribute__((ext_vector_type(4)));
 typedef unsigned short bf16x8 __attribute__((ext_vector_type(8)));
 typedef int __attribute__((ext_vector_type(2))) intx2;
 template <typename T> using vec4 = T __attribute__((ext_vector_type(4)));
+// The attribute before the type, and clang's underscored spelling, as AMD's aiter writes them.
+using u32x4 = __attribute__((__ext_vector_type__(4))) uint32_t;
+typedef __attribute__((ext_vector_type(2))) float prefixed2;
 __global__ void vectors(float* out, const float* in, unsigned short* raw, const unsigned short* raw_in, int* ints) {
   const int i = threadIdx.x;
   const floatx4 v = *reinterpret_cast<const floatx4*>(in + 4 * i);
@@ -292,7 +295,9 @@ __global__ void vectors(float* out, const float* in, unsigned short* raw, const 
   intx2 pair = {i, -i};
   pair += pair;
   ints[2 * i] = pair[0];
-  ints[2 * i + 1] = pair[1] + (int)sizeof(floatx4) + (int)alignof(bf16x8);
+  ints[2 * i + 1] = pair[1] + (int)sizeof(floatx4) + (int)alignof(bf16x8) + (int)sizeof(u32x4) + (int)sizeof(prefixed2);
+  const u32x4 u = {1u, 2u, 3u, static_cast<uint32_t>(i)};
+  ints[2 * i] += static_cast<int>((u + u)[3]);
 }`;
     const n = 8, x = range(4 * n).map((i) => i * 0.5 - 3), raw = range(8 * n).map((i) => (i * 2654435761) % 65536);
     for (const device of [...wave64Devices(), fl.device("cpu")]) {
@@ -301,7 +306,7 @@ __global__ void vectors(float* out, const float* in, unsigned short* raw, const 
         fl.tensor(Uint16Array.from(raw), { device }), ints);
       expect(Array.from(out.toArray()), device.describe()).to.deep.equal(x.map((v, i) => v * 2 + (i % 4) + 1));
       expect(Array.from(rawOut.toArray()), device.describe()).to.deep.equal(raw);
-      expect(Array.from(ints.toArray()), device.describe()).to.deep.equal(range(n).flatMap((i) => [2 * i, -2 * i + 16 + 16]));
+      expect(Array.from(ints.toArray()), device.describe()).to.deep.equal(range(n).flatMap((i) => [4 * i, -2 * i + 16 + 16 + 16 + 8]));
     }
     // On the CPU they are GCC's vectors: elements by index, and a declaration the CPU cannot read is refused, never a scalar.
     const cpu = fl.device("cpu", { warpSize: WAVE });
