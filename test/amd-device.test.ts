@@ -401,6 +401,33 @@ __global__ void integer_ops(int* out, const int* a, const int* b, const int* c, 
     }
   });
 
+  it("takes AMD's device library (__ocml_*_f32 and _f64), which HIP's math is built on and sources call", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void ocml(float* out, double* wide, const float* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float x = in[i];
+  float c;
+  const float s = __ocml_sincos_f32(x, &c);
+  out[4 * i] = x / (1.0f + __ocml_exp_f32(-x));
+  out[4 * i + 1] = __ocml_fma_f32(s, s, c * c);
+  out[4 * i + 2] = __ocml_pow_f32(__ocml_fabs_f32(x), 1.5f) + __ocml_rsqrt_f32(4.0f) + (float)__ocml_isnan_f32(x);
+  out[4 * i + 3] = __ocml_pown_f32(x, 3);
+  wide[i] = __ocml_tanh_f64((double)x) + __ocml_log1p_f64(0.0);
+}`;
+    const x = [-3, -1.5, -0.25, 0, 0.5, 1, 2.75];
+    for (const device of wave64Devices()) {
+      const out = fl.full([4 * x.length], NaN, { device }), wide = fl.full([x.length], NaN, { dtype: "f64", device });
+      fl.compile(source, { device }).fn("ocml").launch({ grid: 1, block: 64 }, out, wide, fl.tensor(x, { device }), x.length);
+      const got = Array.from(out.toArray());
+      x.forEach((v, i) => {
+        const expected = [v / (1 + Math.exp(-v)), 1, Math.abs(v) ** 1.5 + 0.5, v ** 3];
+        expected.forEach((e, k) => expect(Math.abs(got[4 * i + k] - e), `${device.describe()} x=${v} ${k}`).to.be.below(1e-5 * Math.max(1, Math.abs(e))));
+      });
+      Array.from(wide.toArray()).forEach((w, i) => expect(Math.abs(w - Math.tanh(x[i])), device.describe()).to.be.below(1e-15));
+    }
+  });
+
   it("runs clang's __hip_atomic_* with their orders and scopes, and HIP's float atomics", () => {
     const source = `#include <hip/hip_runtime.h>
 __global__ void atomics(int* counter, float* total, float* biggest, float* smallest, int* flags, const float* x, int n) {

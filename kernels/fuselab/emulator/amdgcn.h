@@ -452,4 +452,54 @@ template <typename T> inline T unsafeAtomicMin(T* address, T v) { return atomicM
 template <typename T> inline T safeAtomicMin(T* address, T v) { return atomicMin(address, v); }
 template <typename T> inline void atomicAddNoRet(T* address, T v) { atomicAdd(address, v); }
 
+// AMD's device library (OCML), whose __ocml_<name>_f32 and _f64 functions HIP's
+// math is built on and sources call directly (aiter's activations:
+// __ocml_exp_f32): the C library's functions of the same names.
+#define FL_OCML_1(name, f32, f64) \
+  inline float __ocml_##name##_f32(float x) { return f32(x); } \
+  inline double __ocml_##name##_f64(double x) { return f64(x); }
+#define FL_OCML_2(name, f32, f64) \
+  inline float __ocml_##name##_f32(float x, float y) { return f32(x, y); } \
+  inline double __ocml_##name##_f64(double x, double y) { return f64(x, y); }
+FL_OCML_1(acos, acosf, acos) FL_OCML_1(acosh, acoshf, acosh) FL_OCML_1(asin, asinf, asin) FL_OCML_1(asinh, asinhf, asinh)
+FL_OCML_1(atan, atanf, atan) FL_OCML_1(atanh, atanhf, atanh) FL_OCML_1(cbrt, cbrtf, cbrt) FL_OCML_1(ceil, ceilf, ceil)
+FL_OCML_1(cos, cosf, cos) FL_OCML_1(cosh, coshf, cosh) FL_OCML_1(erf, erff, erf) FL_OCML_1(erfc, erfcf, erfc)
+FL_OCML_1(exp, expf, exp) FL_OCML_1(exp2, exp2f, exp2) FL_OCML_1(exp10, exp10f, exp10) FL_OCML_1(expm1, expm1f, expm1)
+FL_OCML_1(fabs, fabsf, fabs) FL_OCML_1(floor, floorf, floor) FL_OCML_1(lgamma, lgammaf, lgamma) FL_OCML_1(log, logf, log)
+FL_OCML_1(log10, log10f, log10) FL_OCML_1(log1p, log1pf, log1p) FL_OCML_1(log2, log2f, log2) FL_OCML_1(logb, logbf, logb)
+FL_OCML_1(nearbyint, nearbyintf, nearbyint) FL_OCML_1(rint, rintf, rint) FL_OCML_1(round, roundf, round)
+FL_OCML_1(sin, sinf, sin) FL_OCML_1(sinh, sinhf, sinh) FL_OCML_1(sqrt, sqrtf, sqrt) FL_OCML_1(tan, tanf, tan)
+FL_OCML_1(tanh, tanhf, tanh) FL_OCML_1(tgamma, tgammaf, tgamma) FL_OCML_1(trunc, truncf, trunc)
+FL_OCML_2(atan2, atan2f, atan2) FL_OCML_2(copysign, copysignf, copysign) FL_OCML_2(fdim, fdimf, fdim)
+FL_OCML_2(fmax, fmaxf, fmax) FL_OCML_2(fmin, fminf, fmin) FL_OCML_2(fmod, fmodf, fmod) FL_OCML_2(hypot, hypotf, hypot)
+FL_OCML_2(pow, powf, pow) FL_OCML_2(remainder, remainderf, remainder)
+#undef FL_OCML_1
+#undef FL_OCML_2
+inline float __ocml_rsqrt_f32(float x) { return 1.0f / sqrtf(x); }
+inline double __ocml_rsqrt_f64(double x) { return 1.0 / sqrt(x); }
+inline float __ocml_rcbrt_f32(float x) { return 1.0f / cbrtf(x); }
+inline double __ocml_rcbrt_f64(double x) { return 1.0 / cbrt(x); }
+inline float __ocml_fma_f32(float x, float y, float z) { return fmaf(x, y, z); }
+inline double __ocml_fma_f64(double x, double y, double z) { return fma(x, y, z); }
+inline float __ocml_pown_f32(float x, int n) { return powf(x, static_cast<float>(n)); }
+inline double __ocml_pown_f64(double x, int n) { return pow(x, static_cast<double>(n)); }
+inline float __ocml_sincos_f32(float x, float* c) { *c = cosf(x); return sinf(x); }
+inline double __ocml_sincos_f64(double x, double* c) { *c = cos(x); return sin(x); }
+inline int __ocml_isnan_f32(float x) { return isnan(x); }
+inline int __ocml_isinf_f32(float x) { return isinf(x); }
+inline int __ocml_isfinite_f32(float x) { return isfinite(x); }
+inline int __ocml_isnan_f64(double x) { return isnan(x); }
+inline int __ocml_isinf_f64(double x) { return isinf(x); }
+inline int __ocml_isfinite_f64(double x) { return isfinite(x); }
+// The hardware's approximations, as their precise twins here.
+inline float __ocml_native_recip_f32(float x) { return 1.0f / x; }
+inline float __ocml_native_sqrt_f32(float x) { return sqrtf(x); }
+inline float __ocml_native_rsqrt_f32(float x) { return 1.0f / sqrtf(x); }
+inline float __ocml_native_exp_f32(float x) { return expf(x); }
+inline float __ocml_native_exp2_f32(float x) { return exp2f(x); }
+inline float __ocml_native_log_f32(float x) { return logf(x); }
+inline float __ocml_native_log2_f32(float x) { return log2f(x); }
+inline float __ocml_native_sin_f32(float x) { return sinf(x); }
+inline float __ocml_native_cos_f32(float x) { return cosf(x); }
+
 #endif
