@@ -401,6 +401,45 @@ __global__ void integer_ops(int* out, const int* a, const int* b, const int* c, 
     }
   });
 
+  it("gives HIP's vector types their arithmetic on AMD's platform, element by element with a vector or a scalar, as amd_hip_vector_types.h does", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void arithmetic(float* out, int* ints, const float* in) {
+  const int i = threadIdx.x;
+  float2 sum = {0.0f, 0.0f};
+  const float2 a = {in[2 * i], in[2 * i + 1]}, b = {1.5f, -2.0f};
+  sum += a * b;  // ROCm's vLLM HGEMV: sum2[i] += a2[i][offset] * x2[offset]
+  const float4 f = 2.0f * make_float4(in[i], 1.0f, 2.0f, 3.0f) - make_float4(1.0f, 1.0f, 1.0f, 1.0f) / 4.0f;
+  out[6 * i] = sum.x;
+  out[6 * i + 1] = sum.y;
+  out[6 * i + 2] = f.x;
+  out[6 * i + 3] = f.w;
+  const float2 negated = -a;
+  out[6 * i + 4] = negated.x;
+  out[6 * i + 5] = (a / 2).y;
+  int4 n = make_int4(i, 7, -8, 255);
+  n *= 3;
+  n = (n % 5) ^ make_int4(1, 1, 1, 1);
+  ints[4 * i] = n.x;
+  ints[4 * i + 1] = (n << 2).y;
+  ints[4 * i + 2] = (~n).z;
+  ints[4 * i + 3] = (n & 6).w;
+}`;
+    const n = 5, x = range(2 * n).map((v) => v * 0.75 - 2);
+    for (const device of wave64Devices().filter((d) => d.kind === "cpu")) {
+      const out = fl.full([6 * n], NaN, { device }), ints = fl.full([4 * n], -1, { dtype: "i32", device });
+      fl.compile(source, { device }).fn("arithmetic").launch({ grid: 1, block: n }, out, ints, fl.tensor(x, { device }));
+      expect(Array.from(out.toArray()), device.describe()).to.deep.equal(range(n).flatMap((i) =>
+        [x[2 * i] * 1.5, x[2 * i + 1] * -2, 2 * x[i] - 0.25, 6 - 0.25, -x[2 * i], x[2 * i + 1] / 2]));
+      const cTrunc = (a: number, b: number) => a - b * Math.trunc(a / b);
+      expect(Array.from(ints.toArray()), device.describe()).to.deep.equal(range(n).flatMap((i) => {
+        const m = [3 * i, 21, -24, 765].map((v) => cTrunc(v, 5) ^ 1);
+        return [m[0], m[1] << 2, ~m[2], m[3] & 6];
+      }));
+    }
+    // CUDA's vector types, and HIP's on NVIDIA's platform, have none.
+    expectThrows(() => fl.compile(source, { device: fl.device("cpu") }), fl.DeviceError, /no match for .operator\*/);
+  });
+
   it("takes AMD's device library (__ocml_*_f32 and _f64), which HIP's math is built on and sources call", () => {
     const source = `#include <hip/hip_runtime.h>
 __global__ void ocml(float* out, double* wide, const float* in, int n) {

@@ -32,6 +32,7 @@
 #if defined(__HIP_PLATFORM_AMD__) && defined(__HIP__)
 #define __HIP_CLANG_ONLY__ 1
 #include <fuselab/emulator/amdgcn.h>
+#include <fuselab/emulator/hip_vector_operators.h>
 #else
 #define __HIP_CLANG_ONLY__ 0
 #endif
