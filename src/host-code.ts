@@ -29,6 +29,9 @@ function directives(source: string): boolean[] {
   return marks;
 }
 
+// An explicit instantiation of a class template, `template class HIPStream<float>` (no `;`).
+const CLASS_INSTANTIATION = /^(?:extern\s+)?template\s+(?:class|struct)\s+[\w:\s]+<[^;{}]*>$/;
+
 /**
  * Whether a namespace-scope statement (code only, no trailing `;`) defines a variable that device code cannot use,
  * or declares a host function that names what device code cannot have: the host-only library's types, or with
@@ -41,7 +44,7 @@ function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   // An explicit instantiation of a class template (BabelStream's `template class HIPStream<float>;`):
   // a host class's, whose members launch kernels, would need the members left out; device
   // code instantiates what it uses itself.
-  if (/^(?:extern\s+)?template\s+(?:class|struct)\s+[\w:\s]+<[^;{}]*>$/.test(text)) return true;
+  if (CLASS_INSTANTIATION.test(text)) return true;
   // `using std::string;`, `using Clock = std::chrono::steady_clock;`: a name of the host-only library.
   if (first === "using") return HOST_LIBRARY.test(text);
   if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
@@ -398,16 +401,24 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   }
   // A template left out takes its explicit instantiations with it, also those a
   // macro makes (`#define INSTANTIATE(T) template void launch<T>(T*, int);`):
-  // there, that statement of the macro's replacement is blanked.
+  // there, that statement of the macro's replacement is blanked (the last one
+  // may end with the macro, its `;` left to the use: caffe's INSTANTIATE_LAYER_GPU_FUNCS),
+  // as is a macro's explicit instantiation of a class template, which the
+  // namespace-scope ones share (caffe's INSTANTIATE_CLASS: see isHostVariable).
   for (const statement of statements) {
     if (!blanked.has(statement) && instantiatesOneOf(code.slice(statement.start, statement.end), leftOut)) blank(statement.start, statement.end);
   }
   for (const m of source.matchAll(/\btemplate\b(?!\s*<)/g)) {
     const start = m.index!;
     let end = start;
-    while (end < source.length && directive[end] && source[end] !== ";") end++;
-    if (!directive[start] || source[end] !== ";" || !instantiatesOneOf(source.slice(start, end).replace(/\\\r?\n/g, " "), leftOut)) continue;
-    for (let k = start; k <= end; k++) if (!/[\n\r\\]/.test(source[k])) out[k] = " ";
+    // To its `;`, or to the end of the directive: a line end with no `\` before it.
+    const directiveEnds = (k: number) => source[k] === "\n" && !/\\\r?$/.test(source.slice(Math.max(0, k - 2), k));
+    while (end < source.length && directive[end] && source[end] !== ";" && !directiveEnds(end)) end++;
+    const closed = source[end] === ";";
+    if (!directive[start] || (!closed && end < source.length && directive[end] && !directiveEnds(end))) continue;
+    const text = source.slice(start, end).replace(/\\\r?\n/g, " ").trim();
+    if (!instantiatesOneOf(text, leftOut) && !CLASS_INSTANTIATION.test(text)) continue;
+    for (let k = start; k < end + (closed ? 1 : 0); k++) if (!/[\n\r\\]/.test(source[k])) out[k] = " ";
   }
   // A class with no device code whose member functions no device code could call
   // (not constexpr), and that nothing kept names (a sample's comparator of results,

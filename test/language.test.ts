@@ -1257,6 +1257,38 @@ __global__ void offsets(int* out) { out[threadIdx.x] = threadIdx.x + 5; }
     expect(Array.from(offsets.toArray())).to.deep.equal([5, 6, 7, 8]);
   });
 
+  it("leaves out a host class's explicit instantiations, written out or made by macros, also a nested macro's last one without its ';' (caffe's INSTANTIATE_CLASS, INSTANTIATE_LAYER_GPU_FUNCS)", () => {
+    const module = fl.compile(`#include <vector>
+#define INSTANTIATE_CLASS(classname) template class classname<float>; template class classname<double>
+#define INSTANTIATE_FORWARD(classname) \\
+  template void classname<float>::Forward_gpu(const std::vector<float*>& bottom); \\
+  template void classname<double>::Forward_gpu(const std::vector<double*>& bottom);
+#define INSTANTIATE_BACKWARD(classname) \\
+  template void classname<float>::Backward_gpu(const std::vector<float*>& top); \\
+  template void classname<double>::Backward_gpu(const std::vector<double*>& top)
+#define INSTANTIATE_FUNCS(classname) INSTANTIATE_FORWARD(classname); INSTANTIATE_BACKWARD(classname)
+template <typename Dtype> class Layer {
+ public:
+  void Forward_gpu(const std::vector<Dtype*>& bottom);
+  void Backward_gpu(const std::vector<Dtype*>& top);
+};
+template <typename Dtype> __global__ void relu(Dtype* x, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = x[i] > 0 ? x[i] : 0;
+}
+template <typename Dtype> void Layer<Dtype>::Forward_gpu(const std::vector<Dtype*>& bottom) { relu<Dtype><<<1, 32>>>(bottom[0], 32); }
+template <typename Dtype> void Layer<Dtype>::Backward_gpu(const std::vector<Dtype*>& top) { relu<Dtype><<<1, 32>>>(top[0], 32); }
+INSTANTIATE_CLASS(Layer);
+INSTANTIATE_FUNCS(Layer);
+template class Layer<int>;
+template __global__ void relu<float>(float* x, int n);
+`, { device: dev() });
+    expect(module.kernels).to.deep.equal(["relu<float>"]);
+    const x = fl.tensor([-2, -0.5, 0, 1.5, 3], { device: dev() });
+    module.fn("relu<float>").launch({ grid: 1, block: 32 }, x, 5);
+    expect(Array.from(x.toArray())).to.deep.equal([0, 0, 0, 1.5, 3]);
+  });
+
   it("reads namespace-scope constants initialized from other constants, as nvcc's host pass initializes them (CUDA Programming's neighbor_gpu.cu)", () => {
     const module = fl.compile(`
 typedef double real;
