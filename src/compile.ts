@@ -25,7 +25,7 @@ import {
 export interface CompileOptions {
   /** Where the module runs; the default device when left out. */
   device?: Device;
-  /** The file name compiler messages use (`<name>.hip`); the first kernel's name when left out. */
+  /** The file name compiler messages use (`<name>.hip`, or the name itself where it ends in a source file's extension: "ldg.cu"); the first kernel's name when left out. */
   name?: string;
   /**
    * A compile running longer is stopped with an error (default 60000 ms; 180000 ms for
@@ -356,7 +356,8 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
-  const file = `${name}.hip`;
+  // A name given with a source file's extension ("ldg.cu") is kept as it is.
+  const file = /\.(?:cu|cuh|hip|cpp|cc|cxx|h|hpp)$/.test(name) ? name : `${name}.hip`;
   // Host code is left out of what the compiler reads, on every target: device
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
@@ -906,7 +907,7 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
 export interface CompileCheckOptions {
   /** The GPU compiled for, as "<backend>:<architecture>": "hip:gfx90a", "hip:gfx1030", "cuda:sm_90". */
   target: string;
-  /** The file name compiler messages use (`<name>.hip`); the first kernel's name when left out. */
+  /** The file name compiler messages use (`<name>.hip`, or the name itself where it ends in a source file's extension: "ldg.cu"); the first kernel's name when left out. */
   name?: string;
   /** Template kernels compiled too, by name expression, as `module.fn` takes them: `["norm<float, 256>"]`. */
   instances?: string[];

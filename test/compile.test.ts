@@ -96,6 +96,8 @@ __global__ void count_odd(int* out, const int* x) {
     expect(error.message).to.contain("undefined_name");
     expect(error.log).to.be.a("string").and.contain("undefined_name");
     await expectRejects(fl.compileAsync(broken, { device: dev(), name: "cell" }), fl.DeviceError, /cell\.hip[:(]3\b/);
+    // A name with a source file's extension is the file's name as it is.
+    expectThrows(() => fl.compile(broken, { device: dev(), name: "broken_kernels.cu" }), fl.DeviceError, /broken_kernels\.cu[:(]3\b/);
   });
 
   it("caches modules by source: a second compile runs no compiler", async () => {
