@@ -3193,9 +3193,10 @@ __global__ void modern(int* out, int n) {
     expectThrows(() => fl.compile(source, { device: dev(), std: "c++2b" as "c++20" }), fl.ArgumentError, /options\.std must be "c\+\+17" \(the default\) or "c\+\+20", got "c\+\+2b"/);
   });
 
-  it("defines CUDART_VERSION as nvcc's implicit <cuda_runtime.h> does (not on AMD's platform), and finds GLFW's header, which declares nothing", () => {
+  it("defines CUDART_VERSION as nvcc's implicit <cuda_runtime.h> does (not on AMD's platform), and finds GLFW's and glad's headers, which declare nothing", () => {
     const source = (header: string) => `
 #include <${header}>
+#include <glad/glad.h>
 #include <GLFW/glfw3.h>
 __global__ void versions(int* out) {
 #if defined(CUDART_VERSION)
