@@ -777,6 +777,20 @@ function withoutAccessLabels(tokens: Token[]): Token[] {
   return tokens;
 }
 
+// A declaration's tokens without its C++11 attributes (`[[nodiscard]] int at(int i) const`,
+// `[[maybe_unused]] int n`), which change no layout; `[[` always opens one.
+function withoutAttributes(tokens: Token[]): Token[] {
+  const kept: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i].text === "[" && tokens[i + 1]?.text === "[") {
+      i = closing(tokens, i);
+      continue;
+    }
+    kept.push(tokens[i]);
+  }
+  return kept;
+}
+
 // The data members of a struct body (member functions, static members, types and access labels skipped),
 // or why the struct cannot be passed by value.
 function structMembers(body: Token[], structs: SourceStructs, namespaceAliases: Map<string, string>): DeclaredMember[] | string {
@@ -786,7 +800,7 @@ function structMembers(body: Token[], structs: SourceStructs, namespaceAliases: 
   for (const [name, spelled] of typeAliases(body)) aliases.set(name, namespaceAliases.get(spelled) ?? spelled);
   // One declaration: "float a, b[4]", "__align__(16) float4 v", "public: int n".
   const declare = (statement: Token[]): string | undefined => {
-    const tokens = withoutAccessLabels(statement);
+    const tokens = withoutAttributes(withoutAccessLabels(statement));
     const first = tokens[0]?.text;
     if (first === undefined || ["static", "using", "typedef", "friend", "template", "static_assert"].includes(first)) return undefined;
     if (first === "enum") {

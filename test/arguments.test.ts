@@ -364,14 +364,14 @@ __global__ void scaled(T* out, Aligned a) { out[threadIdx.x] = static_cast<T>(a.
         `kernel unpack: argument 6 (v) must be an object with the fields of struct float4 { x, y, z, w }, got an f32 tensor of shape [4] on ${dev().describe()}`);
     });
 
-    it("reads struct definitions as C++ writes them: classes, access labels, member functions, initializers, aliases, namespaces", () => {
+    it("reads struct definitions as C++ writes them: classes, access labels, member functions, initializers, aliases, namespaces, C++11 attributes", () => {
       const source = `
 namespace cfg {
 class alignas(32) Window {
  public:
   __device__ Window() {}
-  __device__ int width() const { return hi - lo; }
-  int lo{2}, hi = 9;
+  [[nodiscard]] __device__ int width() const { return hi - lo; }
+  [[maybe_unused]] int lo{2}, hi [[maybe_unused]] = 9;
  private:
   static constexpr int kMax = 64;
   float weights[2] = {1.0f, 2.0f};

@@ -3239,6 +3239,30 @@ __global__ void codes(int* out) {
     expect(Array.from(out.toArray())).to.deep.equal([0 + 999 + 161 + 1]);
   });
 
+  it("takes thrust::tuple in host and device code, and finds thrust's binary_search and iterator headers for the host code beside the kernels", () => {
+    const module = fl.compile(`
+#include <thrust/tuple.h>
+#include <thrust/binary_search.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
+// A comparator of index pairs, as a sparse matrix's assembly sorts them.
+struct pair_less {
+  __host__ __device__ bool operator()(const thrust::tuple<int, int>& a, const thrust::tuple<int, int>& b) const {
+    return thrust::get<0>(a) < thrust::get<0>(b) || (thrust::get<0>(a) == thrust::get<0>(b) && thrust::get<1>(a) < thrust::get<1>(b));
+  }
+};
+__global__ void ordered(int* out, const int* rows, const int* cols, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 >= n) return;
+  out[i] = pair_less()(thrust::make_tuple(rows[i], cols[i]), thrust::make_tuple(rows[i + 1], cols[i + 1])) ? 1 : 0;
+}`, { device: dev() });
+    const rows = [0, 0, 1, 1, 1, 2, 1], cols = [3, 1, 0, 2, 5, 0, 4];
+    const out = fl.full([rows.length - 1], -1, { dtype: "i32", device: dev() });
+    module.fn("ordered").launch({ grid: 1, block: 32 }, out, fl.tensor(rows, { dtype: "i32", device: dev() }), fl.tensor(cols, { dtype: "i32", device: dev() }), rows.length);
+    expect(Array.from(out.toArray())).to.deep.equal(range(rows.length - 1).map((i) =>
+      (rows[i] < rows[i + 1] || (rows[i] === rows[i + 1] && cols[i] < cols[i + 1]) ? 1 : 0)));
+  });
+
   it("takes thrust::complex and cuFFT's types in device code, and an enum template parameter written with its keyword", () => {
     const module = fl.compile(`
 #include <thrust/complex.h>
