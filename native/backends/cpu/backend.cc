@@ -265,9 +265,11 @@ struct device {
 // Check mode's granule is 16 bytes; plain mode's is the buffers' 256-byte
 // alignment: an overrun past it faults there too, reported as an invalid
 // address, where it would otherwise write into the process's heap.
-// Each such buffer takes three of the process's memory mappings, of which Linux
-// allows vm.max_map_count (65530 by default) and the rest of the process needs
-// some: at most a quarter of them go to buffers, across every device. Past it,
+// Each such buffer takes three of the process's memory mappings (two where its
+// reserve meets the one of the buffer mapped next to it, which Linux merges), of
+// which it allows vm.max_map_count (65530 by default) and the rest of the process
+// needs some: an eighth of that count is the most buffers at once, across every
+// device (3/8 of the mappings at worst). Past it,
 // plain mode's buffers come from the heap (unguarded) and check mode's fail.
 std::atomic<long> guarded_buffers{0};
 
@@ -278,7 +280,7 @@ long guarded_buffer_limit() {
       if (fscanf(f, "%ld", &maps) != 1) maps = 65530;
       fclose(f);
     }
-    return maps / 12;
+    return maps / 8;
   }();
   return limit;
 }
