@@ -946,6 +946,11 @@ function resolveAliases(tokens: Token[], aliases: Map<string, string>): Token[] 
       out.push(t);
       continue;
     }
+    // A name qualified with its namespace (`cuda::index_t`, `a::b::idx`): the qualifier goes with it.
+    while (out[out.length - 1]?.text === "::") {
+      out.pop();
+      if (/^[A-Za-z_]\w*$/.test(out[out.length - 1]?.text ?? "")) out.pop();
+    }
     // `const realptr p` is the pointer made const (float* const p), not its pointee.
     const constPointer = spelled.endsWith("*") && out[out.length - 1]?.text === "const";
     if (constPointer) out.pop();

@@ -137,6 +137,20 @@ __global__ void spellings(int* sizes, unsigned int* a, uint32_t* b, int64_t* c, 
       4000000000, 1, -(2n ** 62n) - 1n, 2n ** 62n + 1n, 0.1, -128, 127, -32768, 32767, 65535, 1, 2n ** 64n - 1n]);
   });
 
+  it("reads a parameter whose type is an alias named with its namespace (CTranslate2's cuda::index_t)", () => {
+    const source = `
+namespace cuda { using index_t = unsigned int; }
+namespace a { namespace b { typedef short idx; } }
+__global__ void qualified(int* out, cuda::index_t n, const a::b::idx step, const ::cuda::index_t* limits) {
+  out[threadIdx.x] = threadIdx.x < n ? static_cast<int>(threadIdx.x * step + limits[0]) : -1;
+}`;
+    const [parsed] = parseKernels(source);
+    expect(parsed.params.map((p) => p.type)).to.deep.equal(["i32", "u32", "i16", "u32"]);
+    const out = fl.full([6], 9, { dtype: "i32", device: dev() });
+    fl.compile(source, { device: dev() }).fn("qualified").launch({ grid: 1, block: 6 }, out, 4, -3, fl.tensor([100], { dtype: "u32", device: dev() }));
+    expect(Array.from(out.toArray())).to.deep.equal([100, 97, 94, 91, -1, -1]);
+  });
+
   describe("views", () => {
     const SOURCE = `
 __global__ void iota(float* out, int n) {
