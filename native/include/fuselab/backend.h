@@ -40,7 +40,8 @@ typedef struct fl_device_options {
   int warp_size;     /* cpu: 32 (default, when 0) or 64; gpu: ignored */
   int check;         /* cpu: guard bands, NaN poison, shuffled thread order */
   int threads;       /* cpu: worker threads, 0 = hardware concurrency */
-  int timeout_ms;    /* cpu: a launch running longer is stopped with an error; 0 = none */
+  int timeout_ms;    /* cpu: a launch running longer is stopped with an error; gpu: a wait for
+                        the device's work gives up with one (the kernel runs on); 0 = none */
 } fl_device_options;
 
 typedef struct fl_device_props {
@@ -135,8 +136,9 @@ typedef struct fl_backend {
   int (*launch)(void* device, void* kernel, fl_dim3 grid, fl_dim3 block,
                 size_t shared_bytes, void** args, const size_t* reach, int nargs);
   int (*synchronize)(void* device);
-  /* Stops the running launch and compiles where the backend can (cpu): nonzero
-     when one was stopped, 0 when nothing ran (neither is an error). */
+  /* Stops the running launch and compiles where the backend can (cpu), or ends
+     a wait for the device's work (gpu, whose kernel runs on): nonzero when one
+     was stopped or ended, 0 when nothing ran (neither is an error). */
   int (*cancel)(void* device);
 
   int (*event_create)(void* device, void** event);
