@@ -408,11 +408,11 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   for (const statement of statements) {
     if (!blanked.has(statement) && instantiatesOneOf(code.slice(statement.start, statement.end), leftOut)) blank(statement.start, statement.end);
   }
+  // A statement in a macro ends at its `;`, or at the end of the directive: a line end with no `\` before it.
+  const directiveEnds = (k: number) => source[k] === "\n" && !/\\\r?$/.test(source.slice(Math.max(0, k - 2), k));
   for (const m of source.matchAll(/\btemplate\b(?!\s*<)/g)) {
     const start = m.index!;
     let end = start;
-    // To its `;`, or to the end of the directive: a line end with no `\` before it.
-    const directiveEnds = (k: number) => source[k] === "\n" && !/\\\r?$/.test(source.slice(Math.max(0, k - 2), k));
     while (end < source.length && directive[end] && source[end] !== ";" && !directiveEnds(end)) end++;
     const closed = source[end] === ";";
     if (!directive[start] || (!closed && end < source.length && directive[end] && !directiveEnds(end))) continue;
