@@ -9,6 +9,7 @@ import type { StructLayout } from "./layout";
 import { Device, backendStatus, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
+import { gridSyncFunctions } from "./grid-sync";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import {
   DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
@@ -143,6 +144,8 @@ interface Translated {
   leftOutBy: (name: string) => string | undefined;
   /** Kernels TS cannot launch, with why. */
   unlaunchable: ReadonlyMap<string, ArgumentError>;
+  /** The functions that sync their grid (by unqualified name), whose kernels a GPU launches cooperatively; none on the CPU. */
+  gridSync: ReadonlySet<string>;
   /** A message's lines of the combined text ("line 12") as the files they came from ("line 3 of common.h"). */
   located: (message: string) => string;
 }
@@ -373,6 +376,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
+    gridSync: target === "cpu" ? new Set() : gridSyncFunctions(source, predefined),
     located: (message) => locatedMessage(message, combined.segments),
     leftOutBy: (name) => {
       const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build, source) : "");
@@ -466,9 +470,14 @@ function warnHostPass(where: string, p: Prepared, host: Prepared): void {
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
+// The kernel names a backend compiles, those that sync their grid marked for a cooperative launch (backend.h's module_compile).
+function markedNames(p: Translated, names: readonly string[]): string[] {
+  return names.map((name) => (p.gridSync.has(parseNameExpression(name)?.name.split("::").pop() ?? "") ? `${name}\tcooperative` : name));
+}
+
 function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle {
   try {
-    return nativeCall(() => native().compile(p.dev.handle, p.text, names, p.flags, p.timeoutMs));
+    return nativeCall(() => native().compile(p.dev.handle, p.text, markedNames(p, names), p.flags, p.timeoutMs));
   } catch (e) {
     throw compileError(where, p, e);
   }
@@ -880,7 +889,7 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
   if (p.cached) return p.cached;
   const build = async (q: Prepared) => {
     try {
-      const handle = await nativeAsync(() => native().compileAsync(q.dev.handle, q.text, q.declarations.map((d) => d.name), q.flags, q.timeoutMs));
+      const handle = await nativeAsync(() => native().compileAsync(q.dev.handle, q.text, markedNames(q, q.declarations.map((d) => d.name)), q.flags, q.timeoutMs));
       return remember("fl.compileAsync", q, handle);
     } catch (e) {
       throw compileError("fl.compileAsync", q, e);

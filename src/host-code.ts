@@ -47,7 +47,8 @@ function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   if (CLASS_INSTANTIATION.test(text)) return true;
   // `using std::string;`, `using Clock = std::chrono::steady_clock;`: a name of the host-only library.
   if (first === "using") return HOST_LIBRARY.test(text);
-  if (!first || KEPT_FIRST_WORDS.has(first) || ANNOTATED.test(text)) return false;
+  if (!first || KEPT_FIRST_WORDS.has(first)) return false;
+  if (ANNOTATED.test(text)) return isHostPrototype(text);
   // A texture reference (`texture<float, 2> tex;`, before CUDA 12) is device code's to read.
   if (/^texture\s*</.test(text)) return false;
   // The declarator: up to the initializer.
@@ -171,6 +172,15 @@ function opensFunctionBody(head: string): boolean {
   // An initializer's '=', not a comparison's (`enable_if<pack_size == 1, void>::type f(...)`).
   return !/(?:^|[^=!<>])=(?!=)/.test(outside) && !/\b(?:struct|class|union|enum)\b/.test(text.split("(", 1)[0]) &&
     /\)\s*(?:(?:const|noexcept|override|final)\s*)*(?:->[^{]*)?$/.test(text);
+}
+
+/**
+ * Whether a declaration (`__host__ static matrix make_gpu(unsigned n);`, a workshop's
+ * header) declares a function marked `__host__` alone, which NVRTC refuses even unused.
+ */
+function isHostPrototype(declaration: string): boolean {
+  const declarator = declaration.split(/[={]/, 1)[0];
+  return /^[^(]*\([^{]*\)[^{]*;?\s*$/.test(declarator) && /\b__host__\b/.test(declarator) && isHostFunction(declarator);
 }
 
 /** Whether the head of a function's definition (up to its body) makes it a host function: no execution space or __host__ alone, not constexpr. */
@@ -455,7 +465,8 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
 /**
  * The host member functions (constexpr ones aside) of a class definition
  * (`statement`) that are marked `__host__`, or whose bodies call the runtime: each
- * from its head, after any access label (which the members after it keep), to its body's end.
+ * from its head, after any access label (which the members after it keep), to its
+ * body's end; and the member prototypes marked `__host__` alone, to their `;`.
  */
 function hostMembers(code: string, statement: NamespaceStatement, expand: (text: string) => string): { start: number; end: number }[] {
   const open = code.indexOf("{", statement.start);
@@ -484,6 +495,8 @@ function hostMembers(code: string, statement: NamespaceStatement, expand: (text:
       depth--;
       if (depth < 0) break;
     } else if (c === ";" && depth === 0 && parens === 0) {
+      const declaration = code.slice(start, i + 1).replace(/^\s*(?:(?:public|private|protected)\s*:\s*)*/, "");
+      if (isHostPrototype(expand(declaration))) found.push({ start: i + 1 - declaration.length, end: i });
       start = i + 1;
     }
   }

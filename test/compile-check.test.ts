@@ -91,7 +91,36 @@ const TARGETS: { target: string; backend: "hip" | "cuda" }[] = [
   { target: "cuda:sm_90", backend: "cuda" },
 ];
 
+// The toolkit's C++ library, where this machine has one (nvcc's; NVRTC's on a GPU machine).
+const TOOLKIT_CCCL = [process.env.CUDA_HOME && path.join(process.env.CUDA_HOME, "include", "cccl"), "/usr/local/cuda/include/cccl"]
+  .find((folder): folder is string => !!folder && fs.existsSync(path.join(folder, "cub")));
+
+// Stand-ins found before the toolkit's own on purpose: cub's headers without its device-wide algorithms.
+const OWN_CUB = new Set(["cub/cub.cuh", "cub/util_allocator.cuh"]);
+
 describe("fl.compileCheck", () => {
+  it("hides none of the toolkit's headers that cub's block, warp and thread primitives include under NVRTC", function () {
+    if (!TOOLKIT_CCCL) return this.skip();
+    const stand = (name: string) => ["rtc", "rtc-nvidia"].some((folder) => fs.existsSync(path.resolve(__dirname, "..", "..", "kernels", "fuselab", folder, name)));
+    // Every header reachable from cub's primitives by #include <...>, as the toolkit resolves it.
+    const reached = new Set<string>(), queue: string[] = [];
+    for (const part of ["block", "warp", "thread"]) {
+      for (const f of fs.readdirSync(path.join(TOOLKIT_CCCL, "cub", part))) if (f.endsWith(".cuh")) queue.push(`cub/${part}/${f}`);
+    }
+    queue.push("cub/util_type.cuh");
+    while (queue.length > 0) {
+      const name = queue.pop()!;
+      if (reached.has(name)) continue;
+      reached.add(name);
+      const text = fs.readFileSync(path.join(TOOLKIT_CCCL, name), "utf8");
+      for (const m of text.matchAll(/^[ \t]*#[ \t]*include[ \t]*<((?:cub|thrust|cuda|nv)\/[^>]+)>/gm)) {
+        if (fs.existsSync(path.join(TOOLKIT_CCCL, m[1]))) queue.push(m[1]);
+      }
+    }
+    expect(reached.size).to.be.greaterThan(100);
+    expect([...reached].filter((name) => stand(name) && !OWN_CUB.has(name))).to.deep.equal([]);
+  });
+
   it("refuses a target that names no GPU architecture, an instance the source has no template for, and bad options", () => {
     expectThrows(() => fl.compileCheck(HIP_SOURCE, { target: "gfx90a" }), fl.ArgumentError,
       /options\.target must be "hip:<gfx architecture>" or "cuda:sm_<NN>" \("hip:gfx90a", "cuda:sm_90"\), got "gfx90a"/);

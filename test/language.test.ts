@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import * as fl from "../src";
 import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
+import { gridSyncFunctions } from "../src/grid-sync";
 import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
 import { expectRejects, expectThrows, range, testDevice } from "./helpers";
@@ -668,25 +669,35 @@ __global__ void vectors(float* out, int* ints) {
     expect(Array.from(ints.toArray())).to.deep.equal([0, 1, 2, 3].map(() => 250 + 1200 + 160000));
   });
 
-  it("places each static __shared__ array 16-byte aligned, as a GPU does, so a __half tile is copied through int4 (cuda_hgemm's staging)", () => {
+  it("places a static __shared__ array 16-byte aligned, as a GPU places a block's first, so a __half tile is copied through int4 (cuda_hgemm's staging)", () => {
+    // Another kernel's arrays share the module: on the CPU, where each array is a
+    // thread-local variable of the module, they decide where the tile would fall.
     const source = `
 #include <cuda_fp16.h>
 __global__ void stage(const half* a, half* c) {
-  __shared__ char flag[3];
   __shared__ half tile[16][16];
-  __shared__ half other[3];
   const int lane = threadIdx.x;
-  if (lane < 3) { flag[lane] = 1; other[lane] = a[lane]; }
   *(reinterpret_cast<int4*>(&tile[lane / 2][0]) + lane % 2) = *(reinterpret_cast<const int4*>(&a[(lane / 2) * 16]) + lane % 2);
   __syncthreads();
   *(reinterpret_cast<int4*>(&c[(lane / 2) * 16]) + lane % 2) = *(reinterpret_cast<const int4*>(&tile[15 - lane / 2][0]) + lane % 2);
-  if (lane == 0) c[256] = __hadd(other[2], __int2half_rn(flag[0] + static_cast<int>(reinterpret_cast<unsigned long long>(other) % 16)));
+}
+__global__ void pair(const half* a, half* c) {
+  __shared__ half a_tile[16][16];
+  __shared__ half b_tile[8][16];
+  a_tile[threadIdx.x][0] = a[threadIdx.x];
+  if (threadIdx.x < 8) b_tile[threadIdx.x][0] = a[threadIdx.x + 16];
+  __syncthreads();
+  c[threadIdx.x] = __hadd(a_tile[threadIdx.x][0], b_tile[threadIdx.x % 8][0]);
 }`;
     const values = range(256).map((i) => (i % 97) - 40);
     for (const d of dev().kind === "gpu" ? [dev()] : [dev(), fl.device("cpu", { check: true })]) {
-      const c = fl.empty([257], { dtype: "f16", device: d });
-      fl.compile(source, { device: d }).fn("stage").launch({ grid: 1, block: 32 }, fl.tensor(values, { dtype: "f16", device: d }), c);
-      expect(Array.from(c.toArray()), d.describe()).to.deep.equal([...range(256).map((i) => values[(15 - Math.floor(i / 16)) * 16 + (i % 16)]), values[2] + 1]);
+      const module = fl.compile(source, { device: d });
+      const a = fl.tensor(values, { dtype: "f16", device: d });
+      const c = fl.empty([256], { dtype: "f16", device: d }), paired = fl.empty([16], { dtype: "f16", device: d });
+      module.fn("stage").launch({ grid: 1, block: 32 }, a, c);
+      module.fn("pair").launch({ grid: 1, block: 16 }, a, paired);
+      expect(Array.from(c.toArray()), d.describe()).to.deep.equal(range(256).map((i) => values[(15 - Math.floor(i / 16)) * 16 + (i % 16)]));
+      expect(Array.from(paired.toArray()), d.describe()).to.deep.equal(range(16).map((i) => values[i] + values[(i % 8) + 16]));
     }
   });
 
@@ -1101,6 +1112,98 @@ __global__ void count(int* out) { Counter c; out[threadIdx.x] = c.start + c.step
     const counted = fl.full([5], -1, { dtype: "i32", device: dev() });
     overloaded.fn("count").launch({ grid: 1, block: 5 }, counted);
     expect(Array.from(counted.toArray())).to.deep.equal([222, 222, 222, 222, 222]);
+    // Prototypes marked __host__ alone, members and free functions, in a project's header
+    // (a workshop's kernel.hpp), defined for the host beside the kernel: NVRTC refuses them even unused.
+    const header = `#pragma once
+struct matrix {
+  int* data;
+  unsigned n;
+  __host__ __device__ int& at(unsigned col, unsigned row);
+};
+struct runner {
+  __host__ static matrix make_gpu(unsigned n);
+  __host__ static void cleanup(matrix& gpu);
+};
+__host__ void run_all(const matrix& a, matrix& b);
+`;
+    const prototyped = fl.compile(`#include "kernel.hpp"
+__host__ __device__ int& matrix::at(unsigned col, unsigned row) { return data[row * n + col]; }
+__host__ matrix runner::make_gpu(unsigned n) { matrix m{nullptr, n}; cudaMalloc(&m.data, n * n * sizeof(int)); return m; }
+__host__ void runner::cleanup(matrix& gpu) { cudaFree(gpu.data); }
+__global__ void transpose_into(matrix a, matrix b) { b.at(threadIdx.y, threadIdx.x) = a.at(threadIdx.x, threadIdx.y); }
+__host__ void run_all(const matrix& a, matrix& b) { transpose_into<<<1, dim3(a.n, a.n)>>>(a, b); }`, { device: dev(), headers: { "kernel.hpp": header } });
+    const square = fl.tensor(range(9), { dtype: "i32", device: dev() });
+    const transposed = fl.full([9], -1, { dtype: "i32", device: dev() });
+    prototyped.fn("transpose_into").launch({ grid: 1, block: [3, 3] }, { data: square, n: 3 }, { data: transposed, n: 3 });
+    expect(Array.from(transposed.toArray())).to.deep.equal([0, 3, 6, 1, 4, 7, 2, 5, 8]);
+  });
+
+  it("launches a kernel that syncs its grid (grid.sync(), also through a device function) cooperatively on an NVIDIA GPU, and says why not elsewhere", () => {
+    const module = fl.compile(`
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ void grid_barrier() { cg::this_grid().sync(); }
+__global__ void two_phase_sum(const float* x, float* partial, float* total, int n) {
+  cg::grid_group grid = cg::this_grid();
+  __shared__ float s[128];
+  float v = 0.f;
+  for (unsigned long long i = grid.thread_rank(); i < n; i += grid.size()) v += x[i];
+  s[threadIdx.x] = v;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = s[0];
+  grid.sync();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    float t = 0.f;
+    for (int b = 0; b < gridDim.x; ++b) t += partial[b];
+    *total = t;
+  }
+}
+__global__ void through_helper(int* flags, int* seen) {
+  if (threadIdx.x == 0) flags[blockIdx.x] = 1;
+  grid_barrier();
+  if (threadIdx.x == 0) { int c = 0; for (int b = 0; b < gridDim.x; ++b) c += flags[b]; seen[blockIdx.x] = c; }
+}
+// No sync: an ordinary launch, of a grid larger than any GPU holds at once.
+__global__ void ranks(unsigned* out) { out[cg::this_grid().thread_rank()] = static_cast<unsigned>(cg::this_grid().thread_rank()); }`, { device: dev() });
+    // Which kernels a GPU launches cooperatively: read after preprocessing, through the functions they call.
+    const synced = gridSyncFunctions(`
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+#define SYNC_ALL() cg::this_grid().sync()
+__device__ void step_a() { SYNC_ALL(); }
+template <int N> __device__ void step_b(int* x) { auto g = cg::this_grid(); if (N > 0) g.sync(); }
+__device__ void by_free_function(cg::grid_group& grid) { cg::sync(grid); }
+__device__ void block_only() { cg::this_thread_block().sync(); unsigned long long r = cg::this_grid().thread_rank(); (void)r; }
+__global__ void k1() { step_a(); }
+__global__ void k2(int* x) { step_b<3>(x); }
+__global__ void k3() { cg::grid_group grid = cg::this_grid(); by_free_function(grid); }
+__global__ void k4() { block_only(); }
+__global__ void k5() { if (false) { } }`, {});
+    expect([...synced].sort()).to.deep.equal(["by_free_function", "k1", "k2", "k3", "step_a", "step_b"]);
+    const n = 10007;
+    const x = fl.tensor(range(n).map((i) => (i % 13) - 6), { device: dev() });
+    const partial = fl.full([8], -1, { device: dev() }), total = fl.full([1], -1, { device: dev() });
+    const flags = fl.zeros([16], { dtype: "i32", device: dev() }), seen = fl.full([16], -1, { dtype: "i32", device: dev() });
+    const many = fl.full([4096 * 128], 7, { dtype: "u32", device: dev() });
+    module.fn("ranks").launch({ grid: 4096, block: 128 }, many);
+    expect(Array.from(many.toArray()).every((v, i) => v === i)).to.equal(true);
+    if (dev().backend !== "cuda") {
+      const why = dev().backend === "cpu" ? /grid\.sync\(\) needs every block of the grid resident at once \(a cooperative launch\), which fuselab makes on NVIDIA GPUs; the CPU emulator runs a grid's blocks a few at a time/
+        : /its grid\.sync\(\) needs a cooperative launch, which fuselab makes on NVIDIA GPUs only/;
+      expectThrows(() => { module.fn("two_phase_sum").launch({ grid: 8, block: 128 }, x, partial, total, n); total.toArray(); }, fl.DeviceError, why);
+      return;
+    }
+    module.fn("two_phase_sum").launch({ grid: 8, block: 128 }, x, partial, total, n);
+    expect(Array.from(total.toArray())).to.deep.equal([range(n).reduce((a, i) => a + (i % 13) - 6, 0)]);
+    expectThrows(() => module.fn("through_helper").launch({ grid: 100000, block: 128 }, flags, seen), fl.DeviceError,
+      /launch of through_helper: grid must hold at most \d+ blocks of 128 threads on .*, as its grid\.sync\(\) needs every block resident \(a cooperative launch\), got 100000/);
+    // The device is sound after the refusal.
+    module.fn("through_helper").launch({ grid: 16, block: 128 }, flags, seen);
+    expect(Array.from(seen.toArray())).to.deep.equal(range(16).map(() => 16));
   });
 
   it("sets pointer variables and structs of pointers from tensors, as cudaMemcpyToSymbol of device pointers does (the CS149 renderer's constants)", () => {

@@ -47,7 +47,7 @@ class grid_group {
  public:
   void sync(int line = __builtin_LINE()) const {
     ::fl::emu::block_state& b = ::fl::emu::current_block();
-    ::fl::emu::fail(b, "kernel '%s': grid.sync() needs a cooperative launch, which fuselab does not make",
+    ::fl::emu::fail(b, "kernel '%s': grid.sync() needs every block of the grid resident at once (a cooperative launch), which fuselab makes on NVIDIA GPUs; the CPU emulator runs a grid's blocks a few at a time",
                     b.launch->desc->kernel);
     ::fl::emu::abandon_block(b);
   }

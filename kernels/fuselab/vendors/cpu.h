@@ -35,8 +35,10 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __restrict__ __restrict
 // thread_local at block scope implies static; "static __shared__" stays valid.
-// Each array 16-byte aligned, as a GPU places them: kernels copy a __half tile
-// through int4 (cuda_hgemm's ldmatrix staging), which needs it.
+// Each array 16-byte aligned, as a GPU places a block's first (and a tile after
+// others whose sizes are multiples of 16): kernels copy a __half tile through
+// int4 (cuda_hgemm's ldmatrix staging), which needs it. A GPU packs smaller
+// arrays closer, so the CPU takes some layouts a GPU faults on.
 #define __shared__ thread_local __attribute__((aligned(16)))
 // Exported by name, so that module.constant(name).set() finds it (dlsym).
 #define __constant__ __attribute__((visibility("default")))

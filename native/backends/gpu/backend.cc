@@ -145,6 +145,8 @@ struct kernel {
     out->signature = param_count >= 0 ? signature.c_str() : nullptr;
     out->params = params.empty() ? nullptr : params.c_str();
   }
+  // It synchronizes its grid (grid.sync()): launched cooperatively, every block resident at once.
+  bool cooperative = false;
   // Read from the runtime at the first launch.
   std::mutex mutex;
   bool attributes_read = false;
@@ -463,8 +465,9 @@ std::vector<std::string> rtc_include_dirs() {
 #endif
 }
 
-// Loads the compiled image on d and finds each kernel in it.
-int load_compiled(device* d, const std::vector<std::string>& names, const rtc_result& compiled, module* m) {
+// Loads the compiled image on d and finds each kernel in it (those of `cooperative` launched so).
+int load_compiled(device* d, const std::vector<std::string>& names, const std::vector<bool>& cooperative,
+                  const rtc_result& compiled, module* m) {
   m->image = compiled.code;
 #if defined(FL_GPU_HIP)
   if (int r = check(d->ordinal, "hipModuleLoadData", hipModuleLoadData(&m->loaded, m->image.data()))) return r;
@@ -477,6 +480,7 @@ int load_compiled(device* d, const std::vector<std::string>& names, const rtc_re
     auto k = std::make_unique<kernel>();
     k->ordinal = d->ordinal;
     k->name = names[i];
+    k->cooperative = cooperative[i];
 #if defined(FL_GPU_HIP)
     if (int r = check(d->ordinal, "hipModuleGetFunction",
                       hipModuleGetFunction(&k->function, m->loaded, compiled.lowered_names[i].c_str())))
@@ -533,6 +537,15 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (!source) return fail("module_compile: source must be a string, got null");
   // None is allowed: a source of kernel templates only, instantiated by later compiles.
   std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
+  std::vector<bool> cooperative(names.size(), false);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const size_t tab = names[i].find('\t');
+    if (tab == std::string::npos) continue;
+    if (names[i].substr(tab + 1) != "cooperative")
+      return fail("module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\", got \"" + names[i] + "\"");
+    cooperative[i] = true;
+    names[i].resize(tab);
+  }
   if (int r = enter(d)) return r;
 
   rtc_result compiled;
@@ -542,7 +555,7 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
     return fail(error);
   }
   auto m = std::make_unique<module>();
-  if (int r = load_compiled(d, names, compiled, m.get())) {
+  if (int r = load_compiled(d, names, cooperative, compiled, m.get())) {
     unload(m.get());
     return r;
   }
@@ -684,6 +697,23 @@ int prepare_launch(device* d, kernel* k, fl_dim3 grid, fl_dim3 block, size_t sha
   return 0;
 }
 
+#if !defined(FL_GPU_HIP)
+// A cooperative launch of more blocks than the GPU holds at once: how many it holds.
+int cooperative_too_large(device* d, kernel* k, fl_dim3 grid, fl_dim3 block, size_t shared_bytes) {
+  (void)cudaGetLastError();
+  int per_sm = 0;
+  const int threads = static_cast<int>(block.x * block.y * block.z);
+  const bool known = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k->symbol, threads, shared_bytes) == cudaSuccess;
+  (void)cudaGetLastError();
+  const unsigned long long blocks = 1ull * grid.x * grid.y * grid.z;
+  return fail("launch of " + k->name + ": grid must hold " +
+              (known ? "at most " + std::to_string(per_sm * d->prop.multiProcessorCount) + " blocks of " + std::to_string(threads) +
+                           " threads on " + d->label
+                     : "no more blocks than " + d->label + " runs at once") +
+              ", as its grid.sync() needs every block resident (a cooperative launch), got " + std::to_string(blocks));
+}
+#endif
+
 // A GPU reaches what it reaches: `reach` has nothing to check here.
 int launch(void* dv, void* kv, fl_dim3 grid, fl_dim3 block, size_t shared_bytes, void** args, const size_t*, int nargs) {
   auto* d = static_cast<device*>(dv);
@@ -703,10 +733,20 @@ int launch(void* dv, void* kv, fl_dim3 grid, fl_dim3 block, size_t shared_bytes,
   const char* call = FL_GPU_API "LaunchKernel";
   gpuError_t e;
 #if defined(FL_GPU_HIP)
+  if (k->cooperative)
+    return fail("launch of " + k->name + ": its grid.sync() needs a cooperative launch, which fuselab makes on NVIDIA GPUs only");
   if (k->function) {
     call = "hipModuleLaunchKernel";
     e = hipModuleLaunchKernel(k->function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                               static_cast<unsigned>(shared_bytes), d->stream, args, nullptr);
+  } else
+#endif
+#if !defined(FL_GPU_HIP)
+  if (k->cooperative) {
+    call = "cudaLaunchCooperativeKernel";
+    e = cudaLaunchCooperativeKernel(k->symbol, dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z), args,
+                                    shared_bytes, d->stream);
+    if (e == cudaErrorCooperativeLaunchTooLarge) return cooperative_too_large(d, k, grid, block, shared_bytes);
   } else
 #endif
   {

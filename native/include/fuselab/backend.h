@@ -114,7 +114,9 @@ typedef struct fl_backend {
   /* The kernels built into the plugin ahead of time (kernels/<family>.hip). */
   int (*module_builtin)(void* device, void** module);
   /* Run-time compilation. kernel_names: one a line, the __global__ functions to
-     export, each a name expression ("k", "ns::k", "k<float, 256>"). options:
+     export, each a name expression ("k", "ns::k", "k<float, 256>"), followed by
+     "\tcooperative" for one that synchronizes its grid (grid.sync()), which a
+     GPU backend then launches cooperatively (or refuses to launch). options:
      extra compiler flags, space separated (include paths).
      timeout_ms: a compile running longer is stopped with an error (0: no limit);
      cancel() also stops a running compile. The cpu backend's compiler is a child

@@ -1,2 +1,0 @@
-// <thrust/iterator/discard_iterator.h>: host code only (fuselab/thrust_host_only.h).
-#include <fuselab/thrust_host_only.h>
