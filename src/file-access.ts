@@ -58,8 +58,8 @@ const NVIDIA_ONLY: { header: RegExp; use: RegExp; expected: string }[] = [
   },
   {
     header: /^(?:curand(?:_kernel|_philox4x32_x|_mtgp32_kernel|_mtgp32_host|_mrg32k3a|_poisson|_discrete2?|_lognormal|_normal|_uniform)?\.h|(?:hiprand\/)?hiprand_kernel\.h)$/,
-    use: /\b(?:(?:cu|hip)randState(?:MRG32k3a|Sobol|ScrambledSobol|Mtgp32)\w*|(?:cu|hip)rand_(?:poisson|discrete|mtgp32\w*)|curandMakeMTGP32\w*|curandDiscreteDistribution\w*)\b/,
-    expected: "code the CPU emulator can run (its cuRAND has the XORWOW and Philox4_32_10 generators, not MRG32k3a, Sobol or MTGP32, " +
+    use: /\b(?:(?:cu|hip)randState(?:Sobol|ScrambledSobol|Mtgp32)\w*|(?:cu|hip)rand_(?:poisson|discrete|mtgp32\w*)|curandMakeMTGP32\w*|curandDiscreteDistribution\w*)\b/,
+    expected: "code the CPU emulator can run (its cuRAND has the XORWOW, Philox4_32_10 and MRG32k3a generators, not Sobol or MTGP32, " +
       "nor the Poisson and discrete distributions: run this source on an NVIDIA GPU, or pass random numbers in from TS)",
   },
 ];

@@ -11,7 +11,7 @@ import { gridSyncFunctions } from "../src/grid-sync";
 import { withoutHostCode } from "../src/host-code";
 import { findKernels } from "../src/signature";
 import { expectRejects, expectThrows, range, testDevice } from "./helpers";
-import { Philox, Xorwow, boxMuller, uniformDoubleOf, uniformOf } from "./reference/curand";
+import { Mrg32k3a, Philox, Xorwow, boxMuller, uniformDoubleOf, uniformOf } from "./reference/curand";
 import { fp8Code, fp8Value, roundBf16, roundBf16Fma, roundF16, roundF16Fma, roundF32Fma } from "./reference/half";
 
 /** f16 values as their bits, for bit-for-bit comparisons (every NaN alike: the GPU gives one NaN, 0x7fff). */
@@ -2552,6 +2552,52 @@ __global__ void philox_draws(unsigned* bits, float* uniforms, float* normals, un
     fl.assertClose(philoxNormals, philox.normals, { rtol: 1e-5, atol: 1e-5 });
   });
 
+  it("draws cuRAND's MRG32k3a stream as the GPU does: the same bits and uniforms, normals to the GPU's fast sine; hipRAND's too", () => {
+    const module = fl.compile(`
+#include <curand_kernel.h>
+#include <hiprand/hiprand_kernel.h>
+__global__ void mrg_draws(unsigned long long seed, unsigned* bits, float* uniforms, double* doubles, float* normals, double* normal_doubles, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  curandStateMRG32k3a_t s;
+  curand_init(i == n - 1 ? 0ull : seed, i, i % 5, &s);  // the last thread: seed 0, the published starting state
+  bits[3 * i] = curand(&s);
+  bits[3 * i + 1] = curand(&s);
+  uniforms[i] = curand_uniform(&s);
+  doubles[i] = curand_uniform_double(&s);
+  normals[2 * i] = curand_normal(&s);
+  normals[2 * i + 1] = curand_normal(&s);
+  normal_doubles[i] = curand_normal_double(&s);
+  skipahead(1000, &s);
+  hiprandStateMRG32k3a_t& h = s;
+  bits[3 * i + 2] = hiprand(&h);
+}`, { device: dev() });
+    const n = 40, seed = 0xfedcba9876543n;
+    const bits = fl.full([3 * n], 7, { dtype: "u32", device: dev() });
+    const uniforms = fl.full([n], NaN, { device: dev() }), doubles = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    const normals = fl.full([2 * n], NaN, { device: dev() }), normalDoubles = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    module.fn("mrg_draws").launch({ grid: 2, block: 32 }, seed, bits, uniforms, doubles, normals, normalDoubles, n);
+    const expected = { bits: [] as number[], uniforms: [] as number[], doubles: [] as number[], normals: [] as number[], normalDoubles: [] as number[] };
+    for (let i = 0; i < n; i++) {
+      const g = new Mrg32k3a(i === n - 1 ? 0n : seed, i, i % 5);
+      const first = g.next(), second = g.next();
+      expected.uniforms.push(Math.fround(g.uniformDouble()));
+      expected.doubles.push(g.uniformDouble());
+      const x = Math.fround(g.uniformDouble()), y = Math.fround(Math.fround(g.uniformDouble()) * Math.fround(6.2831855));
+      const s = Math.sqrt(-2 * Math.log(x));
+      expected.normals.push(Math.sin(y) * s, Math.cos(y) * s);
+      const u = g.uniformDouble(), v = g.uniformDouble() * 2;
+      expected.normalDoubles.push(Math.sin(v * Math.PI) * Math.sqrt(-2 * Math.log(u)));
+      for (let k = 0; k < 1000; k++) g.nextResidue();
+      expected.bits.push(first, second, g.next());
+    }
+    expect(Array.from(bits.toArray())).to.deep.equal(expected.bits);
+    expect(Array.from(uniforms.toArray())).to.deep.equal(expected.uniforms);
+    expect(Array.from(doubles.toArray())).to.deep.equal(expected.doubles);
+    fl.assertClose(normals, expected.normals, { rtol: 1e-5, atol: 1e-5 });
+    fl.assertClose(normalDoubles, expected.normalDoubles, { rtol: 1e-12, atol: 1e-12 });
+  });
+
   it("draws hipRAND's streams as hipRAND on NVIDIA's platform does: cuRAND's, under HIP's names (a hipified kernel)", () => {
     const module = fl.compile(`
 #include <hip/hip_runtime.h>
@@ -2599,13 +2645,13 @@ __global__ void draws(unsigned* bits, float* uniforms, double* doubles, unsigned
         fl.ArgumentError, `fl.compile: source must be code the CPU emulator can run (it models no asynchronous copies: ` +
         `run this source on an NVIDIA GPU), got #include <${header}> on line 2, and ${first} on line 4`);
     }
-    expectThrows(() => fl.compile(`#include <curand_kernel.h>\n__global__ void k(float* x) {\n  curandStateMRG32k3a_t state;\n` +
-      `  curand_init(7, threadIdx.x, 0, &state);\n  x[threadIdx.x] = curand_uniform(&state);\n}`, { device: cpu }), fl.ArgumentError,
-      "fl.compile: source must be code the CPU emulator can run (its cuRAND has the XORWOW and Philox4_32_10 generators, not MRG32k3a, Sobol or " +
+    expectThrows(() => fl.compile(`#include <curand_kernel.h>\n__global__ void k(float* x, unsigned* directions) {\n  curandStateSobol32_t state;\n` +
+      `  curand_init(directions, threadIdx.x, &state);\n  x[threadIdx.x] = curand_uniform(&state);\n}`, { device: cpu }), fl.ArgumentError,
+      "fl.compile: source must be code the CPU emulator can run (its cuRAND has the XORWOW, Philox4_32_10 and MRG32k3a generators, not Sobol or " +
       "MTGP32, nor the Poisson and discrete distributions: run this source on an NVIDIA GPU, or pass random numbers in from TS), " +
-      "got #include <curand_kernel.h> on line 1, and curandStateMRG32k3a_t on line 3");
-    expectThrows(() => fl.compile(`#include <hiprand/hiprand_kernel.h>\n__global__ void k(float* x) {\n  hiprandStateMRG32k3a_t state;\n}`, { device: cpu }),
-      fl.ArgumentError, /got #include <hiprand\/hiprand_kernel\.h> on line 1, and hiprandStateMRG32k3a_t on line 3$/);
+      "got #include <curand_kernel.h> on line 1, and curandStateSobol32_t on line 3");
+    expectThrows(() => fl.compile(`#include <hiprand/hiprand_kernel.h>\n__global__ void k(float* x) {\n  hiprandStateMtgp32_t* state;\n}`, { device: cpu }),
+      fl.ArgumentError, /got #include <hiprand\/hiprand_kernel\.h> on line 1, and hiprandStateMtgp32_t on line 3$/);
     // Included and not used by device code (a project's common header includes it; a generator made on the
     // host): the CPU compiles without it.
     const hostGenerator = "#include <curand.h>\nvoid seed(unsigned long long s) { curandGenerator_t g; curandCreateGenerator(&g, CURAND_RNG_PSEUDO_DEFAULT); }\n" +

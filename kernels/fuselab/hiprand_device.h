@@ -1,8 +1,8 @@
 // hipRAND's device API as hipRAND gives it on NVIDIA's platform: cuRAND's
 // generators under HIP's names, each call forwarded to cuRAND's, so a hipified
 // kernel (`hiprandState_t`, `hiprand_init`, `hiprand_uniform`) draws the numbers
-// its cuRAND original draws. On the CPU that is the emulator's cuRAND (XORWOW
-// and Philox4_32_10); under NVRTC the toolkit's, with all of its generators.
+// its cuRAND original draws. On the CPU that is the emulator's cuRAND (XORWOW,
+// Philox4_32_10 and MRG32k3a); under NVRTC the toolkit's, with all of its generators.
 #ifndef FUSELAB_HIPRAND_DEVICE_H
 #define FUSELAB_HIPRAND_DEVICE_H
 #include <curand_kernel.h>
@@ -14,8 +14,8 @@ typedef curandStateXORWOW_t hiprandStateXORWOW_t;
 typedef hiprandStateXORWOW_t hiprandState_t;
 typedef hiprandStateXORWOW_t hiprandState;
 typedef curandStatePhilox4_32_10_t hiprandStatePhilox4_32_10_t;
-#if defined(__CUDACC_RTC__)
 typedef curandStateMRG32k3a_t hiprandStateMRG32k3a_t;
+#if defined(__CUDACC_RTC__)
 typedef curandStateSobol32_t hiprandStateSobol32_t;
 typedef curandStateScrambledSobol32_t hiprandStateScrambledSobol32_t;
 typedef curandStateSobol64_t hiprandStateSobol64_t;

@@ -148,3 +148,64 @@ export class Philox {
     return word;
   }
 }
+
+// MRG32k3a (L'Ecuyer, 1999): the one-step matrices of its two recurrences, and their moduli.
+const M1 = 4294967087n, M2 = 4294944443n;
+type Matrix3 = bigint[][];
+const STEP1: Matrix3 = [[0n, 1n, 0n], [0n, 0n, 1n], [M1 - 810728n, 1403580n, 0n]];
+const STEP2: Matrix3 = [[0n, 1n, 0n], [0n, 0n, 1n], [M2 - 1370589n, 0n, 527612n]];
+
+function times(a: Matrix3, b: Matrix3, m: bigint): Matrix3 {
+  return a.map((row) => [0, 1, 2].map((j) => row.reduce((sum, x, k) => sum + x * b[k][j], 0n) % m));
+}
+
+/** a^e modulo m, by squaring. */
+function power(a: Matrix3, e: bigint, m: bigint): Matrix3 {
+  let result: Matrix3 = [[1n, 0n, 0n], [0n, 1n, 0n], [0n, 0n, 1n]], base = a;
+  for (; e > 0n; e >>= 1n) {
+    if (e & 1n) result = times(base, result, m);
+    base = times(base, base, m);
+  }
+  return result;
+}
+
+function jump(a: Matrix3, v: bigint[], m: bigint): bigint[] {
+  return a.map((row) => row.reduce((sum, x, k) => sum + x * v[k], 0n) % m);
+}
+
+/** A cuRAND MRG32k3a generator as curand_init(seed, subsequence, offset) leaves it (subsequences of 2^76 draws). */
+export class Mrg32k3a {
+  private s1: bigint[];
+  private s2: bigint[];
+
+  constructor(seed: bigint, subsequence: number, offset: number) {
+    this.s1 = [12345n, 12345n, 12345n];
+    this.s2 = [12345n, 12345n, 12345n];
+    if (seed !== 0n) {
+      const x1 = (seed & 0xffffffffn) ^ 0x55555555n, x2 = ((seed >> 32n) & 0xffffffffn) ^ 0xaaaaaaaan;
+      this.s1 = [x1, x2, x1].map((x, i) => (x * this.s1[i]) % M1);
+      this.s2 = [x2, x1, x2].map((x, i) => (x * this.s2[i]) % M2);
+    }
+    const steps = (BigInt(subsequence) << 76n) + BigInt(offset);
+    this.s1 = jump(power(STEP1, steps, M1), this.s1, M1);
+    this.s2 = jump(power(STEP2, steps, M2), this.s2, M2);
+  }
+
+  /** The combined residue of the next step, in (0, m1]. */
+  nextResidue(): number {
+    this.s1 = [this.s1[1], this.s1[2], jump([STEP1[2]], this.s1, M1)[0]];
+    this.s2 = [this.s2[1], this.s2[2], jump([STEP2[2]], this.s2, M2)[0]];
+    const p1 = this.s1[2], p2 = this.s2[2];
+    return Number(p1 > p2 ? p1 - p2 : p1 + M1 - p2);
+  }
+
+  /** curand(): the residue scaled to 32 bits. */
+  next(): number {
+    return Math.min(Math.trunc(this.nextResidue() * 1.000000048662), 0xffffffff);
+  }
+
+  /** curand_uniform_double(); curand_uniform() is it rounded to a float. */
+  uniformDouble(): number {
+    return this.nextResidue() * 2.3283065498378288e-10;
+  }
+}

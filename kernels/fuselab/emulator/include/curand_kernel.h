@@ -1,13 +1,15 @@
 // <curand_kernel.h> on the CPU emulator: cuRAND's device API for its default
-// generator, XORWOW (curandState), and for Philox4_32_10, giving the GPU's
-// streams. curand(), curand4() and the uniform distributions are the GPU's bits:
-// the generators are exact integer arithmetic, and a uniform float is one fused
-// multiply-add of the 32-bit draw, as the GPU's compiler contracts
-// `x * 2^-32 + 2^-33`. The normal distributions use the same draws through the
-// Box-Muller transform, with the precise sine, cosine and logarithm where the
-// GPU uses its fast approximations: they agree to a few units in the last place.
-// MRG32k3a, the Sobol and MTGP32 generators and the Poisson and discrete
-// distributions are not here (compile() says so before the compiler runs).
+// generator, XORWOW (curandState), for Philox4_32_10 and for MRG32k3a, giving
+// the GPU's streams. curand(), curand4() and the uniform distributions are the
+// GPU's bits: the generators are exact integer arithmetic, a uniform float of
+// XORWOW or Philox is one fused multiply-add of the 32-bit draw, as the GPU's
+// compiler contracts `x * 2^-32 + 2^-33`, and MRG32k3a's draws are the combined
+// residue scaled in double, as cuRAND scales it. The normal distributions use
+// the same draws through the Box-Muller transform, with the precise sine, cosine
+// and logarithm where the GPU uses its fast approximations: they agree to a few
+// units in the last place. The Sobol and MTGP32 generators (whose states the
+// host API sets up) and the Poisson and discrete distributions are not here
+// (compile() says so before the compiler runs).
 #ifndef FUSELAB_EMULATOR_INCLUDE_CURAND_KERNEL_H
 #define FUSELAB_EMULATOR_INCLUDE_CURAND_KERNEL_H
 #include <fuselab/fuselab.h>
@@ -45,6 +47,22 @@ struct curandStatePhilox4_32_10 {
   double boxmuller_extra_double;
 };
 typedef struct curandStatePhilox4_32_10 curandStatePhilox4_32_10_t;
+
+struct curandStateMRG32k3a {
+  unsigned int s1[3];
+  unsigned int s2[3];
+  int boxmuller_flag;
+  int boxmuller_flag_double;
+  float boxmuller_extra;
+  double boxmuller_extra_double;
+};
+typedef struct curandStateMRG32k3a curandStateMRG32k3a_t;
+
+#define MRG32K3A_MOD1 4294967087.
+#define MRG32K3A_MOD2 4294944443.
+#define MRG32K3A_NORM (2.3283065498378288e-10)
+#define MRG32K3A_BITS_NORM 1.000000048662
+#define CURAND_2PI_DOUBLE (6.2831853071795860)
 
 namespace fl {
 namespace emu {
@@ -102,6 +120,72 @@ inline const xorwow_jumps xorwow_tables{};
 inline void xorwow_jump(const xorwow_matrix* powers, unsigned long long n, uint32_t v[5]) {
   for (int k = 0; n != 0; k++, n >>= 1)
     if (n & 1) xorwow_apply(powers[k], v);
+}
+
+// MRG32k3a (L'Ecuyer, 1999): two recurrences of order 3, modulo m1 and m2,
+// combined. Each is linear, so a jump of n steps is the n-th power of its
+// one-step matrix modulo its m: the powers 2^k (offsets), 2^(76+k)
+// (subsequences, each 2^76 draws) and 2^(127+k) (sequences) are made once.
+struct mrg_matrix {
+  uint64_t a[3][3];
+};
+constexpr uint64_t mrg_m1 = 4294967087u, mrg_m2 = 4294944443u;
+
+inline mrg_matrix mrg_product(const mrg_matrix& x, const mrg_matrix& y, uint64_t m) {
+  mrg_matrix r{};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      unsigned __int128 sum = 0;
+      for (int k = 0; k < 3; k++) sum += static_cast<unsigned __int128>(x.a[i][k]) * y.a[k][j];
+      r.a[i][j] = static_cast<uint64_t>(sum % m);
+    }
+  return r;
+}
+
+inline void mrg_apply(const mrg_matrix& t, unsigned int v[3], uint64_t m) {
+  uint64_t r[3];
+  for (int i = 0; i < 3; i++) {
+    unsigned __int128 sum = 0;
+    for (int k = 0; k < 3; k++) sum += static_cast<unsigned __int128>(t.a[i][k]) * v[k];
+    r[i] = static_cast<uint64_t>(sum % m);
+  }
+  for (int i = 0; i < 3; i++) v[i] = static_cast<unsigned int>(r[i]);
+}
+
+struct mrg_jumps {
+  mrg_matrix first[191], second[191];  // [k]: 2^k steps of each recurrence
+  mrg_jumps() {
+    // s1' = (s1[1], s1[2], 1403580 s1[1] - 810728 s1[0]); s2' = (s2[1], s2[2], 527612 s2[2] - 1370589 s2[0]).
+    first[0] = {{{0, 1, 0}, {0, 0, 1}, {mrg_m1 - 810728u, 1403580u, 0}}};
+    second[0] = {{{0, 1, 0}, {0, 0, 1}, {mrg_m2 - 1370589u, 0, 527612u}}};
+    for (int k = 1; k < 191; k++) {
+      first[k] = mrg_product(first[k - 1], first[k - 1], mrg_m1);
+      second[k] = mrg_product(second[k - 1], second[k - 1], mrg_m2);
+    }
+  }
+};
+inline const mrg_jumps mrg_tables{};
+
+// n steps, times 2^shift.
+inline void mrg_jump(curandStateMRG32k3a_t* s, unsigned long long n, int shift) {
+  for (int k = 0; n != 0; k++, n >>= 1)
+    if (n & 1) {
+      mrg_apply(mrg_tables.first[shift + k], s->s1, mrg_m1);
+      mrg_apply(mrg_tables.second[shift + k], s->s2, mrg_m2);
+    }
+}
+
+// One step of both recurrences: the combined residue, in (0, m1], as a double.
+inline double mrg_next(curandStateMRG32k3a_t* s) {
+  const uint64_t p1 = (1403580ull * s->s1[1] + 810728ull * (mrg_m1 - s->s1[0])) % mrg_m1;
+  s->s1[0] = s->s1[1];
+  s->s1[1] = s->s1[2];
+  s->s1[2] = static_cast<unsigned int>(p1);
+  const uint64_t p2 = (527612ull * s->s2[2] + 1370589ull * (mrg_m2 - s->s2[0])) % mrg_m2;
+  s->s2[0] = s->s2[1];
+  s->s2[1] = s->s2[2];
+  s->s2[2] = static_cast<unsigned int>(p2);
+  return static_cast<double>(p1 > p2 ? p1 - p2 : p1 + mrg_m1 - p2);
 }
 
 // Philox4x32-10 (Salmon et al., 2011): ten rounds of two 32-bit multiplies, the key bumped between them.
@@ -248,10 +332,45 @@ inline uint4 curand4(curandStatePhilox4_32_10_t* state) {
   return make_uint4(words[k], words[k + 1], words[k + 2], words[k + 3]);
 }
 
-// ---- distributions, for either generator
+// ---- MRG32k3a: the seed's halves multiply the published starting state.
+
+inline void skipahead(unsigned long long n, curandStateMRG32k3a_t* state) { fl::emu::mrg_jump(state, n, 0); }
+// Each subsequence is 2^76 draws; n is taken modulo 2^51, as cuRAND takes it.
+inline void skipahead_subsequence(unsigned long long n, curandStateMRG32k3a_t* state) {
+  fl::emu::mrg_jump(state, n & ((1ull << 51) - 1), 76);
+}
+inline void skipahead_sequence(unsigned long long n, curandStateMRG32k3a_t* state) { fl::emu::mrg_jump(state, n, 127); }
+
+inline void curand_init(unsigned long long seed, unsigned long long subsequence, unsigned long long offset, curandStateMRG32k3a_t* state) {
+  for (int i = 0; i < 3; i++) state->s1[i] = state->s2[i] = 12345u;
+  if (seed != 0) {
+    const uint64_t x1 = static_cast<unsigned int>(seed) ^ 0x55555555u, x2 = static_cast<unsigned int>(seed >> 32) ^ 0xAAAAAAAAu;
+    const uint64_t mul1[3] = {x1, x2, x1}, mul2[3] = {x2, x1, x2};
+    for (int i = 0; i < 3; i++) {
+      state->s1[i] = static_cast<unsigned int>(mul1[i] * state->s1[i] % fl::emu::mrg_m1);
+      state->s2[i] = static_cast<unsigned int>(mul2[i] * state->s2[i] % fl::emu::mrg_m2);
+    }
+  }
+  skipahead_subsequence(subsequence, state);
+  skipahead(offset, state);
+  state->boxmuller_flag = 0;
+  state->boxmuller_flag_double = 0;
+  state->boxmuller_extra = 0.f;
+  state->boxmuller_extra_double = 0.;
+}
+
+// The residue scaled to 32 bits; the largest saturates, as the GPU's conversion does.
+inline unsigned int curand(curandStateMRG32k3a_t* state) {
+  const double scaled = fl::emu::mrg_next(state) * MRG32K3A_BITS_NORM;
+  return scaled >= 4294967295.0 ? 0xFFFFFFFFu : static_cast<unsigned int>(scaled);
+}
+
+// ---- distributions, for each generator
 
 template <typename State>
 inline float curand_uniform(State* state) { return fl::emu::uniform_of(curand(state)); }
+inline float curand_uniform(curandStateMRG32k3a_t* state) { return static_cast<float>(fl::emu::mrg_next(state) * MRG32K3A_NORM); }
+inline double curand_uniform_double(curandStateMRG32k3a_t* state) { return fl::emu::mrg_next(state) * MRG32K3A_NORM; }
 
 inline double curand_uniform_double(curandStateXORWOW_t* state) {
   const unsigned int x = curand(state);
@@ -270,13 +389,41 @@ inline double2 curand_uniform2_double(curandStatePhilox4_32_10_t* state) {
   return make_double2(fl::emu::uniform_double_of(x.x, x.y), fl::emu::uniform_double_of(x.z, x.w));
 }
 
+namespace fl {
+namespace emu {
+// MRG32k3a's Box-Muller takes two of its uniforms, as cuRAND's does.
+inline float2 box_muller_mrg(curandStateMRG32k3a_t* state) {
+  const float x = curand_uniform(state);
+  const float y = curand_uniform(state) * CURAND_2PI;
+  const float s = sqrtf(-2.0f * logf(x));
+  float2 r;
+  __sincosf(y, &r.x, &r.y);
+  r.x *= s;
+  r.y *= s;
+  return r;
+}
+inline double2 box_muller_mrg_double(curandStateMRG32k3a_t* state) {
+  const double x = curand_uniform_double(state);
+  const double y = curand_uniform_double(state) * 2.0;
+  const double s = sqrt(-2.0 * log(x));
+  return make_double2(sin(y * CURAND_PI_DOUBLE) * s, cos(y * CURAND_PI_DOUBLE) * s);
+}
+// The next pair of normals of either precision: two 32-bit draws through Box-Muller, or MRG32k3a's own.
+template <typename State>
+inline float2 normal_pair(State* state) {
+  const unsigned int x = curand(state);
+  const unsigned int y = curand(state);
+  return box_muller(x, y);
+}
+inline float2 normal_pair(curandStateMRG32k3a_t* state) { return box_muller_mrg(state); }
+}  // namespace emu
+}  // namespace fl
+
 // Box-Muller gives two normals: one is returned, the other kept for the next call.
 template <typename State>
 inline float curand_normal(State* state) {
   if (state->boxmuller_flag != EXTRA_FLAG_NORMAL) {
-    const unsigned int x = curand(state);
-    const unsigned int y = curand(state);
-    const float2 v = fl::emu::box_muller(x, y);
+    const float2 v = fl::emu::normal_pair(state);
     state->boxmuller_extra = v.y;
     state->boxmuller_flag = EXTRA_FLAG_NORMAL;
     return v.x;
@@ -285,11 +432,7 @@ inline float curand_normal(State* state) {
   return state->boxmuller_extra;
 }
 template <typename State>
-inline float2 curand_normal2(State* state) {
-  const unsigned int x = curand(state);
-  const unsigned int y = curand(state);
-  return fl::emu::box_muller(x, y);
-}
+inline float2 curand_normal2(State* state) { return fl::emu::normal_pair(state); }
 inline float4 curand_normal4(curandStatePhilox4_32_10_t* state) {
   const uint4 x = curand4(state);
   const float2 a = fl::emu::box_muller(x.x, x.y), b = fl::emu::box_muller(x.z, x.w);
@@ -311,6 +454,7 @@ inline double2 curand_normal2_double(State* state) {
   const uint4 x = fl::emu::four_draws(state);
   return fl::emu::box_muller_double(x.x, x.y, x.z, x.w);
 }
+inline double2 curand_normal2_double(curandStateMRG32k3a_t* state) { return fl::emu::box_muller_mrg_double(state); }
 template <typename State>
 inline double curand_normal_double(State* state) {
   if (state->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {
