@@ -122,6 +122,15 @@ inline void xorwow_jump(const xorwow_matrix* powers, unsigned long long n, uint3
     if (n & 1) xorwow_apply(powers[k], v);
 }
 
+// A fresh state holds no second normal of a Box-Muller pair.
+template <typename State>
+inline void forget_extra_normals(State* state) {
+  state->boxmuller_flag = 0;
+  state->boxmuller_flag_double = 0;
+  state->boxmuller_extra = 0.f;
+  state->boxmuller_extra_double = 0.;
+}
+
 // MRG32k3a (L'Ecuyer, 1999): two recurrences of order 3, modulo m1 and m2,
 // combined. Each is linear, so a jump of n steps is the n-th power of its
 // one-step matrix modulo its m: the powers 2^k (offsets), 2^(76+k)
@@ -274,10 +283,7 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
   state->v[4] = 5783321u + t0;
   skipahead_sequence(subsequence, state);
   skipahead(offset, state);
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.f;
-  state->boxmuller_extra_double = 0.;
+  fl::emu::forget_extra_normals(state);
 }
 
 // ---- Philox4_32_10: four draws a counter; STATE says which of them is next.
@@ -303,10 +309,7 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
   state->ctr = make_uint4(0, 0, 0, 0);
   state->key = make_uint2(static_cast<unsigned int>(seed), static_cast<unsigned int>(seed >> 32));
   state->STATE = 0;
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.f;
-  state->boxmuller_extra_double = 0.;
+  fl::emu::forget_extra_normals(state);
   skipahead_sequence(subsequence, state);
   skipahead(offset, state);
 }
@@ -353,10 +356,7 @@ inline void curand_init(unsigned long long seed, unsigned long long subsequence,
   }
   skipahead_subsequence(subsequence, state);
   skipahead(offset, state);
-  state->boxmuller_flag = 0;
-  state->boxmuller_flag_double = 0;
-  state->boxmuller_extra = 0.f;
-  state->boxmuller_extra_double = 0.;
+  fl::emu::forget_extra_normals(state);
 }
 
 // The residue scaled to 32 bits; the largest saturates, as the GPU's conversion does.
