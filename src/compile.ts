@@ -11,6 +11,7 @@ import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { gridSyncFunctions } from "./grid-sync";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
+import { withVolatileSteps } from "./volatile-steps";
 import {
   DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
   withAssemblyStopped,
@@ -365,7 +366,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
-  const forTarget = target === "cpu" ? withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined })))
+  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))))
     : withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined })));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   // A project's -D macros, as #define lines before everything the compiler reads (a value may have spaces).

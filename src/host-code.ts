@@ -371,10 +371,19 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const expanded = spaces.expand;
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
+  const blanked = new Set<NamespaceStatement>();
+  const leaveOut = (statement: NamespaceStatement, text: string) => {
+    blank(statement.start, statement.end);
+    blanked.add(statement);
+    // A class left out stays declared: a host declaration kept may name it
+    // (`void op(context& ctx, float* dst);`), as an incomplete type may be named.
+    const declaration = statement.bodyAt === undefined ? forwardDeclaration(text) : undefined;
+    const first = code.slice(statement.start, statement.end).search(/\S/);
+    if (declaration && first >= 0) out[statement.start + first] = declaration;
+  };
   // With `functionsMatching`, a host function calling one left out is left out too (a
   // main() calling the helper that launches), until no more are.
   const leftOut = new Set<string>();
-  const blanked = new Set<NamespaceStatement>();
   let calls: RegExp | undefined;
   for (let more = true; more;) {
     more = false;
@@ -392,13 +401,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
         }
         continue;
       }
-      blank(start, end);
-      blanked.add(statement);
-      // A class left out stays declared: a host declaration kept may name it
-      // (`void op(context& ctx, float* dst);`), as an incomplete type may be named.
-      const declaration = bodyAt === undefined ? forwardDeclaration(text) : undefined;
-      const first = code.slice(start, end).search(/\S/);
-      if (declaration && first >= 0) out[start + first] = declaration;
+      leaveOut(statement, text);
       const name = bodyAt === undefined ? undefined : functionName(code.slice(start, bodyAt));
       if (name && !leftOut.has(name)) {
         leftOut.add(name);
@@ -429,6 +432,23 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
     const text = source.slice(start, end).replace(/\\\r?\n/g, " ").trim();
     if (!instantiatesOneOf(text, leftOut) && !CLASS_INSTANTIATION.test(text)) continue;
     for (let k = start; k < end + (closed ? 1 : 0); k++) if (!/[\n\r\\]/.test(source[k])) out[k] = " ";
+  }
+  // A class with no device code that names a class left out as host code is host code
+  // too (MindSpore's CudaCommon, whose members call GPUdeviceInfo::GetInstance, which
+  // returns a std::shared_ptr): kept, it would name an incomplete type.
+  const hostClasses = new Set([...blanked].filter((st) => st.bodyAt === undefined).map((st) => className(expanded(code.slice(st.start, st.end)))).filter((n): n is string => !!n));
+  for (let more = hostClasses.size > 0; more;) {
+    more = false;
+    const names = new RegExp(`\\b(?:${[...hostClasses].join("|")})\\b`);
+    for (const statement of statements) {
+      if (blanked.has(statement) || statement.bodyAt !== undefined) continue;
+      const text = expanded(code.slice(statement.start, statement.end));
+      const name = isUnannotatedClass(text) ? className(text) : undefined;
+      if (!name || !names.test(text.slice(text.indexOf("{")))) continue;
+      leaveOut(statement, text);
+      hostClasses.add(name);
+      more = true;
+    }
   }
   // A class with no device code whose member functions no device code could call
   // (not constexpr), and that nothing kept names (a sample's comparator of results,

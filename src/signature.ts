@@ -208,7 +208,18 @@ function typeName(words: readonly string[]): string {
     if (words[i] === "std" && words[i + 1] === "::") i++;
     else if (words[i] === "::" ? kept.length > 0 : /^[A-Za-z_]/.test(words[i]) && !QUALIFIERS.has(words[i])) kept.push(words[i]);
   }
-  return kept.join(" ").replace(/ ?:: ?/g, "::");
+  return integerSpelling(kept) ?? kept.join(" ").replace(/ ?:: ?/g, "::");
+}
+
+const INTEGER_WORDS = new Set(["unsigned", "signed", "short", "long", "int", "char"]);
+
+// C's integer types in the one spelling C_TYPES knows, for words in any order C allows ("long unsigned int", as GCC prints it).
+function integerSpelling(words: readonly string[]): string | undefined {
+  if (words.length < 2 || !words.every((w) => INTEGER_WORDS.has(w))) return undefined;
+  const unsigned = words.includes("unsigned"), longs = words.filter((w) => w === "long").length;
+  if (words.includes("char")) return unsigned ? "unsigned char" : words.includes("signed") ? "signed char" : "char";
+  const size = words.includes("short") ? "short" : longs === 2 ? "long long" : longs === 1 ? "long" : "int";
+  return unsigned ? `unsigned ${size}` : size;
 }
 
 // The struct a type names, found by its name without its namespace.

@@ -151,6 +151,22 @@ __global__ void qualified(int* out, cuda::index_t n, const a::b::idx step, const
     expect(Array.from(out.toArray())).to.deep.equal([100, 97, 94, 91, -1, -1]);
   });
 
+  it("reads C's integer types with their words in any order (\"long unsigned int\", as GCC prints unsigned long)", () => {
+    const source = `
+__global__ void orders(unsigned long long* out, long unsigned int a, long unsigned b, short unsigned int c, long long unsigned int d,
+                       int long e, long signed int f, const unsigned long* g, char signed h) {
+  out[0] = a; out[1] = b; out[2] = c; out[3] = d; out[4] = e; out[5] = f; out[6] = g[0]; out[7] = h;
+}`;
+    const [parsed] = parseKernels(source);
+    expect(parsed.params.map((p) => p.type)).to.deep.equal(["u64", "u64", "u64", "u16", "u64", "i64", "i64", "u64", "i8"]);
+    const out = fl.full([8], 7, { dtype: "u64", device: dev() });
+    fl.compile(source, { device: dev() }).fn("orders").launch({ grid: 1, block: 1 }, out, 2n ** 40n + 1n, 5, 65535, 2n ** 63n, -2, -(2n ** 40n),
+      fl.tensor([9], { dtype: "u64", device: dev() }), -128);
+    expect(Array.from(out.toArray())).to.deep.equal([2n ** 40n + 1n, 5n, 65535n, 2n ** 63n, 2n ** 64n - 2n, 2n ** 64n - 2n ** 40n, 9n, 2n ** 64n - 128n]);
+    expectThrows(() => fl.compile(source, { device: dev() }).fn("orders").launch({ grid: 1, block: 1 }, out, 1, 1, 65536, 1, 1, 1,
+      fl.tensor([9], { dtype: "u64", device: dev() }), 1), fl.ArgumentError, "kernel orders: argument 3 (c) must be an integer from 0 to 65535 (unsigned short), got 65536");
+  });
+
   describe("views", () => {
     const SOURCE = `
 __global__ void iota(float* out, int n) {

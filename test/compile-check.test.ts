@@ -165,6 +165,18 @@ describe("fl.compileCheck", () => {
         });
       }
 
+      it("finds cuFFT's, cuDNN's and cuSOLVER's types for kernels around a plan and host declarations beside them (a particle-in-cell code's cufftComplex*)", () => {
+        const source = `#include <cufft.h>
+#include <cudnn.h>
+#include <cusolverDn.h>
+cusolverStatus_t factor(cusolverDnHandle_t solver, cudnnHandle_t dnn);
+__global__ void real_to_complex(const float* in, cufftComplex* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i].x = in[i]; out[i].y = 0.0f; }
+}`;
+        expect(fl.compileCheck(source, { target, name: "pic" }).kernels.map((k) => k.name)).to.deep.equal(["real_to_complex"]);
+      });
+
       it("compiles HIP as AMD's samples write it: a kernel in a namespace, a template instance, a struct by value, __constant__, HIP_DYNAMIC_SHARED", () => {
         const result = fl.compileCheck(HIP_SOURCE, { target, name: "hip_sample", instances: ["lab::scale<float, 4>"] });
         const symbols = Object.fromEntries(result.kernels.map((k) => [k.name, k.symbol]));

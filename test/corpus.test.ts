@@ -71,6 +71,23 @@ describe("kernel corpus", () => {
       }
     });
 
+    it(`reduce_warp_volatile.cu: sums and maxima whose last warp steps through volatile shared memory without barriers${label}`, () => {
+      const module = compile("reduce_warp_volatile.cu", dev());
+      const n = 70001, blocks = 37;
+      const values = range(n).map((i) => ((i * 2654435761) % 1999) - 999);
+      const sums = fl.full([blocks], -7, { dtype: "i32", device: dev() });
+      module.fn("block_sums<int, 256>").launch({ grid: blocks, block: 256 }, fl.tensor(values, { dtype: "i32", device: dev() }), sums, n);
+      const expectedSums = range(blocks).map((b) => values.filter((_v, i) => Math.floor(i / 256) % blocks === b).reduce((a, v) => a + v, 0));
+      expect(Array.from(sums.toArray())).to.deep.equal(expectedSums);
+      const doubles = fl.full([blocks], NaN, { dtype: "f64", device: dev() });
+      module.fn("block_sums<double, 128>").launch({ grid: blocks, block: 128 }, fl.tensor(values.map((v) => v / 8), { dtype: "f64", device: dev() }), doubles, n);
+      const expectedDoubles = range(blocks).map((b) => values.filter((_v, i) => Math.floor(i / 128) % blocks === b).reduce((a, v) => a + v / 8, 0));
+      expect(Array.from(doubles.toArray())).to.deep.equal(expectedDoubles);  // exact: eighths of integers far below 2^50
+      const m = 1000, maxima = fl.full([8], -7, { dtype: "i32", device: dev() });
+      module.fn("block_max").launch({ grid: 8, block: 128 }, fl.tensor(values.slice(0, m), { dtype: "i32", device: dev() }), maxima, m);
+      expect(Array.from(maxima.toArray())).to.deep.equal(range(8).map((b) => Math.max(...values.slice(b * 128, Math.min(m, b * 128 + 128)))));
+    });
+
     it(`warp_scan_partial.cu: inclusive scans over ballot masks, with a partial last warp${label}`, () => {
       const n = 250, threads = 100;
       const values = range(n).map((i) => ((i * 7919) % 23) - 11);

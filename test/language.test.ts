@@ -3342,6 +3342,44 @@ __global__ void modern(int* out, int n) {
     expectThrows(() => fl.compile(source, { device: dev(), std: "c++2b" as "c++20" }), fl.ArgumentError, /options\.std must be "c\+\+17" \(the default\) or "c\+\+20", got "c\+\+2b"/);
   });
 
+  it("leaves out a class that names a host class (MindSpore's CudaCommon), and finds cuDNN's and cuSOLVER's headers for the host declarations beside kernels", () => {
+    const header = `#pragma once
+#include <memory>
+#include <cudnn.h>
+#include <cusolverDn.h>
+namespace ms {
+class DeviceInfo {
+ public:
+  static std::shared_ptr<DeviceInfo> GetInstance(unsigned id);
+  int threads_num() const { return threads_; }
+  cudnnHandle_t dnn() const { return dnn_; }
+  cusolverDnHandle_t solver() const { return solver_; }
+ private:
+  int threads_;
+  cudnnHandle_t dnn_;
+  cusolverDnHandle_t solver_;
+};
+class Common {
+ public:
+  int threads_num() const { return DeviceInfo::GetInstance(id_)->threads_num(); }
+  static Common& GetInstance();
+ private:
+  unsigned id_;
+};
+#define GET_THREADS ms::Common::GetInstance().threads_num()
+}  // namespace ms
+cudnnStatus_t make_handles(cudnnHandle_t* dnn, cusolverStatus_t* solved);
+`;
+    const module = fl.compile(`#include "common.h"
+__global__ void scale(float* y, float a, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) y[i] *= a;
+}
+void launch(float* y, float a, int n) { scale<<<GET_THREADS / 256, 256>>>(y, a, n); }`, { device: dev(), headers: { "common.h": header } });
+    const y = fl.tensor(range(300), { device: dev() });
+    module.fn("scale").launch({ grid: 2, block: 64 }, y, 0.5, 300);
+    expect(Array.from(y.toArray())).to.deep.equal(range(300).map((i) => i / 2));
+  });
+
   it("defines CUDART_VERSION as nvcc's implicit <cuda_runtime.h> does (not on AMD's platform), and finds GLFW's and glad's headers, which declare nothing", () => {
     const source = (header: string) => `
 #include <${header}>

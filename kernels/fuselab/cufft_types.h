@@ -3,7 +3,14 @@
 // declarations beside them: the <cufft.h> of the CPU emulator and of NVRTC.
 #ifndef FUSELAB_CUFFT_TYPES_H
 #define FUSELAB_CUFFT_TYPES_H
+#if defined(__HIPCC_RTC__)
+// hiprtc has no <cuComplex.h>: the types alone, as HIP's NVIDIA platform defines them.
+typedef float2 cuFloatComplex;
+typedef double2 cuDoubleComplex;
+typedef cuFloatComplex cuComplex;
+#else
 #include <cuComplex.h>
+#endif
 typedef float cufftReal;
 typedef double cufftDoubleReal;
 typedef cuComplex cufftComplex;

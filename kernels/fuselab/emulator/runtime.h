@@ -186,6 +186,8 @@ struct block_state {
   gpu_thread* current;
   uint32_t* ready;           // plain mode: ring of threads ready to run
   uint32_t ready_head, ready_count;
+  uint32_t* deferred;        // ready threads held back until no other is ready (volatile_step)
+  uint32_t deferred_count;
   uint32_t streak_warp, streak;  // plain mode: the warp whose lanes were last put first, how many times in a row
   uint64_t ready_words;      // check mode: bit w set when ready_bits[w] is not 0
   uint64_t ready_bits[kMaxThreads / 64];  // check mode: bit r set when the thread of rank r is ready
@@ -442,10 +444,18 @@ inline void switch_to(block_state& b, context* save, gpu_thread* next) {
 }
 
 // The thread to run next; null once the block has failed or no thread is
-// ready. None ready while some have not exited is a deadlock: the block fails.
+// ready. When none is, the threads held back by volatile_step go on, in the
+// order they were held. None ready while some have not exited is a deadlock: the block fails.
 inline gpu_thread* next_ready(block_state& b) {
-  gpu_thread* next = b.failed ? nullptr : pop_ready(b);
-  if (!next && !b.failed && b.exited != b.size) describe_deadlock(b);
+  if (b.failed) return nullptr;
+  gpu_thread* next = pop_ready(b);
+  if (!next && b.deferred_count) {
+    const uint32_t held = b.deferred_count;
+    b.deferred_count = 0;
+    for (uint32_t k = 0; k < held; k++) push_ready(b, b.deferred[k]);
+    next = pop_ready(b);
+  }
+  if (!next && b.exited != b.size) describe_deadlock(b);
   return next;
 }
 
@@ -774,7 +784,7 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.launch->needs_fibers->store(true, std::memory_order_relaxed);
   hold_stops hold(b.worker);
   uint32_t warps = (b.size + b.warp_size - 1) / b.warp_size;
-  size_t bytes = sizeof(gpu_thread) * b.size + sizeof(warp_state) * warps + sizeof(uint32_t) * 2 * b.size;
+  size_t bytes = sizeof(gpu_thread) * b.size + sizeof(warp_state) * warps + sizeof(uint32_t) * 3 * b.size;
   unsigned char* memory = static_cast<unsigned char*>(b.worker->scratch(b.worker, 0, bytes));
   if (!memory) {
     fail(b, "kernel '%s': out of memory for the threads of a block", b.launch->desc->kernel);
@@ -784,7 +794,9 @@ inline void make_fibers(block_state& b, uint32_t running) {
   b.warps = reinterpret_cast<warp_state*>(b.threads + b.size);
   b.ready = reinterpret_cast<uint32_t*>(b.warps + warps);
   b.rank = b.ready + b.size;
+  b.deferred = b.rank + b.size;
   b.ready_head = b.ready_count = 0;
+  b.deferred_count = 0;
   b.streak_warp = ~0u;
   b.streak = 0;
   b.ready_words = 0;
@@ -851,6 +863,28 @@ inline void run_fibers(block_state& b) {
 inline gpu_thread& fiber_self(block_state& b) {
   if (!b.fibers) make_fibers(b, b.loop_position);
   return *b.current;
+}
+
+// Before each access to a volatile object of the source (fl::emu::stepped): the
+// thread waits until every other ready thread of the block has run to its next
+// wait. The lanes of a warp then make each access of warp-synchronous code in
+// step, as a GPU's warp executes it (the CUDA samples' `volatile T* vsmem`
+// reduction over the last 32 threads, which has no __syncwarp), instead of
+// lane 0 running through every step before lane 1 makes its first.
+inline void volatile_step() {
+  block_state& b = current_block();
+  gpu_thread& self = fiber_self(b);
+  self.status = thread_status::ready;
+  b.deferred[b.deferred_count++] = static_cast<uint32_t>(&self - b.threads);
+  yield(b, self);
+}
+
+// A thread spinning on a lock (atomicCAS or atomicExch in a loop) lets the threads
+// volatile_step holds back go on first: one of them may hold the lock, taken
+// before a volatile access in its critical section.
+inline void yield_to_held() {
+  block_state& b = current_block();
+  if (b.fibers && b.deferred_count) volatile_step();
 }
 
 // __syncthreads(): the block's threads go on once all have arrived (or exited).

@@ -27,6 +27,7 @@
 #include "../emulator/intrinsics.h"
 #include "../emulator/runtime.h"
 #include "../emulator/runtime_api.h"
+#include "../emulator/stepped.h"
 #include "../emulator/textures.h"
 
 #define __global__
@@ -278,11 +279,15 @@ FL_SANITIZER_HANDLER(type_mismatch_v1, (void* data, void* pointer), ::fl::emu::t
 #define FL_INTEGER_ATOMICS(T)                                                                               \
   inline T atomicAdd(T* a, T v) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); }                     \
   inline T atomicSub(T* a, T v) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); }                     \
-  inline T atomicExch(T* a, T v) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); }                   \
+  inline T atomicExch(T* a, T v) {                                                                         \
+    ::fl::emu::yield_to_held();                                                                            \
+    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                    \
+  }                                                                                                        \
   inline T atomicAnd(T* a, T v) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); }                     \
   inline T atomicOr(T* a, T v) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }                       \
   inline T atomicXor(T* a, T v) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); }                     \
   inline T atomicCAS(T* a, T expected, T desired) {                                                        \
+    ::fl::emu::yield_to_held();                                                                            \
     __atomic_compare_exchange_n(a, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
     return expected;                                                                                       \
   }                                                                                                        \

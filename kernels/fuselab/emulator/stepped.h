@@ -1,0 +1,102 @@
+// What a source's volatile shared objects become on the CPU (src/volatile-steps.ts
+// rewrites `__shared__ volatile T` to stepped<T>, `volatile T*` to stepped_ptr<T>): each
+// load and store first waits for the block's other ready threads to reach
+// their next wait (runtime.h's volatile_step), so the lanes of a warp make the
+// accesses of warp-synchronous code in step, as a GPU's warp does. Same size
+// and alignment as T, so arrays and pointers into them keep their layout; no
+// constructor from T, so `cond ? v[0] : x` converts v[0] to T alone.
+#ifndef FUSELAB_EMULATOR_STEPPED_H
+#define FUSELAB_EMULATOR_STEPPED_H
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace fl {
+namespace emu {
+
+inline void volatile_step();
+
+template <typename T>
+struct stepped {
+  T value;
+
+  operator T() const {
+    volatile_step();
+    return *const_cast<const volatile T*>(&value);
+  }
+  stepped& operator=(const T& v) {
+    volatile_step();
+    *const_cast<volatile T*>(&value) = v;
+    return *this;
+  }
+  stepped& operator=(const stepped& other) { return *this = static_cast<T>(other); }
+
+  // A compound assignment is a load, then a store: two steps, as the GPU's two instructions.
+  template <typename U> stepped& operator+=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) + x); }
+  template <typename U> stepped& operator-=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) - x); }
+  template <typename U> stepped& operator*=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) * x); }
+  template <typename U> stepped& operator/=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) / x); }
+  template <typename U> stepped& operator%=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) % x); }
+  template <typename U> stepped& operator&=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) & x); }
+  template <typename U> stepped& operator|=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) | x); }
+  template <typename U> stepped& operator^=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) ^ x); }
+  template <typename U> stepped& operator<<=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) << x); }
+  template <typename U> stepped& operator>>=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) >> x); }
+  stepped& operator++() { return *this += 1; }
+  stepped& operator--() { return *this -= 1; }
+  T operator++(int) {
+    const T old = *this;
+    *this = static_cast<T>(old + 1);
+    return old;
+  }
+  T operator--(int) {
+    const T old = *this;
+    *this = static_cast<T>(old - 1);
+    return old;
+  }
+};
+
+// A pointer to volatile T: indexing and dereferencing give stepped<T>, member
+// access goes straight to the T.
+template <typename T>
+struct stepped_ptr {
+  stepped<T>* p;
+
+  stepped_ptr() = default;
+  stepped_ptr(std::nullptr_t) : p(nullptr) {}
+  stepped_ptr(T* q) : p(reinterpret_cast<stepped<T>*>(q)) {}
+  stepped_ptr(const T* q) : p(reinterpret_cast<stepped<T>*>(const_cast<T*>(q))) {}
+  stepped_ptr(const volatile T* q) : p(reinterpret_cast<stepped<T>*>(const_cast<T*>(q))) {}  // a thread's own volatile array
+  stepped_ptr(stepped<T>* q) : p(q) {}
+  // A cast from another pointer (`(volatile int*)flags` of a void* or an unsigned*).
+  template <typename U> explicit stepped_ptr(U* q) : p(reinterpret_cast<stepped<T>*>(const_cast<typename std::remove_cv<U>::type*>(q))) {}
+  explicit stepped_ptr(uintptr_t address) : p(reinterpret_cast<stepped<T>*>(address)) {}
+
+  stepped<T>& operator*() const { return *p; }
+  stepped<T>& operator[](std::ptrdiff_t i) const { return p[i]; }
+  T* operator->() const { return reinterpret_cast<T*>(p); }
+  // Where the source passes it on as a pointer to volatile T (its own parameter, a recursion).
+  operator volatile T*() const { return reinterpret_cast<volatile T*>(p); }
+  explicit operator T*() const { return reinterpret_cast<T*>(p); }
+  template <typename U> explicit operator U*() const { return reinterpret_cast<U*>(p); }
+  explicit operator uintptr_t() const { return reinterpret_cast<uintptr_t>(p); }
+
+  stepped_ptr operator+(std::ptrdiff_t i) const { return stepped_ptr(p + i); }
+  stepped_ptr operator-(std::ptrdiff_t i) const { return stepped_ptr(p - i); }
+  std::ptrdiff_t operator-(const stepped_ptr& o) const { return p - o.p; }
+  stepped_ptr& operator+=(std::ptrdiff_t i) { p += i; return *this; }
+  stepped_ptr& operator-=(std::ptrdiff_t i) { p -= i; return *this; }
+  stepped_ptr& operator++() { ++p; return *this; }
+  stepped_ptr& operator--() { --p; return *this; }
+  stepped_ptr operator++(int) { stepped_ptr old = *this; ++p; return old; }
+  stepped_ptr operator--(int) { stepped_ptr old = *this; --p; return old; }
+  bool operator==(const stepped_ptr& o) const { return p == o.p; }
+  bool operator!=(const stepped_ptr& o) const { return p != o.p; }
+  bool operator<(const stepped_ptr& o) const { return p < o.p; }
+};
+template <typename T> stepped_ptr<T> operator+(std::ptrdiff_t i, const stepped_ptr<T>& q) { return q + i; }
+
+}  // namespace emu
+}  // namespace fl
+
+#endif
