@@ -10,7 +10,7 @@ const SRC = path.resolve(__dirname, "..", "..", "src");
 // Lowest first. A new file in src/ gets a layer here, or this test fails.
 const LAYERS: string[][] = [
   ["tslab", "errors"],
-  ["dtype", "random", "format", "preprocess", "layout", "signature", "host-code", "language", "file-access", "headers"],
+  ["dtype", "random", "format", "preprocess", "layout", "signature", "host-code", "grid-sync", "volatile-steps", "language", "file-access", "headers"],
   ["native"],
   ["device"],
   ["tensor"],
