@@ -231,15 +231,17 @@ inline double uniform_double_of(unsigned int x, unsigned int y) {
   const unsigned long long z = static_cast<unsigned long long>(x) ^ (static_cast<unsigned long long>(y) << (53 - 32));
   return static_cast<double>(z) * CURAND_2POW53_INV_DOUBLE + (CURAND_2POW53_INV_DOUBLE / 2.0);
 }
-inline float2 box_muller(unsigned int x, unsigned int y) {
-  const float u = uniform_of(x);
-  const float v = fmaf(static_cast<float>(y), CURAND_2POW32_INV_2PI, CURAND_2POW32_INV_2PI / 2.0f);
+// The two normals of a uniform u in (0, 1] and an angle v, as cuRAND's Box-Muller gives them.
+inline float2 polar_normals(float u, float v) {
   const float s = sqrtf(-2.0f * logf(u));
   float2 r;
   __sincosf(v, &r.x, &r.y);
   r.x *= s;
   r.y *= s;
   return r;
+}
+inline float2 box_muller(unsigned int x, unsigned int y) {
+  return polar_normals(uniform_of(x), fmaf(static_cast<float>(y), CURAND_2POW32_INV_2PI, CURAND_2POW32_INV_2PI / 2.0f));
 }
 inline double2 box_muller_double(unsigned int x0, unsigned int x1, unsigned int y0, unsigned int y1) {
   const double u = uniform_double_of(x0, x1);
@@ -395,12 +397,7 @@ namespace emu {
 inline float2 box_muller_mrg(curandStateMRG32k3a_t* state) {
   const float x = curand_uniform(state);
   const float y = curand_uniform(state) * CURAND_2PI;
-  const float s = sqrtf(-2.0f * logf(x));
-  float2 r;
-  __sincosf(y, &r.x, &r.y);
-  r.x *= s;
-  r.y *= s;
-  return r;
+  return polar_normals(x, y);
 }
 inline double2 box_muller_mrg_double(curandStateMRG32k3a_t* state) {
   const double x = curand_uniform_double(state);
