@@ -470,12 +470,12 @@ function warnHostPass(where: string, p: Prepared, host: Prepared): void {
     `not a GPU's (options.arch "${p.build.emulates}" shows the device pass's errors)`, { type: "FuselabWarning", code: "FUSELAB_HOST_PASS" });
 }
 
-// Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
 // The kernel names a backend compiles, those that sync their grid marked for a cooperative launch (backend.h's module_compile).
 function markedNames(p: Translated, names: readonly string[]): string[] {
   return names.map((name) => (p.gridSync.has(parseNameExpression(name)?.name.split("::").pop() ?? "") ? `${name}\tcooperative` : name));
 }
 
+// Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
 function compileNames(where: string, p: Prepared, names: string[]): ModuleHandle {
   try {
     return nativeCall(() => native().compile(p.dev.handle, p.text, markedNames(p, names), p.flags, p.timeoutMs));
