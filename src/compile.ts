@@ -472,7 +472,12 @@ function warnHostPass(where: string, p: Prepared, host: Prepared): void {
 
 // The kernel names a backend compiles, those that sync their grid marked for a cooperative launch (backend.h's module_compile).
 function markedNames(p: Translated, names: readonly string[]): string[] {
-  return names.map((name) => (p.gridSync.has(parseNameExpression(name)?.name.split("::").pop() ?? "") ? `${name}\tcooperative` : name));
+  return names.map((name) => (p.gridSync.has(parseNameExpression(splitParameterList(name)?.name ?? name)?.name.split("::").pop() ?? "") ? `${name}\tcooperative` : name));
+}
+
+// The name a kernel is compiled and found by: with its parameter types where a function that is not a kernel shares its name.
+function exportedName(declaration: KernelDeclaration): string {
+  return declaration.exportedAs ?? declaration.name;
 }
 
 // Compiles the prepared source exporting `names`; a compile error shows the compiler's log.
@@ -782,7 +787,7 @@ function checkCompiledParams(where: string, p: Prepared, handle: ModuleHandle): 
     throw new ArgumentError(where, "source", expected, received);
   };
   for (const declaration of p.declarations) {
-    const signature = compiled.find((k) => k.name === declaration.name)?.signature;
+    const signature = compiled.find((k) => k.name === exportedName(declaration))?.signature;
     if (signature === null || signature === undefined) continue;
     const params = paramsFromSignature(signature);
     const differs = params.length !== declaration.params.length || params.some((q, i) => {
@@ -866,7 +871,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
 export function compile(source: string, options?: CompileOptions): Module {
   const p = prepare("fl.compile", source, options);
   if (p.cached) return p.cached;
-  const build = (q: Prepared) => remember("fl.compile", q, compileNames("fl.compile", q, q.declarations.map((d) => d.name)));
+  const build = (q: Prepared) => remember("fl.compile", q, compileNames("fl.compile", q, q.declarations.map(exportedName)));
   try {
     return build(p);
   } catch (e) {
@@ -890,7 +895,7 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
   if (p.cached) return p.cached;
   const build = async (q: Prepared) => {
     try {
-      const handle = await nativeAsync(() => native().compileAsync(q.dev.handle, q.text, markedNames(q, q.declarations.map((d) => d.name)), q.flags, q.timeoutMs));
+      const handle = await nativeAsync(() => native().compileAsync(q.dev.handle, q.text, markedNames(q, q.declarations.map(exportedName)), q.flags, q.timeoutMs));
       return remember("fl.compileAsync", q, handle);
     } catch (e) {
       throw compileError("fl.compileAsync", q, e);

@@ -17,6 +17,8 @@ export interface KernelEntry {
   params: readonly KernelParam[];
   /** Its `__launch_bounds__` thread count, where it has one. */
   maxThreads?: number;
+  /** The name the module exports it by, where that differs (with its parameter types). */
+  exportedAs?: string;
 }
 
 /** What the compiler decided for a kernel, and the occupancy that allows (`module.stats`). */
@@ -318,8 +320,8 @@ export class Module {
       const leftOut = typeof name === "string" ? this.compiled?.leftOutBy?.(name) : undefined;
       throw new ArgumentError("module.fn", "name", this.expectedName(name), `${describe(name)}${leftOut ? `, defined only under ${leftOut}` : ""}`);
     }
-    const kernelName = entry.name;
-    const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, kernelName)), entry.params, this, entry.maxThreads);
+    const kernelName = entry.name, exported = entry.exportedAs ?? kernelName;
+    const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, exported)), entry.params, this, entry.maxThreads);
     this.functions.set(canonical, kernel);
     return kernel;
   }

@@ -82,6 +82,11 @@ export interface KernelDeclaration {
   line: number;
   /** The most threads a block may have, from `__launch_bounds__(N)`: a launch of more fails on a GPU. */
   maxThreads?: number;
+  /**
+   * How the compilers are to name it when a function that is not a kernel shares its
+   * name: with its parameter types ("k(int, const float*)"), which pick the overload.
+   */
+  exportedAs?: string;
 }
 
 // C spellings (qualifiers and the pointer star removed, words in order) -> element types.
@@ -93,15 +98,15 @@ const C_TYPES: Record<string, string> = {
   "c10::Half": "f16", "at::Half": "f16", "torch::Half": "f16",
   "c10::BFloat16": "bf16", "at::BFloat16": "bf16", "torch::BFloat16": "bf16",
   "char": "i8", "signed char": "i8", "int8_t": "i8",
-  "unsigned char": "u8", "uint8_t": "u8",
+  "unsigned char": "u8", "uint8_t": "u8", "u_char": "u8", "u_int8_t": "u8",
   "short": "i16", "short int": "i16", "signed short": "i16", "int16_t": "i16",
-  "unsigned short": "u16", "unsigned short int": "u16", "uint16_t": "u16", "ushort": "u16",
+  "unsigned short": "u16", "unsigned short int": "u16", "uint16_t": "u16", "ushort": "u16", "u_short": "u16", "u_int16_t": "u16",
   "int": "i32", "signed": "i32", "signed int": "i32", "int32_t": "i32", "hipLaunchParm": "i32",
-  "unsigned": "u32", "unsigned int": "u32", "uint32_t": "u32", "uint": "u32",
+  "unsigned": "u32", "unsigned int": "u32", "uint32_t": "u32", "uint": "u32", "u_int": "u32", "u_int32_t": "u32",
   "long": "i64", "long int": "i64", "long long": "i64", "long long int": "i64", "signed long": "i64",
   "int64_t": "i64", "ptrdiff_t": "i64", "ssize_t": "i64", "intptr_t": "i64",
   "unsigned long": "u64", "unsigned long int": "u64", "unsigned long long": "u64", "unsigned long long int": "u64",
-  "uint64_t": "u64", "size_t": "u64", "uintptr_t": "u64", "ulong": "u64",
+  "uint64_t": "u64", "size_t": "u64", "uintptr_t": "u64", "ulong": "u64", "u_long": "u64", "u_int64_t": "u64",
   // Vector types point at their element type: a float4* reads an f32 tensor.
   "float2": "f32", "float4": "f32", "int2": "i32", "int4": "i32", "uint2": "u32", "uint4": "u32",
   "void": "void",
@@ -433,7 +438,63 @@ function tensorAccessor(kernel: string, line: number, index: number, written: st
 }
 
 function sameParams(a: readonly KernelParam[], b: readonly KernelParam[]): boolean {
-  return a.length === b.length && a.every((p, n) => p.declaration === b[n].declaration);
+  return a.length === b.length && a.every((p, n) => typeIdentity(p.declaration) === typeIdentity(b[n].declaration));
+}
+
+// The integer typedefs of glibc's headers on a 64-bit Linux (LP64), as the types they name.
+const LP64_TYPEDEFS: Record<string, string> = {
+  "size_t": "unsigned long", "uint64_t": "unsigned long", "uintptr_t": "unsigned long", "ulong": "unsigned long", "u_long": "unsigned long", "u_int64_t": "unsigned long",
+  "ptrdiff_t": "long", "ssize_t": "long", "int64_t": "long", "intptr_t": "long",
+  "uint32_t": "unsigned int", "uint": "unsigned int", "u_int": "unsigned int", "u_int32_t": "unsigned int", "int32_t": "int",
+  "uint16_t": "unsigned short", "ushort": "unsigned short", "u_short": "unsigned short", "u_int16_t": "unsigned short", "int16_t": "short",
+  "uint8_t": "unsigned char", "u_char": "unsigned char", "u_int8_t": "unsigned char", "int8_t": "signed char",
+};
+
+// A parameter's type as C++ tells two declarations apart: typedefs as the types they
+// name, integer words in one order, and the top-level const left out
+// (`size_t n` in a header and `unsigned long n` in its definition declare one function).
+function typeIdentity(declaration: string): string {
+  const words = (declaration.match(/[A-Za-z_]\w*|::|\S/g) ?? []).flatMap((w) => (LP64_TYPEDEFS[w] ?? w).split(" "));
+  const lastIndirection = Math.max(words.lastIndexOf("*"), words.lastIndexOf("&"));
+  const kept = words.filter((w, i) => i < lastIndirection || (w !== "const" && w !== "volatile"));
+  const parts: string[] = [];
+  let run: string[] = [];
+  const flush = () => {
+    const qualifiers = run.filter((w) => w === "const" || w === "volatile").sort();
+    const rest = run.filter((w) => w !== "const" && w !== "volatile");
+    parts.push([...qualifiers, integerSpelling(rest) ?? (rest.length === 1 && rest[0] === "unsigned" ? "unsigned int" : rest.join(" "))].join(" "));
+    run = [];
+  };
+  for (const w of kept) {
+    if (/^[A-Za-z_]/.test(w)) run.push(w);
+    else {
+      if (run.length > 0) flush();
+      parts.push(w);
+    }
+  }
+  if (run.length > 0) flush();
+  return parts.join(" ");
+}
+
+// Words before a call that are not a declared function's return type (`return twice(x)`).
+const NOT_RETURN_TYPES = new Set(["return", "else", "case", "do", "throw", "new", "delete", "sizeof", "co_return", "co_await", "co_yield", "goto", "typeid", "decltype", "alignof"]);
+
+// The kernel names that a function other than a kernel shares (3D Gaussian Splatting's simple-knn
+// defines `__host__ __device__ uint32_t coord2Morton(float3, float3, float3)` beside its
+// `__global__ void coord2Morton(int, const float3*, ...)`): C++ overloads, whose kernel
+// the compilers pick by its parameter types.
+function namesSharedByOtherFunctions(tokens: readonly Token[], names: ReadonlySet<string>): Set<string> {
+  const shared = new Set<string>();
+  for (let g = 1; g + 1 < tokens.length; g++) {
+    const name = tokens[g].text;
+    if (!names.has(name) || tokens[g + 1].text !== "(" || tokens[g - 1].text === "::") continue;
+    const before = tokens[g - 1].text;
+    if (!/^[A-Za-z_]\w*$/.test(before) || NOT_RETURN_TYPES.has(before)) continue;
+    let start = g;
+    while (start > 0 && ![";", "{", "}"].includes(tokens[start - 1].text)) start--;
+    if (!tokens.slice(start, g).some((t) => t.text === "__global__")) shared.add(name);
+  }
+  return shared;
 }
 
 /** A template parameter of a template __global__ function. */
@@ -1332,6 +1393,10 @@ export function findKernels(source: string, predefined: Record<string, string> =
       `a declaration on line ${p.line}, with no definition`));
   }
   for (const lines of overloaded.values()) lines.sort((a, b) => a - b);
+  const shared = namesSharedByOtherFunctions(tokens, new Set(kernels.map((k) => k.name.split("::").pop()!)));
+  for (const kernel of kernels) {
+    if (shared.has(kernel.name.split("::").pop()!)) kernel.exportedAs = `${kernel.name}(${kernel.params.map((q) => q.declaration).join(", ")})`;
+  }
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }
 

@@ -5,7 +5,7 @@ import * as fl from "../src";
 import { native } from "../src/native";
 import { Preprocessor } from "../src/preprocess";
 import { findKernels, parseKernels } from "../src/signature";
-import { expectRejects, expectThrows, testDevice } from "./helpers";
+import { expectRejects, expectThrows, range, testDevice } from "./helpers";
 
 const SAXPY = `
 // out = a * x + y
@@ -264,5 +264,36 @@ template __global__ void fill_ref<float>(float&);
     mixed.fn("fill_f8").launch({ grid: 1, block: 4 }, codes, 2.5, 3);
     expect(Array.from(codes.toArray())).to.deep.equal([0x42, 0x42, 0x42, 0x55]);  // 2.5 = 1.25 * 2^1: exponent field 8, mantissa 2
     expectThrows(() => mixed.fn("fill_ref<float>"), fl.ArgumentError, /^module.fn: name must be a kernel whose parameters are .* \(a reference cannot be passed to a kernel\), got "fill_ref<float>", whose parameter 0 \(line 4\) is declared as "float & out"$/);
+  });
+
+  it("launches a kernel that shares its name with a device function, and takes a header's prototype spelling a parameter's type by another name as the same kernel", () => {
+    // 3D Gaussian Splatting's simple-knn: `__host__ __device__ uint32_t coord2Morton(float3, ...)` beside
+    // `__global__ void coord2Morton(int, const float3*, ...)`, which its host code launches by name.
+    const module = fl.compile(`
+__host__ __device__ float twice(float x) { return 2.f * x; }
+__device__ int twice(int x) { return x << 1; }
+__global__ void twice(int n, const float* in, float* out, int* counts) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i] = twice(in[i]); counts[i] = twice(i); }
+}
+__global__ void thrice(int n, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3.f * twice(1.f);
+}
+// A header's prototype and the .cu file's definition: size_t is unsigned long, uint32_t unsigned int.
+__global__ void fill(int* out, unsigned long n, const uint32_t value);
+__global__ void fill(int* out, size_t n, unsigned value) { if (threadIdx.x < n) out[threadIdx.x] = value; }
+`, { device: testDevice(), name: "shared_names" });
+    expect(module.kernels).to.deep.equal(["twice", "thrice", "fill"]);
+    const n = 37, input = fl.tensor(range(n).map((i) => i - 10.5), { device: testDevice() });
+    const out = fl.full([n], NaN, { device: testDevice() }), counts = fl.full([n], -1, { dtype: "i32", device: testDevice() });
+    module.fn("twice").launch({ grid: 2, block: 32 }, n, input, out, counts);
+    expect([Array.from(out.toArray()), Array.from(counts.toArray())]).to.deep.equal([range(n).map((i) => 2 * (i - 10.5)), range(n).map((i) => 2 * i)]);
+    expect(module.fn("twice").signature()).to.equal("twice(int n, const float* in, float* out, int* counts)");
+    module.fn("thrice").launch({ grid: 2, block: 32 }, n, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map(() => 6));
+    const filled = fl.full([4], -1, { dtype: "i32", device: testDevice() });
+    module.fn("fill").launch({ grid: 1, block: 4 }, filled, 3, 9);
+    expect(Array.from(filled.toArray())).to.deep.equal([9, 9, 9, -1]);
   });
 });

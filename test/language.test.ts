@@ -483,7 +483,7 @@ void launcher(float* out, const int* cache) {
     expect(Array.from(out.toArray())).to.deep.equal([3, 4, 8, -1]);
   });
 
-  it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint, M_PI with no #include, cub's umbrella header", () => {
+  it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint and u_int32_t, M_PI with no #include, cub's umbrella header", () => {
     const module = fl.compile(`
 #include <cub/cub.cuh>
 #define FLOOR(a, b) (a - (a % b))
@@ -497,7 +497,7 @@ inline unsigned iDivUp(unsigned a, unsigned b) { return (a + b - 1) / b; }
 bool isPow2(unsigned x) { return (x & (x - 1)) == 0; }
 
 template <int BLOCK>
-__global__ void block_sums(int* sums, const int* x, uint n) {
+__global__ void block_sums(int* sums, const int* x, u_int32_t n) {
   typedef cub::BlockReduce<int, BLOCK> Reduce;
   __shared__ typename Reduce::TempStorage storage;
   const uint i = blockIdx.x * BLOCK + threadIdx.x;
@@ -505,7 +505,7 @@ __global__ void block_sums(int* sums, const int* x, uint n) {
   // M_PI with no #include of <math.h>: nvcc's implicit cuda_runtime.h brings it.
   if (threadIdx.x == 0) sums[blockIdx.x] = total + (M_PI > 3.14 && M_PI < 3.15 ? 0 : 1000);
 }
-template __global__ void block_sums<128>(int*, const int*, uint);
+template __global__ void block_sums<128>(int*, const int*, u_int32_t);
 `, { device: dev() });
     const n = 1000, blocks = Math.ceil(n / 128);
     const xs = range(n).map((i) => ((i * 7) % 11) - 5);
@@ -749,6 +749,34 @@ __global__ void raw_bytes(T* out) {
         module.fn(kernel).launch({ grid: blocks, block: threads, sharedBytes: threads * bytes }, out);
         expect(Array.from(out.toArray(), Number), `${kernel} on ${d.describe()}`).to.deep.equal(expected);
       }
+    }
+  });
+
+  it("gives a launch the dynamic shared memory a kernel opts in to on the device (227 KiB on an H100/H200 and the 32-lane CPU, AMD's 64 KiB on the 64-lane CPU)", () => {
+    // A GEMM or attention kernel with large tiles asks for more than 64 KiB (its host code calls
+    // cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), which launches from TS do for it).
+    const source = `
+__global__ void spread(int* out, int words) {
+  extern __shared__ int tile[];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) tile[i] = i % 7 + blockIdx.x;
+  __syncthreads();
+  int sum = 0;
+  for (int i = threadIdx.x; i < words; i += blockDim.x) sum += tile[words - 1 - i];
+  atomicAdd(&out[blockIdx.x], sum);
+}
+`;
+    const devices = testDevice().backend === "cpu" ? [dev(), fl.device("cpu", { warpSize: 64 })] : [dev()];
+    for (const d of devices) {
+      const limit = d.props.sharedPerBlockOptin;
+      if (d.backend === "cpu") expect(limit, d.describe()).to.equal(d.props.warpSize === 64 ? 64 * 1024 : 227 * 1024);
+      const words = limit / 4, blocks = 2;
+      const out = fl.zeros([blocks], { dtype: "i32", device: d });
+      const kernel = fl.compile(source, { device: d }).fn("spread");
+      kernel.launch({ grid: blocks, block: 256, sharedBytes: limit }, out, words);
+      const base = range(words).reduce((sum, i) => sum + (i % 7), 0);
+      expect(Array.from(out.toArray()), d.describe()).to.deep.equal(range(blocks).map((b) => base + b * words));
+      expectThrows(() => kernel.launch({ grid: 1, block: 256, sharedBytes: limit + 4 }, out, words), fl.ArgumentError,
+        `kernel spread: sharedBytes must be at most ${limit} (the device's limit), got ${limit + 4}`);
     }
   });
 
@@ -1000,6 +1028,73 @@ __global__ void largest(const scalar_t* x, scalar_t* out, int n) {
     };
     expect([largest("largest<float>", [NaN, 1, 5, -2], "f32"), largest("largest<float>", [NaN, NaN], "f32"), largest("largest<int>", [-7, -9], "i32"),
       largest("largest<int>", [], "i32")]).to.deep.equal([5, -Infinity, -7, -(2 ** 31)]);
+  });
+
+  it("compiles operator libraries' headers as they are written: torch/serialize/tensor.h, std::memcpy from c10, a ROCm build's own __ldg of at::Half, CUDA_KERNEL_ASSERT", () => {
+    // OpenPCDet's op headers include <torch/serialize/tensor.h>; megablocks' BitCast calls std::memcpy with only
+    // torch's headers; torch_sparse's utils.cuh defines __ldg for at::Half under USE_ROCM, where c10 declares none;
+    // TensorRT's quantization kernels check their input with c10's CUDA_KERNEL_ASSERT.
+    const source = (rocm: boolean) => `${rocm ? "#define USE_ROCM 1\n" : ""}#include <torch/serialize/tensor.h>
+#include <ATen/DeviceGuard.h>
+#include <torch/extension.h>
+#ifdef USE_ROCM
+__device__ __inline__ at::Half __ldg(const at::Half* ptr) { return *ptr; }
+#endif
+template <typename To, typename From> __device__ To bit_cast(const From& from) {
+  To to;
+  std::memcpy(&to, &from, sizeof(To));
+  return to;
+}
+__global__ void copy_bits(const at::Half* in, at::Half* out, short* bits, int n) {
+  CUDA_KERNEL_ASSERT(n > 0);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { out[i] = __ldg(in + i); bits[i] = bit_cast<short>(in[i]); }
+}
+void launch(at::Tensor x) {}
+`;
+    const n = 37, values = range(n).map((i) => (i - 18) * 0.75);
+    for (const rocm of [false, true]) {
+      const input = fl.tensor(values, { dtype: "f16", device: dev() });
+      const out = fl.full([n], NaN, { dtype: "f16", device: dev() }), bits = fl.full([n], -1, { dtype: "i16", device: dev() });
+      const copy = fl.compile(source(rocm), { device: dev() }).fn("copy_bits");
+      copy.launch({ grid: 2, block: 32 }, input, out, bits, n);
+      expect([Array.from(out.toArray()), Array.from(bits.toArray())], `USE_ROCM ${rocm}`).to.deep.equal(
+        [values, values.map((v) => { const b = f32ToF16Bits(v); return b > 32767 ? b - 65536 : b; })]);
+      // A GPU's device-side assert loses its context for the process: the failing check runs on the CPU.
+      if (dev().backend === "cpu") {
+        copy.launch({ grid: 1, block: 4 }, input, out, bits, 0);
+        expectThrows(() => out.toArray(), fl.DeviceError, /kernel 'copy_bits': device-side assertion `n > 0' failed at copy_bits\.hip:\d+ \(block \(0,0,0\), thread \(0,0,0\)\)/);
+      }
+    }
+  });
+
+  it("gives cub's binary searches of one thread (LowerBound, UpperBound, MergePathSearch)", () => {
+    const module = fl.compile(`
+#include <cub/thread/thread_search.cuh>
+__global__ void searches(const int* sorted, int n, const int* b, int b_len, int* lower, int* upper, int2* path) {
+  const int t = threadIdx.x;
+  lower[t] = cub::LowerBound(sorted, n, t - 3);
+  upper[t] = cub::UpperBound(sorted, n, t - 3);
+  if (t <= n + b_len) {
+    int2 at;
+    cub::MergePathSearch(t, sorted, b, n, b_len, at);
+    path[t] = at;
+  }
+}
+`, { device: dev() });
+    const sorted = [-2, 0, 0, 1, 4, 4, 4, 9, 12], b = [-5, 0, 3, 4, 4, 20], threads = 20;
+    const lower = fl.full([threads], -9, { dtype: "i32", device: dev() }), upper = fl.full([threads], -9, { dtype: "i32", device: dev() });
+    const path = fl.full([threads, 2], -9, { dtype: "i32", device: dev() });
+    module.fn("searches").launch({ grid: 1, block: threads }, fl.tensor(sorted, { dtype: "i32", device: dev() }), sorted.length,
+      fl.tensor(b, { dtype: "i32", device: dev() }), b.length, lower, upper, path);
+    const keys = range(threads).map((t) => t - 3);
+    // The merge, a's items first on ties: after `d` items, how many came from a.
+    const merged: ("a" | "b")[] = [];
+    for (let i = 0, j = 0; i < sorted.length || j < b.length;) merged.push(j >= b.length || (i < sorted.length && sorted[i] <= b[j]) ? (i++, "a") : (j++, "b"));
+    const fromA = (d: number) => merged.slice(0, d).filter((s) => s === "a").length;
+    expect([Array.from(lower.toArray()), Array.from(upper.toArray())]).to.deep.equal([
+      keys.map((k) => sorted.filter((v) => v < k).length), keys.map((k) => sorted.filter((v) => v <= k).length)]);
+    expect(Array.from(path.toArray())).to.deep.equal(range(threads).flatMap((d) => (d <= merged.length ? [fromA(d), d - fromA(d)] : [-9, -9])));
   });
 
   it("passes a pointer to a __device__ function read from the module's variable, as cudaMemcpyFromSymbol reads it before a launch", () => {

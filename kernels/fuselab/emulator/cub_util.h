@@ -1,7 +1,7 @@
 // cub's utilities on the CPU emulator: its function objects (Sum, Max, Min,
 // ArgMax, ArgMin over KeyValuePair), type traits (Traits<T> with the bit
 // twiddles radix sorts order keys by), Uninitialized storage, cache-modified
-// loads and stores, ThreadReduce, and the warp and block helpers that sources
+// loads and stores, ThreadReduce, a thread's binary searches, and the warp and block helpers that sources
 // written for cub 1 and 2 call (CTA_SYNC, WARP_SYNC, LaneId, WarpId,
 // DivideAndRoundUp, ShuffleIndex/Up/Down).
 #ifndef FUSELAB_EMULATOR_CUB_UTIL_H
@@ -186,6 +186,52 @@ inline int RowMajorTid(int dim_x, int dim_y, int /*dim_z*/) {
 template <typename Numerator, typename Denominator>
 constexpr Numerator DivideAndRoundUp(Numerator n, Denominator d) {
   return static_cast<Numerator>(n / d + (n % d != 0 ? 1 : 0));
+}
+
+// A thread's binary searches (<cub/thread/thread_search.cuh>): the first position in
+// the sorted input whose item is not less than `value` (LowerBound), or greater
+// than it (UpperBound), among the first num_items.
+template <typename InputIteratorT, typename OffsetT, typename T>
+inline OffsetT LowerBound(InputIteratorT input, OffsetT num_items, T value) {
+  OffsetT first = 0;
+  while (num_items > 0) {
+    const OffsetT half = num_items >> 1;
+    if (input[first + half] < value) {
+      first = first + half + 1;
+      num_items = num_items - (half + 1);
+    } else {
+      num_items = half;
+    }
+  }
+  return first;
+}
+template <typename InputIteratorT, typename OffsetT, typename T>
+inline OffsetT UpperBound(InputIteratorT input, OffsetT num_items, T value) {
+  OffsetT first = 0;
+  while (num_items > 0) {
+    const OffsetT half = num_items >> 1;
+    if (value < input[first + half]) {
+      num_items = half;
+    } else {
+      first = first + half + 1;
+      num_items = num_items - (half + 1);
+    }
+  }
+  return first;
+}
+// Where the merge path of sorted a and b crosses `diagonal` (a's items taken in
+// .x, b's in .y; ties take a's first), as a merge splits its work among threads.
+template <typename AIteratorT, typename BIteratorT, typename OffsetT, typename CoordinateT>
+inline void MergePathSearch(OffsetT diagonal, AIteratorT a, BIteratorT b, OffsetT a_len, OffsetT b_len, CoordinateT& path_coordinate) {
+  OffsetT low = diagonal > b_len ? diagonal - b_len : 0;
+  OffsetT high = diagonal < a_len ? diagonal : a_len;
+  while (low < high) {
+    const OffsetT pivot = (low + high) >> 1;
+    if (a[pivot] <= b[diagonal - pivot - 1]) low = pivot + 1;
+    else high = pivot;
+  }
+  path_coordinate.x = low < a_len ? low : a_len;
+  path_coordinate.y = diagonal - low;
 }
 
 // Shuffles within a logical warp of LOGICAL_WARP_THREADS lanes: a lane whose

@@ -9,9 +9,11 @@
 #ifndef FUSELAB_TORCH_H
 #define FUSELAB_TORCH_H
 
+#include <assert.h>
 #include <float.h>  // c10's headers bring FLT_MAX to every extension
 #include <stddef.h>
 #include <stdint.h>
+#include <cstring>  // std::memcpy: c10/util/Half.h includes <cstring>
 #include <limits>
 
 #define C10_HOST_DEVICE __host__ __device__
@@ -25,6 +27,10 @@
 #define C10_LAUNCH_BOUNDS_0 __launch_bounds__(256, 4)
 #define C10_LAUNCH_BOUNDS_1(threads) __launch_bounds__((C10_MAX_THREADS_PER_BLOCK((threads))))
 #define C10_LAUNCH_BOUNDS_2(threads, blocks) __launch_bounds__((C10_MAX_THREADS_PER_BLOCK((threads))), (blocks))
+// c10/macros/Macros.h's checks in device code: a failed one is a device-side assert
+// (TensorRT's fake quantization kernels check their inputs so).
+#define CUDA_KERNEL_ASSERT(cond) assert(cond)
+#define CUDA_KERNEL_ASSERT_MSG(cond, msg) assert((cond) && (msg))
 // The warp's lanes as a constant: the GPU's, or the emulated device's (fl.compile
 // gives the CPU its width for sources that include these headers).
 #if defined(FL_WARP_SIZE)
@@ -257,17 +263,29 @@ template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {
 #endif
 
 // c10's loads through the read-only cache, as the toolkit's __ldg takes no class types.
+// c10 declares Half's for CUDA only: a ROCm build (USE_ROCM, AMD's platform) has none,
+// and its extensions define their own (torch_sparse's utils.cuh).
+#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
+#define FUSELAB_TORCH_HALF_LDG 0
+#else
+#define FUSELAB_TORCH_HALF_LDG 1
+#endif
 #if (defined(__CUDACC__) && !defined(FL_TARGET_CPU)) || defined(__CUDACC_RTC__)
+#if FUSELAB_TORCH_HALF_LDG
 __device__ __forceinline__ c10::Half __ldg(const c10::Half* p) {
   return c10::Half(__ldg(reinterpret_cast<const unsigned short*>(p)), c10::Half::from_bits());
 }
+#endif
 __device__ __forceinline__ c10::BFloat16 __ldg(const c10::BFloat16* p) {
   return c10::BFloat16(__ldg(reinterpret_cast<const unsigned short*>(p)), c10::BFloat16::from_bits());
 }
 #else
+#if FUSELAB_TORCH_HALF_LDG
 __device__ __forceinline__ c10::Half __ldg(const c10::Half* p) { return *p; }
+#endif
 __device__ __forceinline__ c10::BFloat16 __ldg(const c10::BFloat16* p) { return *p; }
 #endif
+#undef FUSELAB_TORCH_HALF_LDG
 
 // PyTorch's Half also converts to __half, for the toolkit's conversions
 // (__half2float(h) of a c10::Half); here those conversions take it directly, as

@@ -40,14 +40,7 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 #include <fuselab_rtc_math_constants.h>
 #include <fuselab_rtc_math_promotions.h>
 #include <fuselab_rtc_std_math.h>
-// glibc's <sys/types.h> names these, and nvcc's host headers bring them to every .cu file.
-typedef unsigned int uint;
-typedef unsigned short ushort;
-typedef unsigned long ulong;
-// <stddef.h>'s, which the host headers bring to every source (`if (bias != NULL)`).
-#ifndef NULL
-#define NULL __null
-#endif
+#include <fuselab_rtc_glibc_types.h>
 #endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>

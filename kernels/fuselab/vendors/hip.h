@@ -7,14 +7,7 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 #else
-// glibc's <sys/types.h> names these, and hipcc's host headers bring them to every source.
-typedef unsigned int uint;
-typedef unsigned short ushort;
-typedef unsigned long ulong;
-// <stddef.h>'s, which the host headers bring to every source (`if (bias != NULL)`).
-#ifndef NULL
-#define NULL __null
-#endif
+#include <fuselab_rtc_glibc_types.h>
 // std::exp, std::sqrt ... as hipcc's headers give every source.
 #include <fuselab_rtc_std_math.h>
 #endif

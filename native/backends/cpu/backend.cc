@@ -80,6 +80,11 @@ constexpr int kMaxThreadsPerBlock = 1024;
 constexpr uint32_t kMaxBlockDim[3] = {1024, 1024, 64};
 constexpr uint32_t kMaxGridDim[3] = {2147483647u, 65535, 65535};
 constexpr size_t kSharedPerBlock = 64 * 1024;
+// The dynamic shared memory a launch may ask for: what a kernel opts in to on an H100 or
+// H200 (227 KiB; GEMM and attention kernels with large tiles ask for more than 64 KiB);
+// a 64-lane device keeps AMD's 64 KiB of LDS.
+constexpr size_t kSharedOptIn = 227 * 1024;
+size_t shared_limit(int warp_size) { return warp_size == 64 ? kSharedPerBlock : kSharedOptIn; }
 // All the static __shared__ memory of a module's kernels, which each worker thread holds.
 constexpr size_t kModuleStaticShared = 16 * 1024 * 1024;
 constexpr size_t kAlignment = 256;
@@ -700,7 +705,7 @@ int cpu_props(void* handle, fl_device_props* out) {
     out->max_grid_dim[i] = static_cast<int>(kMaxGridDim[i]);
   }
   out->shared_per_block = kSharedPerBlock;
-  out->shared_per_block_optin = kSharedPerBlock;
+  out->shared_per_block_optin = shared_limit(d->options.warp_size);
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   out->total_memory = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
   long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -913,9 +918,9 @@ int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, s
   if (!within(grid, kMaxGridDim))
     return fail(format("launch of kernel '%s': grid must be at least 1 and at most (%u,%u,%u), got (%u,%u,%u)", name,
                        kMaxGridDim[0], kMaxGridDim[1], kMaxGridDim[2], grid.x, grid.y, grid.z));
-  if (shared_bytes > kSharedPerBlock)
-    return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name, kSharedPerBlock,
-                       shared_bytes));
+  if (shared_bytes > shared_limit(d->options.warp_size))
+    return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name,
+                       shared_limit(d->options.warp_size), shared_bytes));
   // The argument values are copied: the caller's may change once we return.
   std::vector<unsigned char> values;
   std::vector<size_t> offsets;
