@@ -108,7 +108,8 @@ export class Kernel {
 
   /** "scale(float* out, const float* x, float s, int n)". */
   signature(): string {
-    return `${this.name}(${this.params.map((p) => (p.name ? `${p.declaration} ${p.name}` : p.declaration)).join(", ")})`;
+    const fallback = (p: KernelParam) => (p.fallback === undefined ? "" : ` = ${p.fallback === null ? "nullptr" : typeof p.fallback === "object" ? p.fallback.text : String(p.fallback)}`);
+    return `${this.name}(${this.params.map((p) => `${p.name ? `${p.declaration} ${p.name}` : p.declaration}${fallback(p)}`).join(", ")})`;
   }
 
   /** Checks every argument and queues one launch. */
@@ -200,10 +201,8 @@ export class Kernel {
     if (sharedBytes > sharedLimit) {
       throw new ArgumentError(where, "sharedBytes", `at most ${sharedLimit} (the device's limit)`, String(sharedBytes));
     }
-    if (args.length !== this.params.length) {
-      throw new ArgumentError(where, "the arguments", `${this.params.length} values: ${this.signature()}`, `${args.length} values`);
-    }
-    const nativeArgs = args.map((arg, i) => this.argument(where, i, arg));
+    const all = this.withDefaults(where, args);
+    const nativeArgs = all.map((arg, i) => this.argument(where, i, arg));
     return { grid, block, sharedBytes, nativeArgs };
   }
 
@@ -219,6 +218,23 @@ export class Kernel {
       dims[i] = d;
     });
     return dims;
+  }
+
+  // The arguments with the defaults of those left out (`bool negate = false`), as a launch in C++ fills them in.
+  private withDefaults(where: string, args: readonly unknown[]): readonly unknown[] {
+    let required = this.params.length;
+    while (required > 0 && this.params[required - 1].fallback !== undefined) required--;
+    if (args.length < required || args.length > this.params.length) {
+      const count = required === this.params.length ? `${required}` : `${required} to ${this.params.length}`;
+      throw new ArgumentError(where, "the arguments", `${count} values: ${this.signature()}`, `${args.length} values`);
+    }
+    return [...args, ...this.params.slice(args.length).map((param, n) => {
+      const fallback = param.fallback;
+      if (fallback === null || typeof fallback !== "object") return fallback;
+      const index = args.length + n;
+      throw new ArgumentError(where, param.name ? `argument ${index} (${param.name})` : `argument ${index}`,
+        `given, as its default (${fallback.text}) is an expression fuselab does not evaluate`, "none");
+    })];
   }
 
   private argument(where: string, index: number, arg: unknown): NativeArg {

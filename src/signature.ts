@@ -32,6 +32,12 @@ export interface KernelParam {
   fp8?: Fp8Conversion;
   /** A pointer to a `__device__` function (`float (*f)(float, float)`), its type without the name ("float(*)(float, float)"): it takes a module's variable holding one. */
   functionPointer?: string;
+  /**
+   * Its default argument (`bool negate = false`), which a launch leaving it out passes:
+   * a number, bigint, boolean or null (a pointer's nullptr); or the text of one fuselab
+   * cannot evaluate (`scale = kScale * 2`), which a launch must pass.
+   */
+  fallback?: number | bigint | boolean | null | { text: string };
 }
 
 // The 8-bit float types by value: CUDA's saturate as their constructors do, c10's do not.
@@ -1035,9 +1041,24 @@ function parseParams(kernel: string, line: number, parts: Token[][], structs: So
   const params: KernelParam[] = [];
   for (const part of parts) {
     if (parts.length === 1 && part.length === 1 && part[0].text === "void") break;
-    params.push(parseParam(kernel, line, params.length, part, structs));
+    const param = parseParam(kernel, line, params.length, part, structs);
+    const equals = part.findIndex((t) => t.text === "=");
+    params.push(equals < 0 ? param : { ...param, fallback: defaultArgument(param, part.slice(equals + 1).map((t) => t.text).join("")) });
   }
   return params;
+}
+
+// A parameter's default argument as a launch passes it: a literal number or bool, or a
+// pointer's null; other expressions (a constant's name, arithmetic) by their text alone.
+function defaultArgument(param: KernelParam, text: string): NonNullable<KernelParam["fallback"]> | null {
+  if (param.pointer) return /^(?:nullptr|NULL|0|__null)$/.test(text) ? null : { text };
+  if (text === "true" || text === "false") return param.type === "bool" ? text === "true" : { text };
+  const literal = /^([-+]?)(0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[uUlLfF]*$/.exec(text);
+  if (!literal || param.type === "bool" || param.type === "struct") return { text };
+  const integer = /^(?:0[xX][0-9a-fA-F]+|\d+)$/.test(literal[2]);
+  if (integer && (param.type === "i64" || param.type === "u64")) return BigInt(literal[1] === "-" ? `-${literal[2]}` : literal[2]);
+  const value = integer ? Number(BigInt(literal[2])) : Number(literal[2]);
+  return literal[1] === "-" ? -value : value;
 }
 
 /** The name and template arguments of a name expression: "ns::k<float, 256>". */
@@ -1384,7 +1405,13 @@ export function findKernels(source: string, predefined: Record<string, string> =
   // one declared beside a definition of its name with other parameters overloads it, as for nvcc.
   for (const { declaration: p, at } of prototypes) {
     const defined = declared.get(p.name);
-    if (defined?.some((d) => sameParams(d.params, p.params)) || unlaunchable.has(p.name)) continue;
+    const definition = defined?.find((d) => sameParams(d.params, p.params));
+    if (definition) {
+      // Default arguments are written in the prototype, not again in the definition.
+      definition.params.forEach((q, n) => { if (p.params[n].fallback !== undefined && q.fallback === undefined) q.fallback = p.params[n].fallback; });
+      continue;
+    }
+    if (unlaunchable.has(p.name)) continue;
     if (defined) {
       add(p, at);
       continue;

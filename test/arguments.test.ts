@@ -244,6 +244,42 @@ __global__ void wide(double* out, const double* in, int n) {
     });
   });
 
+  it("fills in the default arguments a launch leaves out, as a launch in C++ does (TensorRT's fake quantization kernel)", () => {
+    const module = fl.compile(`
+constexpr int kMode = 2;
+__global__ void scaled(const float* x, float* y, int n, float scale = 2.5f, bool negate = false, const float* bias = nullptr,
+                       long long offset = -3, unsigned mask = 0xff, int mode = kMode * 2) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = (negate ? -1.0f : 1.0f) * x[i] * scale + (bias ? bias[i] : 0.0f) + static_cast<float>(offset) + (mask & 3) + mode;
+}
+// A header's prototype carries the defaults; the definition does not repeat them.
+template <int N> __global__ void times(float* v, int n = 3, double by = 1e-1);
+template <int N> __global__ void times(float* v, int n, double by) { if (threadIdx.x < n) v[threadIdx.x] *= N * by; }
+`, { device: dev() });
+    const n = 5, x = fl.tensor(range(n), { device: dev() }), y = fl.full([n], NaN, { device: dev() });
+    const scaled = module.fn("scaled");
+    expect(scaled.signature()).to.equal("scaled(const float* x, float* y, int n, float scale = 2.5, bool negate = false, const float* bias = nullptr, " +
+      "long long offset = -3, unsigned mask = 255, int mode = kMode*2)");
+    const expected = (scale: number, sign: number, bias: number[], offset: number, mask: number, mode: number) =>
+      range(n).map((i) => Math.fround(Math.fround(sign * i * scale) + bias[i] + offset + (mask & 3) + mode));
+    const zeros = range(n).map(() => 0), bias = range(n).map((i) => 10 * i);
+    scaled.launch({ grid: 1, block: 8 }, x, y, n, 1.5, true, fl.tensor(bias, { device: dev() }), 7n, 6, 1);
+    expect(Array.from(y.toArray())).to.deep.equal(expected(1.5, -1, bias, 7, 6, 1));
+    expectThrows(() => scaled.launch({ grid: 1, block: 8 }, x, y, n), fl.ArgumentError,
+      "kernel scaled: argument 8 (mode) must be given, as its default (kMode*2) is an expression fuselab does not evaluate, got none");
+    scaled.launch({ grid: 1, block: 8 }, x, y, n, 1.5, false, null, 7n, 6, 1);
+    expect(Array.from(y.toArray())).to.deep.equal(expected(1.5, 1, zeros, 7, 6, 1));
+    expectThrows(() => scaled.launch({ grid: 1, block: 8 }, x, y), fl.ArgumentError,
+      "kernel scaled: the arguments must be 3 to 9 values: scaled(const float* x, float* y, int n, float scale = 2.5, bool negate = false, " +
+      "const float* bias = nullptr, long long offset = -3, unsigned mask = 255, int mode = kMode*2), got 2 values");
+    const times = module.fn("times<4>");
+    const v = fl.tensor([1, 2, 3, 4, 5], { device: dev() });
+    times.launch({ grid: 1, block: 8 }, v);
+    expect(Array.from(v.toArray())).to.deep.equal([0.4, 0.8, 1.2, 4, 5].map(Math.fround));
+    times.launch({ grid: 1, block: 8 }, v, 5, 0.5);
+    expect(Array.from(v.toArray())).to.deep.equal([0.8, 1.6, 2.4, 8, 10].map(Math.fround));
+  });
+
   it("passes null for a pointer: the kernel sees a null pointer", () => {
     const module = fl.compile(`
 __global__ void add_bias(float* out, const float* x, const float* bias, int n) {

@@ -1664,6 +1664,142 @@ __global__ void dots(int* out, const int* a, const int* b, int n) {
     expect(Array.from(out.toArray())).to.deep.equal(expected);
   });
 
+  it("computes CUDA's SIMD intrinsics on 16-bit and 8-bit lanes: wrapping, saturating, averages, comparisons, sums of differences", () => {
+    // BitNet's int2 kernels subtract bytes with __vsubss4; video and image code averages and compares them so.
+    const module = fl.compile(`
+__global__ void lanes(unsigned* out, const unsigned* a, const unsigned* b, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned x = a[i], y = b[i];
+  unsigned* o = out + 82 * i;
+  o[0] = __vadd2(x, y);
+  o[1] = __vadd4(x, y);
+  o[2] = __vsub2(x, y);
+  o[3] = __vsub4(x, y);
+  o[4] = __vaddss2(x, y);
+  o[5] = __vaddss4(x, y);
+  o[6] = __vaddus2(x, y);
+  o[7] = __vaddus4(x, y);
+  o[8] = __vsubss2(x, y);
+  o[9] = __vsubss4(x, y);
+  o[10] = __vsubus2(x, y);
+  o[11] = __vsubus4(x, y);
+  o[12] = __vavgs2(x, y);
+  o[13] = __vavgs4(x, y);
+  o[14] = __vavgu2(x, y);
+  o[15] = __vavgu4(x, y);
+  o[16] = __vhaddu2(x, y);
+  o[17] = __vhaddu4(x, y);
+  o[18] = __vabsdiffs2(x, y);
+  o[19] = __vabsdiffs4(x, y);
+  o[20] = __vabsdiffu2(x, y);
+  o[21] = __vabsdiffu4(x, y);
+  o[22] = __vmaxs2(x, y);
+  o[23] = __vmaxs4(x, y);
+  o[24] = __vmaxu2(x, y);
+  o[25] = __vmaxu4(x, y);
+  o[26] = __vmins2(x, y);
+  o[27] = __vmins4(x, y);
+  o[28] = __vminu2(x, y);
+  o[29] = __vminu4(x, y);
+  o[30] = __vcmpeq2(x, y);
+  o[31] = __vcmpeq4(x, y);
+  o[32] = __vcmpne2(x, y);
+  o[33] = __vcmpne4(x, y);
+  o[34] = __vcmpges2(x, y);
+  o[35] = __vcmpges4(x, y);
+  o[36] = __vcmpgeu2(x, y);
+  o[37] = __vcmpgeu4(x, y);
+  o[38] = __vcmpgts2(x, y);
+  o[39] = __vcmpgts4(x, y);
+  o[40] = __vcmpgtu2(x, y);
+  o[41] = __vcmpgtu4(x, y);
+  o[42] = __vcmples2(x, y);
+  o[43] = __vcmples4(x, y);
+  o[44] = __vcmpleu2(x, y);
+  o[45] = __vcmpleu4(x, y);
+  o[46] = __vcmplts2(x, y);
+  o[47] = __vcmplts4(x, y);
+  o[48] = __vcmpltu2(x, y);
+  o[49] = __vcmpltu4(x, y);
+  o[50] = __vseteq2(x, y);
+  o[51] = __vseteq4(x, y);
+  o[52] = __vsetne2(x, y);
+  o[53] = __vsetne4(x, y);
+  o[54] = __vsetges2(x, y);
+  o[55] = __vsetges4(x, y);
+  o[56] = __vsetgeu2(x, y);
+  o[57] = __vsetgeu4(x, y);
+  o[58] = __vsetgts2(x, y);
+  o[59] = __vsetgts4(x, y);
+  o[60] = __vsetgtu2(x, y);
+  o[61] = __vsetgtu4(x, y);
+  o[62] = __vsetles2(x, y);
+  o[63] = __vsetles4(x, y);
+  o[64] = __vsetleu2(x, y);
+  o[65] = __vsetleu4(x, y);
+  o[66] = __vsetlts2(x, y);
+  o[67] = __vsetlts4(x, y);
+  o[68] = __vsetltu2(x, y);
+  o[69] = __vsetltu4(x, y);
+  o[70] = __vsads2(x, y);
+  o[71] = __vsads4(x, y);
+  o[72] = __vsadu2(x, y);
+  o[73] = __vsadu4(x, y);
+  o[74] = __vabs2(x);
+  o[75] = __vabs4(x);
+  o[76] = __vabsss2(x);
+  o[77] = __vabsss4(x);
+  o[78] = __vneg2(x);
+  o[79] = __vneg4(x);
+  o[80] = __vnegss2(x);
+  o[81] = __vnegss4(x);
+}`, { device: dev() });
+    const as = [0, 0xffffffff, 0x7f80ff01, 0x80808080, 0x12345678, 0xdeadbeef, 0x7fff8000, 0x00ff7f80, 0x80007fff, 0x01fe02fd];
+    const bs = [0, 0x01010101, 0x01020304, 0x7f7f7f7f, 0x9abcdef0, 0x80808080, 0x80017fff, 0xff00ff00, 0x7fff8000, 0xfe01fd02];
+    const n = as.length;
+    const out = fl.full([82 * n], 0xdeadbeef, { dtype: "u32", device: dev() });
+    module.fn("lanes").launch({ grid: 2, block: 8 }, out, fl.tensor(as, { dtype: "u32", device: dev() }), fl.tensor(bs, { dtype: "u32", device: dev() }), n);
+    // Each lane from the definitions: bits wide, read signed or not, the result's low bits kept.
+    const lane = (v: number, k: number, bits: number, signed: boolean) => {
+      const raw = Math.floor(v / 2 ** (bits * k)) % 2 ** bits;
+      return signed && raw >= 2 ** (bits - 1) ? raw - 2 ** bits : raw;
+    };
+    const sat = (v: number, bits: number, signed: boolean) => Math.min(Math.max(v, signed ? -(2 ** (bits - 1)) : 0), signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1);
+    const join = (values: number[], bits: number) => values.reduce((word, v, k) => word + (((v % 2 ** bits) + 2 ** bits) % 2 ** bits) * 2 ** (bits * k), 0);
+    type Lanewise = (x: number, y: number, bits: number) => number;
+    const ops: [string, boolean, Lanewise][] = [
+      ["vadd", false, (x, y) => x + y], ["vsub", false, (x, y) => x - y],
+      ["vaddss", true, (x, y, w) => sat(x + y, w, true)], ["vaddus", false, (x, y, w) => sat(x + y, w, false)],
+      ["vsubss", true, (x, y, w) => sat(x - y, w, true)], ["vsubus", false, (x, y, w) => sat(x - y, w, false)],
+      ["vavgs", true, (x, y) => Math.floor((x + y + 1) / 2)], ["vavgu", false, (x, y) => Math.floor((x + y + 1) / 2)],
+      ["vhaddu", false, (x, y) => Math.floor((x + y) / 2)],
+      ["vabsdiffs", true, (x, y) => Math.abs(x - y)], ["vabsdiffu", false, (x, y) => Math.abs(x - y)],
+      ["vmaxs", true, (x, y) => Math.max(x, y)], ["vmaxu", false, (x, y) => Math.max(x, y)],
+      ["vmins", true, (x, y) => Math.min(x, y)], ["vminu", false, (x, y) => Math.min(x, y)],
+      ...(["eq", "ne", "ges", "geu", "gts", "gtu", "les", "leu", "lts", "ltu"] as const).flatMap((c): [string, boolean, Lanewise][] => {
+        const test = (x: number, y: number) => ({ eq: x === y, ne: x !== y, ge: x >= y, gt: x > y, le: x <= y, lt: x < y })[c.slice(0, 2) as "eq"];
+        const signed = c.endsWith("s");
+        return [[`vcmp${c}`, signed, (x, y) => (test(x, y) ? -1 : 0)], [`vset${c}`, signed, (x, y) => (test(x, y) ? 1 : 0)]];
+      }),
+    ];
+    const sad = (x: number, y: number, bits: number, signed: boolean) =>
+      range(32 / bits).reduce((sum, k) => sum + Math.abs(lane(x, k, bits, signed) - lane(y, k, bits, signed)), 0);
+    const unary: [string, Lanewise][] = [["vabs", (x) => Math.abs(x)], ["vabsss", (x, _, w) => sat(Math.abs(x), w, true)], ["vneg", (x) => -x], ["vnegss", (x, _, w) => sat(-x, w, true)]];
+    const expected = as.flatMap((x, i) => {
+      const y = bs[i];
+      const each = (f: Lanewise, signed: boolean, bits: number) => join(range(32 / bits).map((k) => f(lane(x, k, bits, signed), lane(y, k, bits, signed), bits)), bits);
+      const binary = new Map(ops.map(([name, signed, f]) => [name, [each(f, signed, 16), each(f, signed, 8)]]));
+      binary.set("vsads", [sad(x, y, 16, true), sad(x, y, 8, true)]);
+      binary.set("vsadu", [sad(x, y, 16, false), sad(x, y, 8, false)]);
+      return [...["vadd", "vsub", "vaddss", "vaddus", "vsubss", "vsubus", "vavgs", "vavgu", "vhaddu", "vabsdiffs", "vabsdiffu", "vmaxs", "vmaxu", "vmins", "vminu", "vcmpeq", "vcmpne", "vcmpges", "vcmpgeu", "vcmpgts", "vcmpgtu", "vcmples", "vcmpleu", "vcmplts", "vcmpltu", "vseteq", "vsetne", "vsetges", "vsetgeu", "vsetgts", "vsetgtu", "vsetles", "vsetleu", "vsetlts", "vsetltu", "vsads", "vsadu"].flatMap((name) => binary.get(name)!), ...unary.flatMap(([, f]) => [each(f, true, 16), each(f, true, 8)])];
+    });
+    const got = Array.from(out.toArray());
+    const names = [...["vadd", "vsub", "vaddss", "vaddus", "vsubss", "vsubus", "vavgs", "vavgu", "vhaddu", "vabsdiffs", "vabsdiffu", "vmaxs", "vmaxu", "vmins", "vminu", "vcmpeq", "vcmpne", "vcmpges", "vcmpgeu", "vcmpgts", "vcmpgtu", "vcmples", "vcmpleu", "vcmplts", "vcmpltu", "vseteq", "vsetne", "vsetges", "vsetgeu", "vsetgts", "vsetgtu", "vsetles", "vsetleu", "vsetlts", "vsetltu", "vsads", "vsadu"], ...unary.map(([name]) => name)].flatMap((name) => [`__${name}2`, `__${name}4`]);
+    const wrong = got.flatMap((v, j) => (v === expected[j] ? [] : [`${names[j % names.length]}(0x${as[Math.floor(j / names.length)].toString(16)}, 0x${bs[Math.floor(j / names.length)].toString(16)}): got 0x${v.toString(16)}, expected 0x${expected[j].toString(16)}`]));
+    expect(wrong).to.deep.equal([]);
+  });
+
   it("computes the bit, integer-average and float intrinsics exactly", () => {
     const module = fl.compile(`
 __global__ void bits(int* out, const int* in, int n) {

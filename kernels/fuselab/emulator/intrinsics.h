@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "half.h"
+#include "simd.h"
 #include "runtime.h"
 
 namespace fl {
