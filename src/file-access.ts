@@ -4,7 +4,8 @@
 // .incbin and .include. A source outside the grader's sandbox (a notebook, or
 // a grader compiling before it sandboxes) must not read, embed or probe a file
 // it was not given. This reads every line of the source, in branches taken or
-// not, and refuses what could reach another file, naming the line.
+// not, and refuses what could reach another file, naming the line; a relative
+// name climbing out with .. in a branch not taken is replaced by an #error.
 //
 // On a GPU, NVRTC and hiprtc read the file system themselves, the process's
 // working folder among the places they search: each #include is resolved here, among the
@@ -356,6 +357,13 @@ function guarded(text: string, target: Target, predefined: Record<string, string
       continue;
     }
     const unsafe = unsafeName(header);
+    // A project's own fallback in a branch not taken (cuSZ's `#else` for CUDA 10, a vendored
+    // "../../external/cub/cub/cub.cuh") stops the compiler, should it take the branch after all.
+    if (unsafe && !d.active && unsafe.endsWith("(which climbs out with ..)")) {
+      replacedLines.set(d.line, `#error "fuselab: a header outside the folders given (${header.replace(/["\\]/g, "")})"`);
+      for (let i = 1; i < d.lines; i++) replacedLines.set(d.line + i, "");
+      continue;
+    }
     if (unsafe) refuse(HEADERS, `#include of ${unsafe} ${at}`);
     const nvidiaOnly = target === "cpu" && d.active ? NVIDIA_ONLY.find((h) => h.header.test(header)) : undefined;
     if (nvidiaOnly) {

@@ -234,6 +234,20 @@ describe("the include resolution NVRTC and hiprtc are given", () => {
     expect(text.split("\n")[3]).to.equal(`#include "${path.join(toolkit, "cuda_fp16.h")}"`);
   });
 
+  it("takes a project's fallback header climbing out with .. in a branch not taken, stopping the compiler there should it take it", () => {
+    // cuSZ: #if CUDART_VERSION >= 11000 <cub/cub.cuh> #else a vendored "../../external/cub/cub/cub.cuh".
+    const source = `#if CUDART_VERSION >= 11000\n#include <cuda_fp16.h>\n#else\n#include "../../external/cub/cub/cub.cuh"\n#endif\n${KERNEL}`;
+    const text = guard(source.replace("CUDART_VERSION >= 11000", "1"));
+    expect(text.split("\n")[3]).to.equal(`#error "fuselab: a header outside the folders given (../../external/cub/cub/cub.cuh)"`);
+    const module = fl.compile(`${source}__global__ void one(int* out) { out[0] = 1; }`, { device: testDevice() });
+    const out = fl.zeros([1], { dtype: "i32", device: testDevice() });
+    module.fn("one").launch({ grid: 1, block: 1 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1]);
+    // Taken, it is refused before any compiler opens it.
+    expectThrows(() => fl.compile(`#if CUDART_VERSION < 11000\n#else\n#include "../secret.h"\n#endif\n${KERNEL}`, { device: testDevice() }), fl.ArgumentError,
+      refusal(HEADERS, `#include of "../secret.h" (which climbs out with ..) on line 3`));
+  });
+
   it("answers __has_include from the folders, not the working folder, keeping the lines", () => {
     const text = guard(`#if __has_include("solution.hip") || __has_include(<escape.h>)\n#endif\n#if __has_include(<cuda_fp16.h>) && \\\n  __has_include( "cub/cub.cuh" )\n#endif\n${KERNEL}`);
     expect(text).to.equal(`#if 0 || 0\n#endif\n#if 1 && \\\n  1\n#endif\n${KERNEL}`);
