@@ -822,7 +822,9 @@ function layoutAsserts(declarations: readonly KernelDeclaration[]): string {
   const asserts = declarations.flatMap((d) => d.params.flatMap((q, i) => {
     if (!q.layout) return [];
     const { name, size, align } = q.layout;
-    const param = `fl_layout_check::param<decltype(${d.name}), ${i}>::type`;
+    // A kernel sharing its name with another function is typed by its parameters, which pick it.
+    const type = d.exportedAs ? `void(${d.params.map((p) => p.declaration).join(", ")})` : `decltype(${d.name})`;
+    const param = `fl_layout_check::param<${type}, ${i}>::type`;
     return [`static_assert(sizeof(${param}) == ${size} && alignof(${param}) == ${align}, ` +
       `"fuselab passes parameter ${i} of ${d.name} (${name}) as ${size} bytes aligned to ${align}; this compiler lays it out otherwise ` +
       `(an attribute it ignores, or a #pragma pack?): write the struct's alignment as alignas(N) before its name");`];

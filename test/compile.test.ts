@@ -272,9 +272,9 @@ template __global__ void fill_ref<float>(float&);
     const module = fl.compile(`
 __host__ __device__ float twice(float x) { return 2.f * x; }
 __device__ int twice(int x) { return x << 1; }
-__global__ void twice(int n, const float* in, float* out, int* counts) {
+__global__ void twice(int n, const float* in, float* out, int* counts, float2 affine) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { out[i] = twice(in[i]); counts[i] = twice(i); }
+  if (i < n) { out[i] = twice(in[i]) * affine.x + affine.y; counts[i] = twice(i); }
 }
 __global__ void thrice(int n, float* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -287,9 +287,9 @@ __global__ void fill(int* out, size_t n, unsigned value) { if (threadIdx.x < n) 
     expect(module.kernels).to.deep.equal(["twice", "thrice", "fill"]);
     const n = 37, input = fl.tensor(range(n).map((i) => i - 10.5), { device: testDevice() });
     const out = fl.full([n], NaN, { device: testDevice() }), counts = fl.full([n], -1, { dtype: "i32", device: testDevice() });
-    module.fn("twice").launch({ grid: 2, block: 32 }, n, input, out, counts);
-    expect([Array.from(out.toArray()), Array.from(counts.toArray())]).to.deep.equal([range(n).map((i) => 2 * (i - 10.5)), range(n).map((i) => 2 * i)]);
-    expect(module.fn("twice").signature()).to.equal("twice(int n, const float* in, float* out, int* counts)");
+    module.fn("twice").launch({ grid: 2, block: 32 }, n, input, out, counts, { x: 0.5, y: 4 });
+    expect([Array.from(out.toArray()), Array.from(counts.toArray())]).to.deep.equal([range(n).map((i) => i - 10.5 + 4), range(n).map((i) => 2 * i)]);
+    expect(module.fn("twice").signature()).to.equal("twice(int n, const float* in, float* out, int* counts, float2 affine)");
     module.fn("thrice").launch({ grid: 2, block: 32 }, n, out);
     expect(Array.from(out.toArray())).to.deep.equal(range(n).map(() => 6));
     const filled = fl.full([4], -1, { dtype: "i32", device: testDevice() });

@@ -1772,7 +1772,7 @@ __global__ void lanes(unsigned* out, const unsigned* a, const unsigned* b, int n
       ["vadd", false, (x, y) => x + y], ["vsub", false, (x, y) => x - y],
       ["vaddss", true, (x, y, w) => sat(x + y, w, true)], ["vaddus", false, (x, y, w) => sat(x + y, w, false)],
       ["vsubss", true, (x, y, w) => sat(x - y, w, true)], ["vsubus", false, (x, y, w) => sat(x - y, w, false)],
-      ["vavgs", true, (x, y) => Math.floor((x + y + 1) / 2)], ["vavgu", false, (x, y) => Math.floor((x + y + 1) / 2)],
+      ["vavgs", true, (x, y) => Math.sign(x + y) * Math.floor((Math.abs(x + y) + 1) / 2)], ["vavgu", false, (x, y) => Math.floor((x + y + 1) / 2)],
       ["vhaddu", false, (x, y) => Math.floor((x + y) / 2)],
       ["vabsdiffs", true, (x, y) => Math.abs(x - y)], ["vabsdiffu", false, (x, y) => Math.abs(x - y)],
       ["vmaxs", true, (x, y) => Math.max(x, y)], ["vmaxu", false, (x, y) => Math.max(x, y)],

@@ -2,7 +2,8 @@
 // lanes, each computed apart (__vadd4, __vsubss2, __vcmpgeu4, __vsads2 ...), as
 // the GPU's video instructions compute them: wrap-around unless the name says
 // saturating (ss signed, us unsigned), comparisons as all-ones lanes (__vcmp*)
-// or ones (__vset*), averages rounded up (__vavg*) or down (__vhaddu*), and
+// or ones (__vset*), averages rounded half away from zero (__vavg*, as measured on
+// an H200) or down (__vhaddu*), and
 // sums of absolute differences (__vsad*) as one number.
 #ifndef FUSELAB_EMULATOR_SIMD_H
 #define FUSELAB_EMULATOR_SIMD_H
@@ -68,7 +69,7 @@ FL_SIMD_BINARY(__vaddss, true, FL_SIMD_SAT(true, x + y))
 FL_SIMD_BINARY(__vaddus, false, FL_SIMD_SAT(false, x + y))
 FL_SIMD_BINARY(__vsubss, true, FL_SIMD_SAT(true, x - y))
 FL_SIMD_BINARY(__vsubus, false, FL_SIMD_SAT(false, x - y))
-FL_SIMD_BINARY(__vavgs, true, (x + y + 1) >> 1)
+FL_SIMD_BINARY(__vavgs, true, x + y >= 0 ? (x + y + 1) >> 1 : -((1 - x - y) >> 1))
 FL_SIMD_BINARY(__vavgu, false, (x + y + 1) >> 1)
 FL_SIMD_BINARY(__vhaddu, false, (x + y) >> 1)
 FL_SIMD_BINARY(__vabsdiffs, true, x > y ? x - y : y - x)
