@@ -179,7 +179,9 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   const common = { __cplusplus: STANDARDS[build.std ?? "c++17"], ...spaces, ...cudart, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
   const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
-  if (build.backend === "cuda") return { ...common, ...cudaArch, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", ...addedMacros(build, source) };
+  // nvcc's and NVRTC's version (`#if __CUDACC_VER_MAJOR__ >= 9` picks the _sync shuffles).
+  const version: Record<string, string> = nvrtc ? { __CUDACC_VER_MAJOR__: nvrtc[1], __CUDACC_VER_MINOR__: nvrtc[2] } : {};
+  if (build.backend === "cuda") return { ...common, ...cudaArch, ...version, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", ...addedMacros(build, source) };
   if (build.backend === "hip") {
     return { ...common, ...amdDevicePassMacros(build.arch, build.warpSize), __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
   }
@@ -202,7 +204,9 @@ function addedMacros(build: Build, source: string): Record<string, string> {
 // device pass's macros (emulatedPassMacros).
 function emulatedMacros(build: Build, source: string): Record<string, string> {
   const hip = INCLUDES_HIP.test(source);
-  const compiler: Record<string, string> = isAmdPlatform(build, source) ? { __HIPCC__: "1", __HIP__: "1" } : { __CUDACC__: "1", __NVCC__: "1", ...(hip ? { __HIPCC__: "1" } : {}) };
+  // nvcc 13.0's, as the emulator's headers are CUDA 13.0's (CUDART_VERSION 13000).
+  const nvcc = { __CUDACC__: "1", __NVCC__: "1", __CUDACC_VER_MAJOR__: "13", __CUDACC_VER_MINOR__: "0", __CUDACC_VER_BUILD__: "0" };
+  const compiler: Record<string, string> = isAmdPlatform(build, source) ? { __HIPCC__: "1", __HIP__: "1" } : { ...nvcc, ...(hip ? { __HIPCC__: "1" } : {}) };
   return { ...compiler, ...emulatedPassMacros(build, source) };
 }
 

@@ -759,6 +759,13 @@ function typeAliases(tokens: Token[]): Map<string, string> {
         continue;
       }
     }
+    // A template instance's alias (fast-transformers' `typedef torch::PackedTensorAccessor32<float, 4,
+    // torch::RestrictPtrTraits> float_accessor;`, `using P = Params<float>;`): its tokens, read in its place.
+    const instance = templateInstanceAlias(tokens, i);
+    if (instance) {
+      aliases.set(instance.alias, instance.body.join(" "));
+      continue;
+    }
     if (tokens[i].text === "typedef") {
       const end = tokens.findIndex((t, j) => j > i && t.text === ";");
       const body = tokens.slice(i + 1, end < 0 ? tokens.length : end).map((t) => t.text);
@@ -1001,6 +1008,29 @@ function defineStruct(tokens: Token[], from: number, open: number, close: number
     layout = typeof members === "string" ? members : layoutStruct(named[named.length - 1], members, align);
   }
   for (const name of named) structs.set(name, typeof layout === "string" ? `struct ${name} cannot be passed by value: ${layout}` : layout);
+}
+
+// `typedef ns::T<A, B> name;` or `using name = ns::T<A, B>;` at tokens[i] (not an alias template):
+// the alias and the instance's tokens, a qualified name and one argument list that ends it.
+function templateInstanceAlias(tokens: readonly Token[], i: number): { alias: string; body: string[] } | undefined {
+  const using = tokens[i].text === "using" && /^[A-Za-z_]\w*$/.test(tokens[i + 1]?.text ?? "") && tokens[i + 2]?.text === "=";
+  if (tokens[i].text !== "typedef" && !using) return undefined;
+  if (using && tokens[i - 1]?.text === ">") return undefined;
+  const end = tokens.findIndex((t, j) => j > i && t.text === ";");
+  if (end < 0) return undefined;
+  const words = tokens.slice(using ? i + 3 : i + 1, using ? end : end - 1).map((t) => t.text);
+  const alias = using ? tokens[i + 1].text : tokens[end - 1].text;
+  const open = words.indexOf("<");
+  if (open < 1 || words[words.length - 1] !== ">" || !/^[A-Za-z_]\w*$/.test(alias)) return undefined;
+  if (!words.slice(0, open).every((w) => /^[A-Za-z_]\w*$/.test(w) || w === "::")) return undefined;
+  let depth = 0;
+  for (let k = open; k < words.length; k++) {
+    if (words[k] === "<") depth++;
+    else if (words[k] === ">") {
+      if (--depth === 0 && k !== words.length - 1) return undefined;
+    } else if (!/^(?:\w+|::|,|\*|-)$/.test(words[k])) return undefined;
+  }
+  return depth === 0 ? { alias, body: words } : undefined;
 }
 
 // Replaces typedef'd names by the type they stand for.
@@ -1402,8 +1432,10 @@ export function findKernels(source: string, predefined: Record<string, string> =
     g = close;
   }
   // A kernel only declared is defined in another file, compiled apart (as nvcc compiles one file);
-  // one declared beside a definition of its name with other parameters overloads it, as for nvcc.
-  for (const { declaration: p, at } of prototypes) {
+  // one declared beside a definition of its name with other parameters (a header's stale
+  // prototype, CIS565's kernScatter) is a function the file does not define: the name
+  // picks the definition, as a launch by name in the file compiles to the one defined.
+  for (const { declaration: p } of prototypes) {
     const defined = declared.get(p.name);
     const definition = defined?.find((d) => sameParams(d.params, p.params));
     if (definition) {
@@ -1411,11 +1443,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
       definition.params.forEach((q, n) => { if (p.params[n].fallback !== undefined && q.fallback === undefined) q.fallback = p.params[n].fallback; });
       continue;
     }
-    if (unlaunchable.has(p.name)) continue;
-    if (defined) {
-      add(p, at);
-      continue;
-    }
+    if (unlaunchable.has(p.name) || defined) continue;
     unlaunchable.set(p.name, new ArgumentError("fl.compile", "source", "a kernel the source defines (one it only declares is another file's, which nvcc compiles apart)",
       `a declaration on line ${p.line}, with no definition`));
   }

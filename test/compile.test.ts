@@ -194,9 +194,10 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
 
   it("accepts a prototype before its definition, launches an overload named with its parameter types, and refuses references", () => {
     expect(parseKernels("__global__ void k(float* x);\n__global__ void k(float* x) {}").map((k) => k.name)).to.deep.equal(["k"]);
-    // A header's prototype of other parameters than the definition (CIS565's kernScatter) overloads it, as for nvcc.
+    // A header's prototype of other parameters than the definition (CIS565's kernScatter, a stale one in a
+    // Mandelbrot renderer's header) declares a function the file does not define: the name picks the definition.
     const scatter = findKernels("__global__ void s(int n, int* o, const int* a, const int* b);\n__global__ void s(int n, int* o, const int* a) {}");
-    expect([scatter.kernels.map((k) => k.name), [...scatter.overloaded]]).to.deep.equal([[], [["s", [1, 2]]]]);
+    expect([scatter.kernels.map((k) => k.params.length), [...scatter.overloaded]]).to.deep.equal([[3], []]);
     const overloads = "__global__ void k(float* x) { x[threadIdx.x] = 1.5f; }\n__global__ void k(int* x) { x[threadIdx.x] = 7; }\n__global__ void k(float* x);\n" +
       "__global__ void other(int* x) { x[threadIdx.x] = 3; }";
     expect(findKernels(overloads).kernels.map((k) => k.name)).to.deep.equal(["other"]);

@@ -987,6 +987,23 @@ __global__ void sample(unsigned char* out) {
     module.fn("sample").launch({ grid: 1, block: 4 }, bytes);
     expectThrows(() => bytes.toArray(), fl.DeviceError,
       /kernel 'sample': a texture or surface access \(tex2D of a texture reference \(removed in CUDA 12\)\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at brighten\.hip:8 /);
+    // Named by <texture_types.h>'s kinds (lprec's layered texture), in a source choosing its shuffles by nvcc's version.
+    const layered = fl.compile(`
+texture<float, cudaTextureType2DLayered, cudaReadModeElementType> layers;
+__global__ void interpolate(float* out, int layer) { out[threadIdx.x] = tex2DLayered(layers, threadIdx.x + 0.5f, 0.5f, layer); }
+__global__ void neighbour(int* out) {
+#if __CUDACC_VER_MAJOR__ >= 9 && defined(__CUDACC_VER_MINOR__)
+  out[threadIdx.x] = __shfl_down_sync(0xffffffff, static_cast<int>(threadIdx.x), 1);
+#else
+  out[threadIdx.x] = -1;
+#endif
+}`, { device: dev() });
+    const next = fl.full([32], -7, { dtype: "i32", device: dev() });
+    layered.fn("neighbour").launch({ grid: 1, block: 32 }, next);
+    expect(Array.from(next.toArray())).to.deep.equal(range(32).map((i) => Math.min(i + 1, 31)));
+    const sampled = fl.zeros([4], { device: dev() });
+    layered.fn("interpolate").launch({ grid: 1, block: 4 }, sampled, 1);
+    expectThrows(() => sampled.toArray(), fl.DeviceError, /kernel 'interpolate': a texture or surface access \(tex2DLayered of a texture reference \(removed in CUDA 12\)\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at interpolate\.hip:3 /);
   });
 
   it("compiles a PyTorch 1 extension's kernels (THC's headers and state, THCCeilDiv, doLdg, ATen's Context) and ATen's numeric limits", () => {
@@ -2140,6 +2157,14 @@ __global__ void all_warps(int* out, int warps) { out[threadIdx.x] = __shfl_sync(
       message = (e as Error).message;
     }
     expect(message).to.match(/the calling lane \d+ is not in its mask 0x0 \(if it was computed as \(1 << n\) - 1: that is 0 on the CPU for n = 32, and every lane on a GPU; check mode reports such a shift, with its line\)/);
+    // A CUDA source's full mask on a 64-lane warp names lanes 0 to 31 only (hipcc refuses a 32-bit mask).
+    const wide = fl.device("cpu", { warpSize: 64 });
+    const full = fl.compile(`
+__global__ void pairs(int* out) { out[threadIdx.x] = __shfl_xor_sync(0xffffffff, static_cast<int>(threadIdx.x), 1); }
+`, { device: wide });
+    const pairs = fl.full([64], -1, { dtype: "i32", device: wide });
+    full.fn("pairs").launch({ grid: 1, block: 64 }, pairs);
+    expectThrows(() => pairs.toArray(), fl.DeviceError, /kernel 'pairs': __shfl_xor_sync on line 2: the calling lane (3[2-9]|[45]\d|6[0-3]) is not in its mask 0xffffffff \(a 32-lane warp's full mask, which names half of this device's 64-lane warp: pass __activemask\(\) or a 64-bit mask, as HIP requires\)/);
   });
 
   it("leaves out a host class of prototypes naming std's types, and a device struct's member that returns a std::string", () => {
@@ -2348,6 +2373,51 @@ __global__ void tile_sums(const int* in, int* out, int n) {
       const expected = range(tiles).map((t) => range(tile).reduce((sum, k) => sum + (values[t * tile + k] ?? 0), 0) * tile);
       expect(Array.from(out.toArray()), `${block} threads, tiles of ${tile}`).to.deep.equal(expected);
     }
+  });
+
+  it("reduces a tile of several warps in CUDA's order: each warp's butterfly, then one over the warps' results (float sums to the bit, an online softmax's NaN)", () => {
+    const module = fl.compile(`
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+template <unsigned TileSize>
+__global__ void float_sums(const float* in, float* out) {
+  auto tile = cg::tiled_partition<TileSize>(cg::this_thread_block());
+  const float v = cg::reduce(tile, in[blockIdx.x * blockDim.x + threadIdx.x], cg::plus<float>());
+  if (tile.thread_rank() == 0) out[blockIdx.x * (blockDim.x / TileSize) + tile.meta_group_rank()] = v;
+}
+// An online softmax's running maximum and sum (cuda_llm_ops' cross entropy): two empty
+// lanes, {-inf, 0}, combine into a NaN sum, as exp(-inf - -inf) is NaN.
+struct MaxSum { float max, sum; };
+struct Combine {
+  __device__ MaxSum operator()(const MaxSum& a, const MaxSum& b) const {
+    const float m = fmaxf(a.max, b.max);
+    return { m, a.sum * __expf(a.max - m) + b.sum * __expf(b.max - m) };
+  }
+};
+__global__ void online(const float* in, int n, float* out) {
+  auto tile = cg::tiled_partition<64>(cg::this_thread_block());
+  const int i = threadIdx.x;
+  const MaxSum r = cg::reduce(tile, i < n ? MaxSum{ in[i], 1.0f } : MaxSum{ -INFINITY, 0.0f }, Combine());
+  if (i == 0) { out[0] = r.max; out[1] = r.sum; }
+}`, { device: dev() });
+    const butterfly = (values: number[]) => {
+      let v = values.map(Math.fround);
+      for (let offset = v.length / 2; offset >= 1; offset /= 2) v = v.map((x, i) => Math.fround(x + v[i ^ offset]));
+      return v[0];
+    };
+    const warp = dev().props.warpSize;
+    for (const tile of [64, 128, 256]) {
+      const block = 256, grid = 2, values = range(grid * block).map((i) => ((i * 7919) % 1013) * (i % 3 === 0 ? 1e5 : 1e-3) * (i % 2 ? -1 : 1));
+      const out = fl.full([grid * block / tile], NaN, { device: dev() });
+      module.fn(`float_sums<${tile}>`).launch({ grid, block }, fl.tensor(values, { device: dev() }), out);
+      const expected = range(grid * block / tile).map((t) => butterfly(range(tile / warp).map((w) => butterfly(values.slice(t * tile + w * warp, t * tile + (w + 1) * warp)))));
+      expect(Array.from(out.toArray()), `tiles of ${tile}`).to.deep.equal(expected);
+    }
+    // Lanes 0 to 19 hold values; warp 1's lanes are all empty: its butterfly gives a NaN sum, which the tile's result carries.
+    const online = fl.full([2], 7, { device: dev() });
+    module.fn("online").launch({ grid: 1, block: 64 }, fl.tensor(range(64).map((i) => i * 0.25), { device: dev() }), 20, online);
+    expect(Array.from(online.toArray())).to.deep.equal([4.75, NaN]);
   });
 
   it("rounds to c10's 8-bit floats as c10 does, and gives their limits and arithmetic (vLLM's fp8 quantization)", () => {
@@ -3477,7 +3547,7 @@ __global__ void squares(int* out) { out[threadIdx.x] = device_square(threadIdx.x
       /device_square\(int\) is declared and called, and the source does not define it: a source is compiled as one file, as nvcc and hipcc compile one without -rdc/);
   });
 
-  it("takes a struct whose members use its own type alias, a bool accessor, gpuAtomicMax/Min/Mul, cub's TempStorage sizes, a dim3 by value, and __shared__ extern", () => {
+  it("takes a struct whose members use its own type alias, a bool accessor, an accessor through a typedef, gpuAtomicMax/Min/Mul, cub's TempStorage sizes, a dim3 by value, and __shared__ extern", () => {
     const module = fl.compile(`
 #include <cstdint>
 #include <torch/extension.h>
@@ -3497,6 +3567,16 @@ struct ConvParams {
 __global__ void strided_fill(ConvParams p) {
   const int i = threadIdx.x;
   if (i < p.n) p.out[i * p.stride] = 1.0f + i;
+}
+// fast-transformers' linear attention names its accessors through a typedef.
+typedef torch::PackedTensorAccessor32<float, 2, torch::RestrictPtrTraits> rows_accessor;
+using sums_accessor = torch::PackedTensorAccessor32<float, 1, torch::RestrictPtrTraits>;
+__global__ void row_sums(const rows_accessor x, sums_accessor sums) {
+  const int r = threadIdx.x;
+  if (r >= x.size(0)) return;
+  float sum = 0;
+  for (int c = 0; c < x.size(1); c++) sum += x[r][c];
+  sums[r] = sum;
 }
 // Masked maxima, minima and products of a row, as text-generation-inference's softmax takes them.
 __global__ void masked_extremes(float* out, const torch::PackedTensorAccessor32<bool, 1, torch::RestrictPtrTraits> mask, const float* x, int n) {
@@ -3543,6 +3623,9 @@ __global__ void reversed(float* out, const float* in, int n) {
     const reversedOut = fl.full([37], NaN, { device: dev() });
     module.fn("reversed").launch({ grid: 1, block: 64, sharedBytes: 37 * 4 }, reversedOut, fl.tensor(range(37), { device: dev() }), 37);
     expect(Array.from(reversedOut.toArray())).to.deep.equal(range(37).reverse());
+    const rows = range(5).map((r) => range(7).map((c) => r * 10 + c)), sums = fl.full([5], NaN, { device: dev() });
+    module.fn("row_sums").launch({ grid: 1, block: 8 }, fl.tensor(rows, { device: dev() }), sums);
+    expect(Array.from(sums.toArray())).to.deep.equal(rows.map((row) => row.reduce((a, b) => a + b, 0)));
   });
 
   it("compiles a C++20 source with std: \"c++20\", and says so when one is compiled as C++17", () => {

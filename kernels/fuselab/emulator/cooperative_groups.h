@@ -287,23 +287,41 @@ template <typename T> inline T* tile_slots() {
 }
 }  // namespace details
 
-// Every thread of the tile gets op applied over the tile's values: a butterfly
-// of shuffles within a warp; past a warp, the values in rank order.
+// Every thread of the tile gets op applied over the tile's values as CUDA's
+// cooperative groups apply it: a butterfly of shuffles within a warp; past a
+// warp, that butterfly in each warp, then one over the warps' results, whose
+// rank 0 gives the tile's (so an operator that is not associative, or a NaN
+// from combining two empty warps, comes out as on the GPU).
 template <unsigned Size, typename Parent, typename T, typename Op>
 inline T reduce(const thread_block_tile<Size, Parent>& tile, T value, Op op) {
-  if (Size <= ::fl::emu::tls().warp_size) {
+  const unsigned warp = ::fl::emu::tls().warp_size;
+  if (Size <= warp) {
     for (unsigned offset = Size / 2; offset > 0; offset /= 2) value = op(value, tile.shfl_xor(value, offset));
     return value;
   }
+  const unsigned long long warp_lanes = warp == 64 ? ~0ull : (1ull << warp) - 1;
+  for (unsigned offset = warp / 2; offset > 0; offset /= 2)
+    value = op(value, ::fl::emu::shfl_xor_sync(__LINE__, warp_lanes, value, static_cast<int>(offset), static_cast<int>(warp)));
   T* slots = details::tile_slots<T>();
-  const unsigned rank = details::linear_thread(), first = rank - tile.thread_rank();
-  const unsigned end = first + Size < details::block_threads() ? first + Size : details::block_threads();
-  slots[rank] = value;
+  const unsigned rank = details::linear_thread(), first_warp = (rank - tile.thread_rank()) / warp, warps = Size / warp;
+  if (::fl::emu::lane_in_warp() == 0) slots[rank / warp] = value;
   tile.sync();
-  T total = slots[first];
-  for (unsigned i = first + 1; i < end; i++) total = op(total, slots[i]);
+  // A tile the block ends inside (which CUDA leaves undefined) folds the warps it has in order.
+  const unsigned present = (details::block_threads() - first_warp * warp + warp - 1) / warp;
+  T results[Size / 32];
+  for (unsigned w = 0; w < warps && w < present; w++) results[w] = slots[first_warp + w];
   tile.sync();
-  return total;
+  if (present < warps) {
+    for (unsigned w = 1; w < present; w++) results[0] = op(results[0], results[w]);
+    return results[0];
+  }
+  // The butterfly over the warps' results: in step, each takes op(its own, its partner's).
+  for (unsigned offset = warps / 2; offset > 0; offset /= 2) {
+    T next[Size / 32];
+    for (unsigned w = 0; w < warps; w++) next[w] = op(results[w], results[w ^ offset]);
+    for (unsigned w = 0; w < warps; w++) results[w] = next[w];
+  }
+  return results[0];
 }
 
 // Over a coalesced group, every lane gets op applied over the values in rank order.

@@ -934,13 +934,17 @@ inline int syncthreads_or(int line, int predicate) { return syncthreads_count(li
   refuse_warp_op(b, op, masked, line, why);
 }
 
+constexpr lane_mask kFullMask32 = 0xffffffffu;
+
 [[noreturn]] __attribute__((noinline, cold)) inline void refuse_lane(block_state& b, warp_op op, int line, uint32_t lane, lane_mask mask) {
   char why[320];
   // A mask of 0 most often comes from (1 << n) - 1 with n = 32: x86 shifts by the
   // count modulo 32, where a GPU's shift gives 0 and so a mask of every lane.
   snprintf(why, sizeof why, "the calling lane %u is not in its mask 0x%llx%s", lane, static_cast<unsigned long long>(mask),
            mask == 0 ? " (if it was computed as (1 << n) - 1: that is 0 on the CPU for n = 32, and every lane on a GPU; "
-                       "check mode reports such a shift, with its line)" : "");
+                       "check mode reports such a shift, with its line)"
+           : mask == kFullMask32 ? " (a 32-lane warp's full mask, which names half of this device's 64-lane warp: pass "
+                                   "__activemask() or a 64-bit mask, as HIP requires)" : "");
   refuse_warp_op(b, op, true, line, why);
 }
 
@@ -992,7 +996,9 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
     // `__activemask() & ((1 << warps) - 1)` and shuffles with it) takes no part, as a GPU
     // runs it: it gets back what it alone would, a value PTX leaves undefined. Check mode
     // reports it; a mask of no lane (most often (1 << 32) - 1 on x86) is refused.
-    if (b.check || mask == 0) refuse_lane(b, op, line, lane, mask);
+    // On a 64-lane warp a CUDA source's 0xffffffff leaves lanes 32 to 63 out, which hipcc
+    // refuses at compile time (its _sync masks are 64 bits): never what the source meant.
+    if (b.check || mask == 0 || (lanes == 64 && mask == kFullMask32)) refuse_lane(b, op, line, lane, mask);
     return lone_result(op, lane, value);
   }
   warp_state& w = b.warps[warp];

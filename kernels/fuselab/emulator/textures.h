@@ -17,7 +17,7 @@ enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp =
 
 namespace fl::emu {
 [[noreturn]] inline void texture_stop(const char* call, const char* file, unsigned line) {
-  static thread_local char what[160];
+  static thread_local char what[320];
   snprintf(what, sizeof what, "a texture or surface access (%s), which needs a GPU's texture unit (the CPU emulator has none), was reached", call);
   device_stop(what, file, line);
 }
@@ -54,6 +54,15 @@ FL_TEXTURE_FETCH(tex2Dgather, float, float, int)
 // older sources keep beside their plain kernels: declared, so that those kernels run;
 // a fetch through one stops the launch, naming its line.
 enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+// <texture_types.h>'s kinds of texture, which a reference names for its dimensions
+// (`texture<float, cudaTextureType2DLayered, cudaReadModeElementType>`).
+#define cudaTextureType1D 0x01
+#define cudaTextureType2D 0x02
+#define cudaTextureType3D 0x03
+#define cudaTextureTypeCubemap 0x0C
+#define cudaTextureType1DLayered 0xF1
+#define cudaTextureType2DLayered 0xF2
+#define cudaTextureTypeCubemapLayered 0xFC
 enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
 enum cudaTextureAddressMode { cudaAddressModeWrap = 0, cudaAddressModeClamp = 1, cudaAddressModeMirror = 2, cudaAddressModeBorder = 3 };
 struct textureReference {
