@@ -146,6 +146,7 @@ export class Constant {
     }
     values = values as ArrayLike<number | bigint> | ArrayBufferView;
     // A variable of another type (a struct) takes the bytes of any typed array or DataView.
+    const given = describe(values);
     if (this.type === "void" && ArrayBuffer.isView(values) && !(values instanceof Uint8Array)) {
       values = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
     }
@@ -160,7 +161,10 @@ export class Constant {
     }
     const Host = HOST_ARRAYS[type];
     const capacity = Math.floor(this.bytes / Host.prototype.BYTES_PER_ELEMENT);
-    if (list.length > capacity) throw new ArgumentError(where, "values", `at most ${capacity} ${type} values (the variable's size)`, `${list.length} values`);
+    if (list.length > capacity) {
+      throw new ArgumentError(where, "values", isBytes ? `at most ${capacity} bytes (the variable's size)` : `at most ${capacity} ${type} values (the variable's size)`,
+        isBytes ? `${list.length} bytes (${given})` : `${list.length} values`);
+    }
     const host = new Host(list.length);
     const isBig = type === "i64" || type === "u64";
     for (let i = 0; i < list.length; i++) {

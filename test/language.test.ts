@@ -1352,6 +1352,9 @@ __global__ void render() {
     expectThrows(() => module.constant("g_order").set(image), fl.ArgumentError, `constant g_order.set: values must be an i32 tensor (int*), got an f32 tensor of shape [${n}] on ${on}`);
     expectThrows(() => module.constant("params").set({ count: n, position: 7, image, scale: 1 }), fl.ArgumentError,
       "constant params.set: values.position must be an f32 tensor, a view of one or null (const float*), got 7");
+    // A struct's bytes from a typed array: its length in bytes.
+    expectThrows(() => module.constant("params").set(new Float32Array(9)), fl.ArgumentError,
+      "constant params.set: values must be at most 32 bytes (the variable's size), got 36 bytes (Float32Array(9))");
   });
 
   it("sets each variable of a declaration naming several (the Oxford course's __constant__ float T, r, sigma;)", () => {
@@ -2780,6 +2783,9 @@ __global__ void warp_sums(const float* in, float* out) {
   it("draws cuRAND's XORWOW and Philox4_32_10 streams as the GPU does: the same bits, uniforms rounded alike, normals to the GPU's fast sine", () => {
     const module = fl.compile(`
 #include <curand_kernel.h>
+// A course's own declarations of cuRAND's functions (Yale CPSC 424's Monte Carlo) name the same functions.
+__device__ float curand_uniform(curandState_t* state);
+__device__ float curand_normal(curandStatePhilox4_32_10_t* state);
 // Each thread's own subsequence, three draws in; the state kept in a tensor between launches, as samples keep it.
 __global__ void init_states(curandState* states, unsigned long long seed, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

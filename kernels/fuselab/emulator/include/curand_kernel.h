@@ -369,8 +369,11 @@ inline unsigned int curand(curandStateMRG32k3a_t* state) {
 
 // ---- distributions, for each generator
 
-template <typename State>
-inline float curand_uniform(State* state) { return fl::emu::uniform_of(curand(state)); }
+// Each distribution is a plain function of each generator's state, as cuRAND declares
+// them, so that a source's own declaration (`__device__ float curand_uniform(curandState_t*);`)
+// names the same function.
+inline float curand_uniform(curandStateXORWOW_t* state) { return fl::emu::uniform_of(curand(state)); }
+inline float curand_uniform(curandStatePhilox4_32_10_t* state) { return fl::emu::uniform_of(curand(state)); }
 inline float curand_uniform(curandStateMRG32k3a_t* state) { return static_cast<float>(fl::emu::mrg_next(state) * MRG32K3A_NORM); }
 inline double curand_uniform_double(curandStateMRG32k3a_t* state) { return fl::emu::mrg_next(state) * MRG32K3A_NORM; }
 
@@ -416,11 +419,13 @@ inline float2 normal_pair(curandStateMRG32k3a_t* state) { return box_muller_mrg(
 }  // namespace emu
 }  // namespace fl
 
+namespace fl {
+namespace emu {
 // Box-Muller gives two normals: one is returned, the other kept for the next call.
 template <typename State>
-inline float curand_normal(State* state) {
+inline float normal(State* state) {
   if (state->boxmuller_flag != EXTRA_FLAG_NORMAL) {
-    const float2 v = fl::emu::normal_pair(state);
+    const float2 v = normal_pair(state);
     state->boxmuller_extra = v.y;
     state->boxmuller_flag = EXTRA_FLAG_NORMAL;
     return v.x;
@@ -428,8 +433,8 @@ inline float curand_normal(State* state) {
   state->boxmuller_flag = 0;
   return state->boxmuller_extra;
 }
-template <typename State>
-inline float2 curand_normal2(State* state) { return fl::emu::normal_pair(state); }
+}  // namespace emu
+}  // namespace fl
 inline float4 curand_normal4(curandStatePhilox4_32_10_t* state) {
   const uint4 x = curand4(state);
   const float2 a = fl::emu::box_muller(x.x, x.y), b = fl::emu::box_muller(x.z, x.w);
@@ -446,14 +451,19 @@ inline uint4 four_draws(curandStatePhilox4_32_10_t* state) { return curand4(stat
 }  // namespace emu
 }  // namespace fl
 
-template <typename State>
-inline double2 curand_normal2_double(State* state) {
+inline double2 curand_normal2_double(curandStateXORWOW_t* state) {
+  const uint4 x = fl::emu::four_draws(state);
+  return fl::emu::box_muller_double(x.x, x.y, x.z, x.w);
+}
+inline double2 curand_normal2_double(curandStatePhilox4_32_10_t* state) {
   const uint4 x = fl::emu::four_draws(state);
   return fl::emu::box_muller_double(x.x, x.y, x.z, x.w);
 }
 inline double2 curand_normal2_double(curandStateMRG32k3a_t* state) { return fl::emu::box_muller_mrg_double(state); }
+namespace fl {
+namespace emu {
 template <typename State>
-inline double curand_normal_double(State* state) {
+inline double normal_double(State* state) {
   if (state->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {
     const double2 v = curand_normal2_double(state);
     state->boxmuller_extra_double = v.y;
@@ -463,19 +473,30 @@ inline double curand_normal_double(State* state) {
   state->boxmuller_flag_double = 0;
   return state->boxmuller_extra_double;
 }
+}  // namespace emu
+}  // namespace fl
 
-template <typename State>
-inline float curand_log_normal(State* state, float mean, float stddev) { return expf(mean + stddev * curand_normal(state)); }
-template <typename State>
-inline float2 curand_log_normal2(State* state, float mean, float stddev) {
-  const float2 v = curand_normal2(state);
-  return make_float2(expf(mean + stddev * v.x), expf(mean + stddev * v.y));
-}
+#define FL_CURAND_NORMALS(State)                                                                                 \
+  inline float curand_normal(State* state) { return fl::emu::normal(state); }                                  \
+  inline float2 curand_normal2(State* state) { return fl::emu::normal_pair(state); }                           \
+  inline double curand_normal_double(State* state) { return fl::emu::normal_double(state); }                   \
+  inline float curand_log_normal(State* state, float mean, float stddev) {                                     \
+    return expf(mean + stddev * curand_normal(state));                                                         \
+  }                                                                                                            \
+  inline float2 curand_log_normal2(State* state, float mean, float stddev) {                                   \
+    const float2 v = curand_normal2(state);                                                                    \
+    return make_float2(expf(mean + stddev * v.x), expf(mean + stddev * v.y));                                  \
+  }                                                                                                            \
+  inline double curand_log_normal_double(State* state, double mean, double stddev) {                           \
+    return exp(mean + stddev * curand_normal_double(state));                                                   \
+  }
+FL_CURAND_NORMALS(curandStateXORWOW_t)
+FL_CURAND_NORMALS(curandStatePhilox4_32_10_t)
+FL_CURAND_NORMALS(curandStateMRG32k3a_t)
+#undef FL_CURAND_NORMALS
 inline float4 curand_log_normal4(curandStatePhilox4_32_10_t* state, float mean, float stddev) {
   const float4 v = curand_normal4(state);
   return make_float4(expf(mean + stddev * v.x), expf(mean + stddev * v.y), expf(mean + stddev * v.z), expf(mean + stddev * v.w));
 }
-template <typename State>
-inline double curand_log_normal_double(State* state, double mean, double stddev) { return exp(mean + stddev * curand_normal_double(state)); }
 
 #endif
