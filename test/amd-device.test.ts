@@ -401,6 +401,26 @@ __global__ void integer_ops(int* out, const int* a, const int* b, const int* c, 
     }
   });
 
+  it("packs floats into bytes as v_cvt_pk_u8_f32 does (rounded to even, held to 0..255), as rpp and MIVisionX pack pixels", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void pack(const float4* in, unsigned* out) {
+  const float4 s = in[threadIdx.x];
+  out[threadIdx.x] = __builtin_amdgcn_cvt_pk_u8_f32(s.w, 3, __builtin_amdgcn_cvt_pk_u8_f32(s.z, 2,
+                     __builtin_amdgcn_cvt_pk_u8_f32(s.y, 1, __builtin_amdgcn_cvt_pk_u8_f32(s.x, 0, 0xa5a5a5a5u))));
+  out[blockDim.x + threadIdx.x] = __builtin_amdgcn_cvt_pk_u8_f32(s.x, 6, 0x11223344u);
+}`;
+    const values = [1.4, 2.5, 300, -5, 0, 127.5, 254.6, 255, NaN, 3.5, -0.4, 128.5];
+    const byte = (v: number) => (Number.isNaN(v) ? 0 : Math.min(255, Math.max(0, v - Math.floor(v) === 0.5 ? 2 * Math.round(v / 2) : Math.round(v))));
+    const quads = range(values.length / 4).map((q) => values.slice(4 * q, 4 * q + 4));
+    for (const device of wave64Devices()) {
+      const out = fl.full([2 * quads.length], 7, { dtype: "u32", device });
+      fl.compile(source, { device }).fn("pack").launch({ grid: 1, block: quads.length }, fl.tensor(values, { device }), out);
+      expect(Array.from(out.toArray()), device.describe()).to.deep.equal([
+        ...quads.map((q) => q.reduce((word, v, k) => word + byte(v) * 2 ** (8 * k), 0)),
+        ...quads.map((q) => (0x11223344 & ~0xff0000) + byte(q[0]) * 0x10000)]);
+    }
+  });
+
   it("gives HIP's vector types their arithmetic on AMD's platform, element by element with a vector or a scalar, as amd_hip_vector_types.h does", () => {
     const source = `#include <hip/hip_runtime.h>
 __global__ void arithmetic(float* out, int* ints, const float* in) {

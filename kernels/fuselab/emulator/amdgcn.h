@@ -356,6 +356,13 @@ inline unsigned amd_mixed_dot(uchar4 a, uchar4 b, unsigned c, bool saturate) {
 inline int amd_mixed_dot(int a, int b, int c, bool saturate) { return fl_amdgcn::sdot<4>(a, b, c, saturate); }
 inline unsigned amd_mixed_dot(unsigned a, unsigned b, unsigned c, bool saturate) { return fl_amdgcn::udot<4>(a, b, c, saturate); }
 inline unsigned __builtin_amdgcn_perm(unsigned a, unsigned b, unsigned selector) { return fl_amdgcn::perm(a, b, selector); }
+// v_cvt_pk_u8_f32: the float rounded to the nearest integer (ties to even), held to 0..255
+// (NaN as 0), into byte `byte` (0..3) of `old`, the others kept (rpp and MIVisionX pack pixels so).
+inline unsigned __builtin_amdgcn_cvt_pk_u8_f32(float value, unsigned byte, unsigned old) {
+  const float held = value != value ? 0.0f : fminf(fmaxf(rintf(value), 0.0f), 255.0f);
+  const unsigned shift = 8 * (byte & 3);
+  return (old & ~(0xffu << shift)) | (static_cast<unsigned>(held) << shift);
+}
 inline unsigned __builtin_amdgcn_alignbit(unsigned hi, unsigned lo, unsigned shift) { return fl_amdgcn::alignbit(hi, lo, shift); }
 inline unsigned __builtin_amdgcn_alignbyte(unsigned hi, unsigned lo, unsigned shift) { return fl_amdgcn::alignbyte(hi, lo, shift); }
 inline unsigned __builtin_amdgcn_ubfe(unsigned v, unsigned offset, unsigned width) { return __bitextract_u32(v, offset, width); }
