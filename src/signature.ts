@@ -744,6 +744,7 @@ function typeAliases(tokens: Token[]): Map<string, string> {
       // An enum's definition (`enum class Mode : uint8_t {`, `typedef enum {`), not a function whose
       // template parameter is one (`template <enum norm_type norm> __global__ void k(...) {`).
       if (opener.includes("enum") && !opener.includes("(")) enumAliases(opener, tokens.slice(i + 1, close), tokens.slice(close + 1), aliases);
+      if (opener[0] === "typedef" && (opener.includes("struct") || opener.includes("union"))) pointerTypedefs(tokens, close, opener, aliases);
       i = close;
       statementStart = i + 1;
       continue;
@@ -1008,6 +1009,21 @@ function defineStruct(tokens: Token[], from: number, open: number, close: number
     layout = typeof members === "string" ? members : layoutStruct(named[named.length - 1], members, align);
   }
   for (const name of named) structs.set(name, typeof layout === "string" ? `struct ${name} cannot be passed by value: ${layout}` : layout);
+}
+
+// The pointer declarators of a struct's typedef, `typedef struct { ... } RpptROI, *RpptROIPtr;`
+// (rpp's kernels take RpptROIPtr): each the struct's pointer, named as its first declarator or its tag.
+function pointerTypedefs(tokens: readonly Token[], close: number, opener: readonly string[], aliases: Map<string, string>): void {
+  const end = tokens.findIndex((t, j) => j > close && (t.text === ";" || t.text === "{"));
+  if (end < 0 || tokens[end].text !== ";") return;
+  const declarators = splitTopLevel(tokens as Token[], close + 1, end).map((d) => d.map((t) => t.text));
+  const tag = opener.filter((w) => /^[A-Za-z_]\w*$/.test(w) && !["typedef", "struct", "union", "alignas", "__align__"].includes(w)).pop();
+  const named = declarators.find((d) => d.length === 1)?.[0] ?? tag;
+  if (!named) return;
+  for (const d of declarators) {
+    const stars = d.filter((w) => w === "*").length, name = d[d.length - 1];
+    if (stars > 0 && d.slice(0, stars).every((w) => w === "*") && d.length === stars + 1 && /^[A-Za-z_]\w*$/.test(name)) aliases.set(name, `${named}${" *".repeat(stars)}`);
+  }
 }
 
 // `typedef ns::T<A, B> name;` or `using name = ns::T<A, B>;` at tokens[i] (not an alias template):

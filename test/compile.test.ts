@@ -152,6 +152,10 @@ describe("kernel signatures", () => {
       __global__ void nothing(void) {}
       __global__ void unnamed(float*, int) {}
       __global__ void arrays(float values[], std::size_t n) {}
+      // rpp's region of interest: a struct's typedef declaring its pointer type beside it.
+      typedef struct { int x, y; } RpptROI, *RpptROIPtr;
+      typedef struct Box_s { int w; } Box, *BoxPtr;
+      __global__ void regions(RpptROIPtr roi, const BoxPtr boxes, int n) {}
     `;
     expect(params(source)).to.deep.equal([
       ["awkward", [
@@ -163,6 +167,7 @@ describe("kernel signatures", () => {
       ["nothing", []],
       ["unnamed", [["", "f32", true, false], ["", "i32", false, false]]],
       ["arrays", [["values", "f32", true, false], ["n", "u64", false, false]]],
+      ["regions", [["roi", "void", true, false], ["boxes", "void", true, false], ["n", "i32", false, false]]],
     ]);
     const [awkward] = parseKernels(source);
     expect(awkward.line).to.equal(7);
