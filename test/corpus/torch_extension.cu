@@ -58,6 +58,12 @@ __global__ void transpose_kernel(const torch::PackedTensorAccessor<scalar_t, 2, 
 
 }  // namespace
 
+// c10 declares __ldg of a Half for CUDA only: a ROCm build defines its own, as
+// torch_sparse's utils.cuh does.
+#if defined(USE_ROCM) || defined(__HIP__)
+__device__ __inline__ at::Half __ldg(const at::Half* ptr) { return *ptr; }
+#endif
+
 namespace ext {
 
 // RMS norm over the last dimension, computed in opmath_type (float for c10::Half),

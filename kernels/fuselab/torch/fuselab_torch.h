@@ -265,7 +265,7 @@ template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {
 // c10's loads through the read-only cache, as the toolkit's __ldg takes no class types.
 // c10 declares Half's for CUDA only: a ROCm build (USE_ROCM, AMD's platform) has none,
 // and its extensions define their own (torch_sparse's utils.cuh).
-#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__) || defined(__HIPCC_RTC__)
+#if defined(USE_ROCM) || defined(__HIP__)
 #define FUSELAB_TORCH_HALF_LDG 0
 #else
 #define FUSELAB_TORCH_HALF_LDG 1
