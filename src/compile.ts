@@ -575,9 +575,21 @@ function overloadNamed(p: Translated, name: string, typed: { name: string; types
     [...p.declarations.filter((d) => d.name === parsed.name), ...p.templates.filter((t) => t.name === parsed.name)];
   if (candidates.length === 0) return undefined;
   const wanted = typed.types.map(typeDeclaration);
-  const made = candidates.flatMap((c) => (isTemplate(c) === withArgs ? [isTemplate(c) ? instantiate(c, parsed.args) : c] : []));
+  // An overload TS cannot launch (a texture object's, beside rocDecode's ResizeHip on pointers) is passed over.
+  const refused: ArgumentError[] = [];
+  const made = candidates.flatMap((c) => {
+    if (isTemplate(c) !== withArgs) return [];
+    try {
+      return [isTemplate(c) ? instantiate(c, parsed.args) : c];
+    } catch (e) {
+      if (!(e instanceof ArgumentError)) throw e;
+      refused.push(e);
+      return [];
+    }
+  });
   const found = made.find((d) => d.params.length === wanted.length && d.params.every((q, i) => q.declaration === wanted[i]));
   if (found) return { ...found, name };
+  if (made.length === 0 && refused.length > 0) throw refused[0];
   const offered = made.map((d) => typedName(typed.name, d));
   throw new ArgumentError("module.fn", "name", offered.length > 0 ? `one of ${offered.map((o) => JSON.stringify(o)).join(", ")}` :
     `${parsed.name} named as the source declares it (${withArgs ? "it has no template of that name" : "with its template arguments"})`, JSON.stringify(name));

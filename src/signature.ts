@@ -1466,7 +1466,8 @@ export function findKernels(source: string, predefined: Record<string, string> =
   for (const lines of overloaded.values()) lines.sort((a, b) => a - b);
   const shared = namesSharedByOtherFunctions(tokens, new Set(kernels.map((k) => k.name.split("::").pop()!)));
   for (const kernel of kernels) {
-    if (shared.has(kernel.name.split("::").pop()!)) kernel.exportedAs = `${kernel.name}(${kernel.params.map((q) => q.declaration).join(", ")})`;
+    // An overload TS cannot launch (rocDecode's texture one beside ResizeHip's pointer one) shares the name too.
+    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name)) kernel.exportedAs = `${kernel.name}(${kernel.params.map((q) => q.declaration).join(", ")})`;
   }
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }

@@ -272,6 +272,23 @@ template __global__ void fill_ref<float>(float&);
     expectThrows(() => mixed.fn("fill_ref<float>"), fl.ArgumentError, /^module.fn: name must be a kernel whose parameters are .* \(a reference cannot be passed to a kernel\), got "fill_ref<float>", whose parameter 0 \(line 4\) is declared as "float & out"$/);
   });
 
+  it("launches the overload TS can pass beside one taking a texture object (rocDecode's ResizeHip), a template's and a plain kernel's", () => {
+    const module = fl.compile(`
+template <typename T> __global__ void resize(cudaTextureObject_t tex, T* out, int n) {}
+template <typename T> __global__ void resize(const T* in, T* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = in[threadIdx.x] * 2; }
+__global__ void scale(cudaTextureObject_t tex, float* out, int n) {}
+__global__ void scale(const float* in, float* out, int n) { if (threadIdx.x < n) out[threadIdx.x] = in[threadIdx.x] * 3; }
+`, { device: testDevice(), name: "texture_overloads" });
+    const input = fl.tensor([1, 2, 3, 4], { device: testDevice() });
+    const out = fl.full([4], NaN, { device: testDevice() });
+    module.fn("resize<float>(const float*, float*, int)").launch({ grid: 1, block: 4 }, input, out, 4);
+    expect(Array.from(out.toArray())).to.deep.equal([2, 4, 6, 8]);
+    module.fn("scale").launch({ grid: 1, block: 4 }, input, out, 4);
+    expect(Array.from(out.toArray())).to.deep.equal([3, 6, 9, 12]);
+    expectThrows(() => module.fn("resize<float>(cudaTextureObject_t, float*, int)"), fl.ArgumentError,
+      "module.fn: name must be one of \"resize<float>(const float*, float*, int)\", got \"resize<float>(cudaTextureObject_t, float*, int)\"");
+  });
+
   it("launches a kernel that shares its name with a device function, and takes a header's prototype spelling a parameter's type by another name as the same kernel", () => {
     // 3D Gaussian Splatting's simple-knn: `__host__ __device__ uint32_t coord2Morton(float3, ...)` beside
     // `__global__ void coord2Morton(int, const float3*, ...)`, which its host code launches by name.
