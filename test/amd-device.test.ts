@@ -421,14 +421,15 @@ __global__ void pack(const float4* in, unsigned* out) {
     }
   });
 
-  it("gives HIP's vector types their arithmetic on AMD's platform, element by element with a vector or a scalar, as amd_hip_vector_types.h does", () => {
+  it("gives HIP's vector types their arithmetic and constructors on AMD's platform, element by element with a vector or a scalar, as amd_hip_vector_types.h does", () => {
     const source = `#include <hip/hip_runtime.h>
 __global__ void arithmetic(float* out, int* ints, const float* in) {
   const int i = threadIdx.x;
   float2 sum = {0.0f, 0.0f};
   const float2 a = {in[2 * i], in[2 * i + 1]}, b = {1.5f, -2.0f};
   sum += a * b;  // ROCm's vLLM HGEMV: sum2[i] += a2[i][offset] * x2[offset]
-  const float4 f = 2.0f * make_float4(in[i], 1.0f, 2.0f, 3.0f) - make_float4(1.0f, 1.0f, 1.0f, 1.0f) / 4.0f;
+  // rpp's (float4) of a value, which fills every element, as HIP's vector classes make it.
+  const float4 f = 2.0f * float4(in[i], 1.0f, 2.0f, 3.0f) - (float4)1.0f / 4.0f;
   out[6 * i] = sum.x;
   out[6 * i + 1] = sum.y;
   out[6 * i + 2] = f.x;

@@ -36,14 +36,33 @@ inline float bits_float(uint32_t u) {
 #define FL_INTRINSIC template <typename = void> constexpr
 
 // Vector types, with the GPU's sizes and alignments (a float4 is one 16-byte
-// access, a float3 three 4-byte ones).
-#define FL_VECTOR_1(T, N, A) struct alignas(A) N##1 { T x; };                                   \
-  inline N##1 make_##N##1(T x) { return {x}; }
-#define FL_VECTOR_2(T, N, A) struct alignas(A) N##2 { T x, y; };                                \
+// access, a float3 three 4-byte ones). CUDA's are aggregates; HIP's on AMD's
+// platform (amd_hip_vector_types.h, compiled by hip-clang: __HIP__) are classes
+// whose one value fills every element, explicitly (rpp's `(float4)x`), and whose
+// values, one for each element, make one.
+#if defined(__HIP__)
+#define FL_VECTOR_CONSTRUCTORS_1(T, V) V() = default; constexpr V(T x_) : x(x_) {}
+#define FL_VECTOR_CONSTRUCTORS_2(T, V) \
+  V() = default; explicit constexpr V(T v) : x(v), y(v) {} constexpr V(T x_, T y_) : x(x_), y(y_) {}
+#define FL_VECTOR_CONSTRUCTORS_3(T, V) \
+  V() = default; explicit constexpr V(T v) : x(v), y(v), z(v) {} constexpr V(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
+#define FL_VECTOR_CONSTRUCTORS_4(T, V)                       \
+  V() = default;                                              \
+  explicit constexpr V(T v) : x(v), y(v), z(v), w(v) {}       \
+  constexpr V(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
+#else
+#define FL_VECTOR_CONSTRUCTORS_1(T, V)
+#define FL_VECTOR_CONSTRUCTORS_2(T, V)
+#define FL_VECTOR_CONSTRUCTORS_3(T, V)
+#define FL_VECTOR_CONSTRUCTORS_4(T, V)
+#endif
+#define FL_VECTOR_1(T, N, A) struct alignas(A) N##1 { T x; FL_VECTOR_CONSTRUCTORS_1(T, N##1) };          \
+  inline N##1 make_##N##1(T x) { return N##1{x}; }
+#define FL_VECTOR_2(T, N, A) struct alignas(A) N##2 { T x, y; FL_VECTOR_CONSTRUCTORS_2(T, N##2) };       \
   inline N##2 make_##N##2(T x, T y) { return {x, y}; }
-#define FL_VECTOR_3(T, N) struct N##3 { T x, y, z; };                                           \
+#define FL_VECTOR_3(T, N) struct N##3 { T x, y, z; FL_VECTOR_CONSTRUCTORS_3(T, N##3) };                  \
   inline N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }
-#define FL_VECTOR_4(T, N, A) struct alignas(A) N##4 { T x, y, z, w; };                          \
+#define FL_VECTOR_4(T, N, A) struct alignas(A) N##4 { T x, y, z, w; FL_VECTOR_CONSTRUCTORS_4(T, N##4) }; \
   inline N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
 #define FL_VECTORS(T, N, A1, A2, A4) FL_VECTOR_1(T, N, A1) FL_VECTOR_2(T, N, A2) FL_VECTOR_3(T, N) FL_VECTOR_4(T, N, A4)
 FL_VECTORS(signed char, char, 1, 2, 4)
@@ -63,6 +82,10 @@ FL_VECTORS(double, double, 8, 16, 16)
 #undef FL_VECTOR_2
 #undef FL_VECTOR_3
 #undef FL_VECTOR_4
+#undef FL_VECTOR_CONSTRUCTORS_1
+#undef FL_VECTOR_CONSTRUCTORS_2
+#undef FL_VECTOR_CONSTRUCTORS_3
+#undef FL_VECTOR_CONSTRUCTORS_4
 
 // blockDim and gridDim are dim3s, threadIdx and blockIdx uint3s: the same three
 // unsigned ints as the run time's fl_emu_dim3.
