@@ -1451,6 +1451,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   // one declared beside a definition of its name with other parameters (a header's stale
   // prototype, CIS565's kernScatter) is a function the file does not define: the name
   // picks the definition, as a launch by name in the file compiles to the one defined.
+  const staleOverloads = new Set<string>();
   for (const { declaration: p } of prototypes) {
     const defined = declared.get(p.name);
     const definition = defined?.find((d) => sameParams(d.params, p.params));
@@ -1459,7 +1460,12 @@ export function findKernels(source: string, predefined: Record<string, string> =
       definition.params.forEach((q, n) => { if (p.params[n].fallback !== undefined && q.fallback === undefined) q.fallback = p.params[n].fallback; });
       continue;
     }
-    if (unlaunchable.has(p.name) || defined) continue;
+    if (unlaunchable.has(p.name)) continue;
+    if (defined) {
+      // Declared all the same: the compilers take the kernel's address by its parameter types.
+      staleOverloads.add(p.name);
+      continue;
+    }
     unlaunchable.set(p.name, new ArgumentError("fl.compile", "source", "a kernel the source defines (one it only declares is another file's, which nvcc compiles apart)",
       `a declaration on line ${p.line}, with no definition`));
   }
@@ -1467,7 +1473,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const shared = namesSharedByOtherFunctions(tokens, new Set(kernels.map((k) => k.name.split("::").pop()!)));
   for (const kernel of kernels) {
     // An overload TS cannot launch (rocDecode's texture one beside ResizeHip's pointer one) shares the name too.
-    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name)) kernel.exportedAs = `${kernel.name}(${kernel.params.map((q) => q.declaration).join(", ")})`;
+    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name) || staleOverloads.has(kernel.name)) kernel.exportedAs = `${kernel.name}(${kernel.params.map((q) => q.declaration).join(", ")})`;
   }
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }

@@ -203,6 +203,11 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
     // Mandelbrot renderer's header) declares a function the file does not define: the name picks the definition.
     const scatter = findKernels("__global__ void s(int n, int* o, const int* a, const int* b);\n__global__ void s(int n, int* o, const int* a) {}");
     expect([scatter.kernels.map((k) => k.params.length), [...scatter.overloaded]]).to.deep.equal([[3], []]);
+    const stale = fl.compile("__global__ void s(int n, int* o, const int* a, const int* b);\n__global__ void s(int n, int* o, const int* a) { if (threadIdx.x < n) o[threadIdx.x] = a[threadIdx.x] + 1; }",
+      { device: testDevice(), name: "stale_prototype" });
+    const counted = fl.full([3], -1, { dtype: "i32", device: testDevice() });
+    stale.fn("s").launch({ grid: 1, block: 4 }, 3, counted, fl.tensor([4, 5, 6], { dtype: "i32", device: testDevice() }));
+    expect(Array.from(counted.toArray())).to.deep.equal([5, 6, 7]);
     const overloads = "__global__ void k(float* x) { x[threadIdx.x] = 1.5f; }\n__global__ void k(int* x) { x[threadIdx.x] = 7; }\n__global__ void k(float* x);\n" +
       "__global__ void other(int* x) { x[threadIdx.x] = 3; }";
     expect(findKernels(overloads).kernels.map((k) => k.name)).to.deep.equal(["other"]);

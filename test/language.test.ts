@@ -1047,13 +1047,16 @@ __global__ void largest(const scalar_t* x, scalar_t* out, int n) {
       largest("largest<int>", [], "i32")]).to.deep.equal([5, -Infinity, -7, -(2 ** 31)]);
   });
 
-  it("compiles operator libraries' headers as they are written: torch/serialize/tensor.h, std::memcpy from c10, a ROCm build's own __ldg of at::Half, CUDA_KERNEL_ASSERT", () => {
+  it("compiles operator libraries' headers as they are written: torch/serialize/tensor.h, ATen's aligned vectors, std::memcpy from c10, a ROCm build's own __ldg of at::Half, CUDA_KERNEL_ASSERT", () => {
     // OpenPCDet's op headers include <torch/serialize/tensor.h>; megablocks' BitCast calls std::memcpy with only
     // torch's headers; torch_sparse's utils.cuh defines __ldg for at::Half under USE_ROCM, where c10 declares none;
     // TensorRT's quantization kernels check their input with c10's CUDA_KERNEL_ASSERT.
     const source = (rocm: boolean) => `${rocm ? "#define USE_ROCM 1\n" : ""}#include <torch/serialize/tensor.h>
 #include <ATen/DeviceGuard.h>
+#include <ATen/native/cuda/MemoryAccess.cuh>
 #include <torch/extension.h>
+// fast-ops' Lion update loads its elements as ATen's aligned vectors.
+static_assert(sizeof(at::native::memory::aligned_vector<at::Half, 4>) == 8 && alignof(at::native::memory::aligned_vector<at::Half, 4>) == 8, "ATen's aligned vector");
 #ifdef USE_ROCM
 __device__ __inline__ at::Half __ldg(const at::Half* ptr) { return *ptr; }
 #endif
