@@ -20,7 +20,7 @@ import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
 import {
   ConstantDeclaration, KernelDeclaration, KernelTemplate, Overload, canonicalName, findKernels, instantiate, isTemplate, parameterTypes, paramsFromSignature, parseNameExpression,
-  splitParameterList, typeDeclaration,
+  parameterList, splitParameterList, typeDeclaration, typedName,
 } from "./signature";
 
 /** Options of `compile()`. */
@@ -509,11 +509,6 @@ function overloadNames(p: Translated, name: string): string[] {
   });
 }
 
-// A kernel named with its parameter types, as `fn` takes an overload: "k<32>(float*, int)".
-function typedName(name: string, declaration: KernelDeclaration): string {
-  return `${name}(${declaration.params.map((q) => q.declaration).join(", ")})`;
-}
-
 // The source's template kernels and overloaded kernels: an instance named by
 // fn() ("k<float, 256>"), or an overload named with its parameter types
 // ("k<32>(float*, int)"), is compiled then, as a module of its own.
@@ -823,9 +818,8 @@ function checkCompiledParams(where: string, p: Prepared, handle: ModuleHandle): 
         `reads as ${layout.size} bytes aligned to ${layout.align}: ${layout.members.map((m) => `${m.name} at ${m.offset}`).join(", ")})`,
         `${size} bytes aligned to ${align} from the compiler (a #pragma pack or an attribute fuselab does not read?)`);
     }
-    const read = declaration.params.map((d) => d.declaration).join(", ");
-    refuse(`kernels whose parameter types the preprocessor leaves alone (${declaration.name} reads as (${read}))`,
-      `parameters (${params.map((q) => q.declaration).join(", ")}) after preprocessing`);
+    refuse(`kernels whose parameter types the preprocessor leaves alone (${declaration.name} reads as (${parameterList(declaration.params)}))`,
+      `parameters (${parameterList(params)}) after preprocessing`);
   }
 }
 
@@ -839,7 +833,7 @@ function layoutAsserts(declarations: readonly KernelDeclaration[]): string {
     if (!q.layout) return [];
     const { name, size, align } = q.layout;
     // A kernel sharing its name with another function is typed by its parameters, which pick it.
-    const type = d.exportedAs ? `void(${d.params.map((p) => p.declaration).join(", ")})` : `decltype(${d.name})`;
+    const type = d.exportedAs ? `void(${parameterList(d.params)})` : `decltype(${d.name})`;
     const param = `fl_layout_check::param<${type}, ${i}>::type`;
     return [`static_assert(sizeof(${param}) == ${size} && alignof(${param}) == ${align}, ` +
       `"fuselab passes parameter ${i} of ${d.name} (${name}) as ${size} bytes aligned to ${align}; this compiler lays it out otherwise ` +

@@ -220,6 +220,12 @@ export class Kernel {
     return dims;
   }
 
+  // "argument 2 (x)" in messages, or "argument 2" for a parameter with no name.
+  private argumentLabel(index: number): string {
+    const name = this.params[index].name;
+    return name ? `argument ${index} (${name})` : `argument ${index}`;
+  }
+
   // The arguments with the defaults of those left out (`bool negate = false`), as a launch in C++ fills them in.
   private withDefaults(where: string, args: readonly unknown[]): readonly unknown[] {
     let required = this.params.length;
@@ -232,14 +238,14 @@ export class Kernel {
       const fallback = param.fallback;
       if (fallback === null || typeof fallback !== "object") return fallback;
       const index = args.length + n;
-      throw new ArgumentError(where, param.name ? `argument ${index} (${param.name})` : `argument ${index}`,
+      throw new ArgumentError(where, this.argumentLabel(index),
         `given, as its default (${fallback.text}) is an expression fuselab does not evaluate`, "none");
     })];
   }
 
   private argument(where: string, index: number, arg: unknown): NativeArg {
     const param = this.params[index];
-    const label = param.name ? `argument ${index} (${param.name})` : `argument ${index}`;
+    const label = this.argumentLabel(index);
     if (param.pointer) return pointerTarget(where, label, this.device, param, arg);
     if (param.functionPointer) return this.functionArgument(where, label, param.functionPointer, arg);
     if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);

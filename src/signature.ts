@@ -1107,6 +1107,16 @@ function defaultArgument(param: KernelParam, text: string): NonNullable<KernelPa
   return literal[1] === "-" ? -value : value;
 }
 
+/** Parameters' types as a declaration lists them: "const float*, int". */
+export function parameterList(params: readonly Pick<KernelParam, "declaration">[]): string {
+  return params.map((q) => q.declaration).join(", ");
+}
+
+/** A kernel named with its parameter types, as `fn` takes an overload: "k<32>(float*, int)". */
+export function typedName(name: string, declaration: Pick<KernelDeclaration, "params">): string {
+  return `${name}(${parameterList(declaration.params)})`;
+}
+
 /** The name and template arguments of a name expression: "ns::k<float, 256>". */
 export function parseNameExpression(expression: string): { name: string; args: Token[][] } | undefined {
   const tokens = tokenize(expression);
@@ -1473,7 +1483,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
   const shared = namesSharedByOtherFunctions(tokens, new Set(kernels.map((k) => k.name.split("::").pop()!)));
   for (const kernel of kernels) {
     // An overload TS cannot launch (rocDecode's texture one beside ResizeHip's pointer one) shares the name too.
-    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name) || staleOverloads.has(kernel.name)) kernel.exportedAs = `${kernel.name}(${kernel.params.map((q) => q.declaration).join(", ")})`;
+    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name) || staleOverloads.has(kernel.name)) kernel.exportedAs = typedName(kernel.name, kernel);
   }
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }

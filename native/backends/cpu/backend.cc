@@ -918,9 +918,9 @@ int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, s
   if (!within(grid, kMaxGridDim))
     return fail(format("launch of kernel '%s': grid must be at least 1 and at most (%u,%u,%u), got (%u,%u,%u)", name,
                        kMaxGridDim[0], kMaxGridDim[1], kMaxGridDim[2], grid.x, grid.y, grid.z));
-  if (shared_bytes > shared_limit(d->options.warp_size))
-    return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name,
-                       shared_limit(d->options.warp_size), shared_bytes));
+  const size_t shared_most = shared_limit(d->options.warp_size);
+  if (shared_bytes > shared_most)
+    return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name, shared_most, shared_bytes));
   // The argument values are copied: the caller's may change once we return.
   std::vector<unsigned char> values;
   std::vector<size_t> offsets;

@@ -408,7 +408,7 @@ inline double2 box_muller_mrg_double(curandStateMRG32k3a_t* state) {
   const double s = sqrt(-2.0 * log(x));
   return make_double2(sin(y * CURAND_PI_DOUBLE) * s, cos(y * CURAND_PI_DOUBLE) * s);
 }
-// The next pair of normals of either precision: two 32-bit draws through Box-Muller, or MRG32k3a's own.
+// The next pair of normals: two 32-bit draws through Box-Muller, or MRG32k3a's own.
 template <typename State>
 inline float2 normal_pair(State* state) {
   const unsigned int x = curand(state);
@@ -416,11 +416,19 @@ inline float2 normal_pair(State* state) {
   return box_muller(x, y);
 }
 inline float2 normal_pair(curandStateMRG32k3a_t* state) { return box_muller_mrg(state); }
-}  // namespace emu
-}  // namespace fl
-
-namespace fl {
-namespace emu {
+// The four draws of a double Box-Muller pair: XORWOW's next four, Philox's curand4.
+inline uint4 four_draws(curandStateXORWOW_t* state) {
+  const unsigned int a = curand(state), b = curand(state), c = curand(state);
+  return make_uint4(a, b, c, curand(state));
+}
+inline uint4 four_draws(curandStatePhilox4_32_10_t* state) { return curand4(state); }
+// The next pair of double normals: four draws through Box-Muller, or MRG32k3a's own.
+template <typename State>
+inline double2 normal_pair_double(State* state) {
+  const uint4 x = four_draws(state);
+  return box_muller_double(x.x, x.y, x.z, x.w);
+}
+inline double2 normal_pair_double(curandStateMRG32k3a_t* state) { return box_muller_mrg_double(state); }
 // Box-Muller gives two normals: one is returned, the other kept for the next call.
 template <typename State>
 inline float normal(State* state) {
@@ -433,39 +441,10 @@ inline float normal(State* state) {
   state->boxmuller_flag = 0;
   return state->boxmuller_extra;
 }
-}  // namespace emu
-}  // namespace fl
-inline float4 curand_normal4(curandStatePhilox4_32_10_t* state) {
-  const uint4 x = curand4(state);
-  const float2 a = fl::emu::box_muller(x.x, x.y), b = fl::emu::box_muller(x.z, x.w);
-  return make_float4(a.x, a.y, b.x, b.y);
-}
-namespace fl {
-namespace emu {
-// The four draws of a double Box-Muller pair: XORWOW's next four, Philox's curand4.
-inline uint4 four_draws(curandStateXORWOW_t* state) {
-  const unsigned int a = curand(state), b = curand(state), c = curand(state);
-  return make_uint4(a, b, c, curand(state));
-}
-inline uint4 four_draws(curandStatePhilox4_32_10_t* state) { return curand4(state); }
-}  // namespace emu
-}  // namespace fl
-
-inline double2 curand_normal2_double(curandStateXORWOW_t* state) {
-  const uint4 x = fl::emu::four_draws(state);
-  return fl::emu::box_muller_double(x.x, x.y, x.z, x.w);
-}
-inline double2 curand_normal2_double(curandStatePhilox4_32_10_t* state) {
-  const uint4 x = fl::emu::four_draws(state);
-  return fl::emu::box_muller_double(x.x, x.y, x.z, x.w);
-}
-inline double2 curand_normal2_double(curandStateMRG32k3a_t* state) { return fl::emu::box_muller_mrg_double(state); }
-namespace fl {
-namespace emu {
 template <typename State>
 inline double normal_double(State* state) {
   if (state->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {
-    const double2 v = curand_normal2_double(state);
+    const double2 v = normal_pair_double(state);
     state->boxmuller_extra_double = v.y;
     state->boxmuller_flag_double = EXTRA_FLAG_NORMAL;
     return v.x;
@@ -476,9 +455,16 @@ inline double normal_double(State* state) {
 }  // namespace emu
 }  // namespace fl
 
+inline float4 curand_normal4(curandStatePhilox4_32_10_t* state) {
+  const uint4 x = curand4(state);
+  const float2 a = fl::emu::box_muller(x.x, x.y), b = fl::emu::box_muller(x.z, x.w);
+  return make_float4(a.x, a.y, b.x, b.y);
+}
+
 #define FL_CURAND_NORMALS(State)                                                                                 \
   inline float curand_normal(State* state) { return fl::emu::normal(state); }                                  \
   inline float2 curand_normal2(State* state) { return fl::emu::normal_pair(state); }                           \
+  inline double2 curand_normal2_double(State* state) { return fl::emu::normal_pair_double(state); }            \
   inline double curand_normal_double(State* state) { return fl::emu::normal_double(state); }                   \
   inline float curand_log_normal(State* state, float mean, float stddev) {                                     \
     return expf(mean + stddev * curand_normal(state));                                                         \
