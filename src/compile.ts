@@ -27,7 +27,7 @@ import {
 export interface CompileOptions {
   /** Where the module runs; the default device when left out. */
   device?: Device;
-  /** The file name compiler messages use (`<name>.hip`, or the name itself where it ends in a source file's extension: "ldg.cu"); the first kernel's name when left out. */
+  /** The file name compiler messages use (`<name>.cu` for a source including CUDA's headers and no HIP one, else `<name>.hip`, or the name itself where it ends in a source file's extension: "ldg.cu"); the first kernel's name when left out. */
   name?: string;
   /**
    * A compile running longer is stopped with an error (default 60000 ms; 180000 ms for
@@ -213,6 +213,13 @@ function emulatedMacros(build: Build, source: string): Record<string, string> {
 // HIP's headers, which make a source a HIP one.
 const INCLUDES_HIP = /^[ \t]*#[ \t]*include[ \t]*[<"](?:hip\/hip_\w+\.h|hipcub\/)/m;
 
+// CUDA's own headers, which make a source that includes no HIP one a CUDA one.
+const INCLUDES_CUDA = /^[ \t]*#[ \t]*include[ \t]*[<"](?:cuda[\w/]*\.h|cuda\/|cooperative_groups|cub\/|curand\w*\.h|mma\.h|thrust\/|ATen\/|torch\/|c10\/)/m;
+
+function isCudaSource(source: string): boolean {
+  return INCLUDES_CUDA.test(source) && !INCLUDES_HIP.test(source);
+}
+
 // A HIP source on a 64-lane device is on AMD's platform (hip_runtime.h defines
 // __HIP_PLATFORM_AMD__ there); on a 32-lane one, on NVIDIA's.
 function isAmdPlatform(build: Build, source: string): boolean {
@@ -364,8 +371,9 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const first = declarations[0]?.name ?? templates[0]?.name ?? [...overloaded.keys()][0];
   const name = fileName ?? first.replace(/\W+/g, "_");
   // The header comes first; #line makes the compiler count the user's lines from 1.
-  // A name given with a source file's extension ("ldg.cu") is kept as it is.
-  const file = /\.(?:cu|cuh|hip|cpp|cc|cxx|h|hpp)$/.test(name) ? name : `${name}.hip`;
+  // A name given with a source file's extension ("ldg.cu") is kept as it is; else
+  // the extension is the source's dialect: `.cu` for one that includes CUDA's headers only.
+  const file = /\.(?:cu|cuh|hip|cpp|cc|cxx|h|hpp)$/.test(name) ? name : `${name}.${isCudaSource(source) ? "cu" : "hip"}`;
   // Host code is left out of what the compiler reads, on every target: device
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
@@ -934,7 +942,7 @@ export async function compileAsync(source: string, options?: CompileOptions): Pr
 export interface CompileCheckOptions {
   /** The GPU compiled for, as "<backend>:<architecture>": "hip:gfx90a", "hip:gfx1030", "cuda:sm_90". */
   target: string;
-  /** The file name compiler messages use (`<name>.hip`, or the name itself where it ends in a source file's extension: "ldg.cu"); the first kernel's name when left out. */
+  /** The file name compiler messages use (`<name>.cu` for a source including CUDA's headers and no HIP one, else `<name>.hip`, or the name itself where it ends in a source file's extension: "ldg.cu"); the first kernel's name when left out. */
   name?: string;
   /** Template kernels compiled too, by name expression, as `module.fn` takes them: `["norm<float, 256>"]`. */
   instances?: string[];

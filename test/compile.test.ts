@@ -98,6 +98,10 @@ __global__ void count_odd(int* out, const int* x) {
     await expectRejects(fl.compileAsync(broken, { device: dev(), name: "cell" }), fl.DeviceError, /cell\.hip[:(]3\b/);
     // A name with a source file's extension is the file's name as it is.
     expectThrows(() => fl.compile(broken, { device: dev(), name: "broken_kernels.cu" }), fl.DeviceError, /broken_kernels\.cu[:(]3\b/);
+    // Without one, a source including CUDA's headers and none of HIP's is a .cu file; another a .hip one.
+    const cuda = "#include <cuda_runtime.h>\n" + broken;
+    expectThrows(() => fl.compile(cuda, { device: dev() }), fl.DeviceError, /broken\.cu[:(]4\b/);
+    expectThrows(() => fl.compile("#include <hip/hip_runtime.h>\n#include <cub/cub.cuh>\n" + broken, { device: dev() }), fl.DeviceError, /broken\.hip[:(]5\b/);
   });
 
   it("caches modules by source: a second compile runs no compiler", async () => {
