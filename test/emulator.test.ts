@@ -486,6 +486,27 @@ __global__ void packed(double* out, Packed p) { out[0] = p.d; }`, { device: dev 
     }
   });
 
+  it("starts local variables as 0xFE bytes in check mode, so a sum never zeroed is plainly wrong", () => {
+    // Canny's Gaussian of an image course: `float kernelSum;` then `kernelSum += ...`.
+    const source = `
+__global__ void row_sums(float* out, unsigned int* raw, const float* x, int n) {
+  float sum;
+  unsigned int bits;
+  for (int i = 0; i < n; i++) sum += x[threadIdx.x * n + i];
+  out[threadIdx.x] = sum;
+  raw[threadIdx.x] = bits;
+}`;
+    const dev = fl.device("cpu", { check: true });
+    const x = fl.full([4, 3], 1, { device: dev });
+    const out = fl.full([4], NaN, { device: dev });
+    const raw = fl.zeros([4], { dtype: "u32", device: dev });
+    fl.compile(source, { device: dev }).fn("row_sums").launch({ grid: 1, block: 4 }, out, raw, x, 3);
+    // 0xFEFEFEFE as a float, -1.69e38, plus 3 rounds back to itself.
+    const pattern = new Float32Array(new Uint32Array([0xfefefefe]).buffer)[0];
+    expect(Array.from(out.toArray())).to.deep.equal([pattern, pattern, pattern, pattern]);
+    expect(Array.from(raw.toArray())).to.deep.equal([0xfefefefe, 0xfefefefe, 0xfefefefe, 0xfefefefe]);
+  });
+
   it("gives a wrong answer for a reduction missing its __syncthreads() in check mode, and the right one with it", async () => {
     const dev = fl.device("cpu", { check: true });
     const module = fl.compile(BLOCK_SUMS, { device: dev });
@@ -823,6 +844,38 @@ __global__ void build_pred(unsigned* out, const unsigned* in, int n) {
       });
       expect(Array.from(await out.data()), dev.describe()).to.deep.equal(expected);
     }
+  });
+
+  it("lets threads at different __syncthreads() go on once all have arrived, as a GPU's barrier counts them; check mode reports the divergent barrier", async () => {
+    // PMPP's single-block BFS: thread 0 leaves its loop through a barrier the others meet at the loop's top.
+    const source = `
+__global__ void split_barrier(int* out, int split) {
+  __shared__ int seen[96];
+  const int t = threadIdx.x;
+  seen[t] = 3 * t;
+  if (t < split) {
+    __syncthreads();
+    out[t] = seen[blockDim.x - 1 - t];
+  } else {
+    __syncthreads();
+    out[t] = seen[blockDim.x - 1 - t] + 1000;
+  }
+}`;
+    const block = 96, split = 40;  // the second warp is split too
+    const expected = range(block).map((t) => 3 * (block - 1 - t) + (t < split ? 0 : 1000));
+    const dev = testDevice();
+    const out = fl.full([block], -1, { dtype: "i32", device: dev });
+    fl.compile(source, { device: dev }).fn("split_barrier").launch({ grid: 1, block }, out, split);
+    expect(Array.from(await out.data()), dev.describe()).to.deep.equal(expected);
+    if (testDevice().backend !== "cpu") return;
+    const check = fl.device("cpu", { check: true });
+    const checked = fl.full([block], -1, { dtype: "i32", device: check });
+    fl.compile(source, { device: check }).fn("split_barrier").launch({ grid: 1, block }, checked, split);
+    await expectRejects(check.synchronize(), fl.DeviceError, literal(
+      "kernel 'split_barrier': the threads of block (0,0,0) reached different __syncthreads() (a divergent barrier, " +
+      "undefined in CUDA; a GPU lets them go on once all have arrived, as plain mode does): threads (0,0,0) and 39 more " +
+      "wait at __syncthreads() on line 7; threads (40,0,0) and 55 more wait at __syncthreads() on line 10"));
+    await expectWorking(check);
   });
 
   it("ends a launch through a wild pointer with an error naming the address, block and thread, and keeps working", async () => {

@@ -300,16 +300,19 @@ inline const char* wait_name(const gpu_thread& t) {
   return t.status == thread_status::at_barrier ? "__syncthreads()" : warp_op_name(t.op, t.mask != kLiveLanes);
 }
 
-inline void describe_deadlock(block_state& b) {
+// Fails the block with `lead` (a format taking the kernel's name and the block's
+// index) and what each group of its threads waits at.
+inline void describe_waits(block_state& b, const char* lead) {
   hold_stops hold(b.worker);
   const fl_emu_where& w = b.state->where;
   char text[FL_EMU_ERROR_BYTES];
-  int used = snprintf(text, sizeof text, "kernel '%s' deadlocked in block (%u,%u,%u):", b.launch->desc->kernel,
-                      w.block.x, w.block.y, w.block.z);
+  int used = snprintf(text, sizeof text, lead, b.launch->desc->kernel, w.block.x, w.block.y, w.block.z);
   // Group the threads by what they wait at, in order of their first thread.
   auto same_wait = [](const gpu_thread& t, const gpu_thread& u) {
+    // A thread's op and mask are its last warp operation's: a barrier's waiters differ by line only.
     return u.status == t.status &&
-           (t.status == thread_status::exited || (u.line == t.line && u.op == t.op && u.mask == t.mask));
+           (t.status == thread_status::exited ||
+            (u.line == t.line && (t.status == thread_status::at_barrier || (u.op == t.op && u.mask == t.mask))));
   };
   const char* separator = " ";
   for (uint32_t first = 0; first < b.size && used < int(sizeof text); first++) {
@@ -334,6 +337,8 @@ inline void describe_deadlock(block_state& b) {
   }
   fail(b, "%s", text);
 }
+
+inline void describe_deadlock(block_state& b) { describe_waits(b, "kernel '%s' deadlocked in block (%u,%u,%u):"); }
 
 inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
 inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__builtin_clzll(m)); }
@@ -688,8 +693,17 @@ inline void settle_activemask(block_state& b, uint32_t warp) {
 inline bool release_barrier(block_state& b) {
   if (b.at_barrier == 0 || b.at_barrier + b.exited != b.size) return false;
   if (b.barrier_mismatch) {
-    describe_deadlock(b);
-    return true;
+    // Threads at different __syncthreads(): undefined in CUDA, yet a GPU's
+    // barrier counts arrivals at any of them and lets all go on (a racy loop
+    // exit some threads take a barrier early for). Check mode reports it, as
+    // compute-sanitizer's synccheck does; plain mode goes on as the GPU.
+    if (b.check) {
+      describe_waits(b, "kernel '%s': the threads of block (%u,%u,%u) reached different __syncthreads() (a divergent "
+                        "barrier, undefined in CUDA; a GPU lets them go on once all have arrived, as plain mode "
+                        "does):");
+      return true;
+    }
+    b.barrier_mismatch = false;
   }
   b.barrier_arrivals = b.at_barrier;
   b.at_barrier = 0;

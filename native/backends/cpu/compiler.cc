@@ -545,6 +545,10 @@ compile_result compile_module(const std::string& source, const std::string& kern
     // the handlers it calls. clang links none into a shared object.
     flags.push_back("-fsanitize=alignment,shift-exponent,float-cast-overflow,bounds,object-size");
     flags.push_back("-DFL_EMU_CHECK_MODE=1");
+    // A local variable read before it is written holds 0xFE bytes (-1.7e38 as a
+    // float), not what the stack held: a result built on one is plainly wrong,
+    // where on a GPU the register's leftover (often 0) may pass for right.
+    flags.push_back("-ftrivial-auto-var-init=pattern");
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
   std::vector<std::string> command = kSettings.compiler;
