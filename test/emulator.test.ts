@@ -603,6 +603,41 @@ __global__ void mean_and_square(float* out, const float* x) {
     expect(wrong[1], "check mode: elements its order overwrote").to.be.greaterThan(0);
   });
 
+  it("runs a block's threads past a barrier last first in plain mode, so thread 0 resetting a flag the others still read goes last, as on a GPU", async () => {
+    // SParry's edge-parallel Bellman-Ford: thread 0 clears the block's flag at the
+    // loop's top with no barrier after the others' read of it; reading it cleared,
+    // they would leave, and their edges would never be relaxed again.
+    const source = `
+__global__ void relax_edges(int* dist, const int* src, const int* dst, const int* w, int m) {
+  __shared__ int changed;
+  while (true) {
+    if (threadIdx.x == 0) changed = 0;
+    __syncthreads();
+    for (int e = threadIdx.x; e < m; e += blockDim.x) {
+      const int candidate = dist[src[e]] + w[e];
+      if (candidate < dist[dst[e]]) {
+        atomicMin(&dist[dst[e]], candidate);
+        changed = 1;
+      }
+    }
+    __syncthreads();
+    if (changed == 0) break;
+  }
+}`;
+    // A chain 0 -> 1 -> ... -> 99 with its edges listed last first, so it takes rounds.
+    const nodes = 100, m = nodes - 1;
+    const src = range(m).map((e) => m - 1 - e), dst = src.map((v) => v + 1), w = src.map((v) => 1 + (v % 3));
+    const expected = [0];
+    for (let v = 1; v < nodes; v++) expected.push(expected[v - 1] + w[m - v]);
+    const devices = testDevice().backend === "cpu" ? [testDevice(), fl.device("cpu", { warpSize: 64 })] : [testDevice()];
+    for (const dev of devices) {
+      const dist = fl.tensor([0, ...range(m).map(() => 1e9)], { dtype: "i32", device: dev });
+      const ints = (values: number[]) => fl.tensor(values, { dtype: "i32", device: dev });
+      fl.compile(source, { device: dev }).fn("relax_edges").launch({ grid: 1, block: 64 }, dist, ints(src), ints(dst), ints(w), m);
+      expect(Array.from(await dist.data()), dev.describe()).to.deep.equal(expected);
+    }
+  });
+
   for (const warpSize of [32, 64] as const) {
     it(`sums a warp with __shfl_xor at warpSize ${warpSize}`, async () => {
       const dev = fl.device("cpu", { warpSize });

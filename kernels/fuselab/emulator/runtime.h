@@ -709,7 +709,11 @@ inline bool release_barrier(block_state& b) {
   b.at_barrier = 0;
   b.barrier_result = b.barrier_votes;
   b.barrier_votes = 0;
-  for (uint32_t i = 0; i < b.size; i++)
+  // Plain mode runs them last thread first: past a barrier a GPU's warps go on
+  // together, so the others read what thread 0, the leader that resets a
+  // block's flag or count for the next round, has yet to write (SParry's SSSP
+  // loop, PMPP's single-block BFS, which have no barrier between).
+  for (uint32_t i = b.size; i-- > 0;)
     if (b.threads[i].status == thread_status::at_barrier) push_ready(b, i);
   return true;
 }
