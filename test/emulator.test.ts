@@ -603,7 +603,7 @@ __global__ void mean_and_square(float* out, const float* x) {
     expect(wrong[1], "check mode: elements its order overwrote").to.be.greaterThan(0);
   });
 
-  it("runs a block's threads past a barrier last first in plain mode, so thread 0 resetting a flag the others still read goes last, as on a GPU", async () => {
+  it("runs thread 0 last past a barrier in plain mode, so its reset of a flag the others still read comes after their reads, as on a GPU", async () => {
     // SParry's edge-parallel Bellman-Ford: thread 0 clears the block's flag at the
     // loop's top with no barrier after the others' read of it; reading it cleared,
     // they would leave, and their edges would never be relaxed again.

@@ -709,12 +709,14 @@ inline bool release_barrier(block_state& b) {
   b.at_barrier = 0;
   b.barrier_result = b.barrier_votes;
   b.barrier_votes = 0;
-  // Plain mode runs them last thread first: past a barrier a GPU's warps go on
+  // Plain mode runs thread 0 last: past a barrier a GPU's warps go on
   // together, so the others read what thread 0, the leader that resets a
   // block's flag or count for the next round, has yet to write (SParry's SSSP
-  // loop, PMPP's single-block BFS, which have no barrier between).
-  for (uint32_t i = b.size; i-- > 0;)
+  // loop, PMPP's single-block BFS, which have no barrier between). The rest go
+  // in order, their stacks in ascending addresses.
+  for (uint32_t i = 1; i < b.size; i++)
     if (b.threads[i].status == thread_status::at_barrier) push_ready(b, i);
+  if (b.threads[0].status == thread_status::at_barrier) push_ready(b, 0);
   return true;
 }
 
