@@ -2319,6 +2319,25 @@ __global__ void fields(unsigned* out, float* big) {
     expect(big.toArray()[0]).to.equal(Infinity);
   });
 
+  it("names HIP's bf16 types beside <cuda_bf16.h> on every target, as a ROCm extension written for hipify does", () => {
+    const source = `
+#include <cuda_bf16.h>
+__global__ void pair_sums(float* out, const __nv_bfloat16* in, int n) {
+  const auto* pairs = reinterpret_cast<const __hip_bfloat162*>(in);
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const __hip_bfloat162 v = pairs[i];
+    const hip_bfloat16 low = v.x;
+    out[i] = __bfloat162float(low) + __high2float(v);
+  }
+}`;
+    const n = 300;
+    const values = range(2 * n).map((i) => ((i * 37) % 101) / 8 - 6);
+    const out = fl.full([n], NaN, { device: dev() });
+    fl.compile(source, { device: dev(), name: "hip_bf16_names" }).fn("pair_sums").launch({ grid: 3, block: 128 }, out, fl.tensor(values, { dtype: "bf16", device: dev() }), n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => Math.fround(values[2 * i] + values[2 * i + 1])));
+  });
+
   it("compiles clang's non-temporal loads and stores, which HIP sources call, on every target", () => {
     const source = `
 #include <hip/hip_runtime.h>

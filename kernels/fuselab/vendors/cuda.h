@@ -47,6 +47,11 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 
 typedef __half fl_half;
 typedef __nv_bfloat16 fl_bf16;
+// HIP's bf16 names, as every target's kernel language has them: a ROCm
+// extension names __hip_bfloat162 beside <cuda_bf16.h>, which hipify rewrites.
+typedef __nv_bfloat16 __hip_bfloat16;
+typedef __nv_bfloat162 __hip_bfloat162;
+typedef __nv_bfloat16 hip_bfloat16;
 
 #define FL_FULL_MASK 0xffffffffu
 // NVIDIA's warps are 32 lanes on every GPU, but warpSize is read at run time: a
