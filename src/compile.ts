@@ -145,7 +145,7 @@ interface Translated {
   leftOutBy: (name: string) => string | undefined;
   /** Kernels TS cannot launch, with why. */
   unlaunchable: ReadonlyMap<string, ArgumentError>;
-  /** The functions that sync their grid (by unqualified name), whose kernels a GPU launches cooperatively; none on the CPU. */
+  /** The functions that sync their grid (by unqualified name), whose kernels are launched cooperatively, every block at once. */
   gridSync: ReadonlySet<string>;
   /** A message's lines of the combined text ("line 12") as the files they came from ("line 3 of common.h"). */
   located: (message: string) => string;
@@ -389,7 +389,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
-    gridSync: target === "cpu" ? new Set() : gridSyncFunctions(source, predefined),
+    gridSync: gridSyncFunctions(source, predefined),
     located: (message) => locatedMessage(message, combined.segments),
     leftOutBy: (name) => {
       const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build, source) : "");

@@ -256,14 +256,15 @@ __global__ void branches(int* out, const int* values, int split, int width) {
       const segment = self & ~(width - 1);
       if (self < split) {
         const down = (self & (width - 1)) + 3 >= width ? self : self + 3;
-        return [read(down), read(5 + segment)];
+        return [read(down), read((5 & (width - 1)) + segment)];
       }
       const xor = self ^ 6, up = self - 2;
       return [read(xor >= ((self + width) & ~(width - 1)) ? self : xor), read(up < segment ? self : up)];
     });
     for (const device of wave64Devices()) {
       const module = fl.compile(source, { device });
-      for (const [split, width] of [[40, 64], [21, 16], [64, 8], [0, 64]]) {
+      // Widths of 4 and 2: source lane 5 lies past the segment and is read modulo its width.
+      for (const [split, width] of [[40, 64], [21, 16], [64, 8], [0, 64], [33, 4], [64, 2]]) {
         const out = fl.full([128], 7, { dtype: "i32", device });
         module.fn("branches").launch({ grid: 1, block: 64 }, out, fl.tensor(Int32Array.from(values), { device }), split, width);
         expect(Array.from(out.toArray()), `${device.describe()}, split ${split}, width ${width}`).to.deep.equal(expected(split, width));

@@ -1253,8 +1253,8 @@ __host__ void run_all(const matrix& a, matrix& b) { transpose_into<<<1, dim3(a.n
     expect(Array.from(transposed.toArray())).to.deep.equal([0, 3, 6, 1, 4, 7, 2, 5, 8]);
   });
 
-  it("launches a kernel that syncs its grid (grid.sync(), also through a device function) cooperatively on an NVIDIA GPU, and says why not elsewhere", () => {
-    const module = fl.compile(`
+  it("launches a kernel that syncs its grid (grid.sync(), also through a device function) cooperatively, every block at once, on the CPU and an NVIDIA GPU", () => {
+    const source = `
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 __device__ void grid_barrier() { cg::this_grid().sync(); }
@@ -1282,9 +1282,28 @@ __global__ void through_helper(int* flags, int* seen) {
   grid_barrier();
   if (threadIdx.x == 0) { int c = 0; for (int b = 0; b < gridDim.x; ++b) c += flags[b]; seen[blockIdx.x] = c; }
 }
+// Each step reads what every block wrote in the one before: wrong at once if a block ran ahead.
+__global__ void relay(int* a, int* b, int steps, unsigned long long* grid_facts) {
+  cg::grid_group grid = cg::this_grid();
+  const unsigned long long i = grid.thread_rank(), n = grid.size();
+  a[i] = static_cast<int>(i);
+  for (int s = 0; s < steps; ++s) {
+    cg::sync(grid);
+    b[i] = a[(i + 1) % n] + 1;
+    grid.sync();
+    a[i] = b[i];
+  }
+  if (i == 0) {
+    grid_facts[0] = grid.is_valid();
+    grid_facts[1] = grid.num_blocks();
+    grid_facts[2] = grid.block_rank();
+  }
+}
+__global__ void one_block_leaves(int* x) { if (blockIdx.x == 2) return; cg::this_grid().sync(); x[blockIdx.x] = 1; }
 // No sync: an ordinary launch, of a grid larger than any GPU holds at once.
-__global__ void ranks(unsigned* out) { out[cg::this_grid().thread_rank()] = static_cast<unsigned>(cg::this_grid().thread_rank()); }`, { device: dev() });
-    // Which kernels a GPU launches cooperatively: read after preprocessing, through the functions they call.
+__global__ void ranks(unsigned* out) { out[cg::this_grid().thread_rank()] = static_cast<unsigned>(cg::this_grid().thread_rank()); }`;
+    const module = fl.compile(source, { device: dev() });
+    // Which kernels are launched cooperatively: read after preprocessing, through the functions they call.
     const synced = gridSyncFunctions(`
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -1306,10 +1325,9 @@ __global__ void k5() { if (false) { } }`, {});
     const many = fl.full([4096 * 128], 7, { dtype: "u32", device: dev() });
     module.fn("ranks").launch({ grid: 4096, block: 128 }, many);
     expect(Array.from(many.toArray()).every((v, i) => v === i)).to.equal(true);
-    if (dev().backend !== "cuda") {
-      const why = dev().backend === "cpu" ? /grid\.sync\(\) needs every block of the grid resident at once \(a cooperative launch\), which fuselab makes on NVIDIA GPUs; the CPU emulator runs a grid's blocks a few at a time/
-        : /its grid\.sync\(\) needs a cooperative launch, which fuselab makes on NVIDIA GPUs only/;
-      expectThrows(() => { module.fn("two_phase_sum").launch({ grid: 8, block: 128 }, x, partial, total, n); total.toArray(); }, fl.DeviceError, why);
+    if (dev().backend === "hip") {
+      expectThrows(() => { module.fn("two_phase_sum").launch({ grid: 8, block: 128 }, x, partial, total, n); total.toArray(); }, fl.DeviceError,
+        /its grid\.sync\(\) needs a cooperative launch, which fuselab makes on NVIDIA GPUs only/);
       return;
     }
     module.fn("two_phase_sum").launch({ grid: 8, block: 128 }, x, partial, total, n);
@@ -1319,6 +1337,38 @@ __global__ void k5() { if (false) { } }`, {});
     // The device is sound after the refusal.
     module.fn("through_helper").launch({ grid: 16, block: 128 }, flags, seen);
     expect(Array.from(seen.toArray())).to.deep.equal(range(16).map(() => 16));
+    // Many syncs, on an awkward grid and block (also in check mode and with 64-lane warps on the CPU).
+    const devices = dev().backend === "cpu" ? [dev(), fl.device("cpu", { check: true }), fl.device("cpu", { warpSize: 64 })] : [dev()];
+    for (const d of devices) {
+      const m = d === dev() ? module : fl.compile(source, { device: d });
+      const grid = 13, block = 67, steps = 9, total_threads = grid * block;
+      const a = fl.full([total_threads], -7, { dtype: "i32", device: d }), b = fl.full([total_threads], -7, { dtype: "i32", device: d });
+      const facts = fl.full([3], 99n, { dtype: "u64", device: d });
+      m.fn("relay").launch({ grid, block }, a, b, steps, facts);
+      expect(Array.from(a.toArray()), d.name).to.deep.equal(range(total_threads).map((i) => ((i + steps) % total_threads) + steps));
+      expect(Array.from(facts.toArray())).to.deep.equal([1n, BigInt(grid), 0n]);
+      // A block that returns before a grid.sync() the others wait at: a GPU hangs; the CPU says so.
+      if (d.backend !== "cpu") continue;
+      const marks = fl.zeros([5], { dtype: "i32", device: d });
+      expectThrows(() => { m.fn("one_block_leaves").launch({ grid: 5, block: 40 }, marks); marks.toArray(); }, fl.DeviceError,
+        /kernel 'one_block_leaves' deadlocked at grid\.sync\(\) on line \d+: block \(2,0,0\) ended without reaching it/);
+    }
+  });
+
+  it("stops a cooperative launch on the CPU whose block faults or runs on while the others wait at grid.sync(), and the device stays sound", function () {
+    if (dev().backend !== "cpu") this.skip();  // a GPU cannot stop a kernel: the time limit and faults are the CPU's here
+    const limited = fl.device("cpu", { timeoutMs: 2000 });
+    const module = fl.compile(`
+#include <cooperative_groups.h>
+__global__ void runs_on(int* x) { if (blockIdx.x == 1) for (;;) atomicAdd(x, 1); cooperative_groups::this_grid().sync(); }
+__global__ void faults(int* x, int far) { if (blockIdx.x == 3 && threadIdx.x == 5) x[far] = 1; cooperative_groups::this_grid().sync(); x[blockIdx.x] = 2; }`, { device: limited });
+    const x = fl.zeros([8], { dtype: "i32", device: limited });
+    expectThrows(() => { module.fn("runs_on").launch({ grid: 6, block: 32 }, x); x.toArray(); }, fl.DeviceError, /kernel 'runs_on' ran past the 2000 ms limit/);
+    expectThrows(() => { module.fn("faults").launch({ grid: 6, block: 32 }, x, 1 << 20); x.toArray(); }, fl.DeviceError,
+      /kernel 'faults' .*\(block \(3,0,0\), thread \(5,0,0\)\)/);
+    const y = fl.zeros([8], { dtype: "i32", device: limited });
+    module.fn("faults").launch({ grid: 6, block: 32 }, y, 0);
+    expect(Array.from(y.toArray())).to.deep.equal([2, 2, 2, 2, 2, 2, 0, 0]);
   });
 
   it("sets pointer variables and structs of pointers from tensors, as cudaMemcpyToSymbol of device pointers does (the CS149 renderer's constants)", () => {

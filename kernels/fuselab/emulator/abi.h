@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define FL_EMU_ABI 2
+#define FL_EMU_ABI 3
 
 typedef struct fl_emu_dim3 { uint32_t x, y, z; } fl_emu_dim3;
 
@@ -71,16 +71,23 @@ typedef struct fl_emu_worker {
      guard page below it. Reused across blocks and launches. NULL when out of
      memory. */
   void* (*fiber_stack)(struct fl_emu_worker* self, uint32_t index, size_t* bytes);
+  /* Nonzero once the plugin stops the launch (fault, time limit, cancel): a
+     block waiting on others (grid.sync()) then runs its own code, where the
+     stop signal lands, instead of sleeping in the C library. */
+  const volatile int* stopping;
 } fl_emu_worker;
 
 typedef void (*fl_emu_body)(void* ctx, uint64_t index, fl_emu_worker* worker);
 
 /* The plugin's thread pool. parallel_for runs body(ctx, i, worker) for every i
    in [0, n), spread over the pool's threads, and returns when all are done or
-   the launch was stopped (fault, time limit, cancel: the plugin reports those). */
+   the launch was stopped (fault, time limit, cancel: the plugin reports those).
+   parallel_for_resident runs every i at once, each on a thread of its own
+   (a cooperative launch, whose blocks wait for each other at grid.sync()). */
 typedef struct fl_emu_pool {
   void* self;
   void (*parallel_for)(void* self, uint64_t n, fl_emu_body body, void* ctx);
+  void (*parallel_for_resident)(void* self, uint64_t n, fl_emu_body body, void* ctx);
 } fl_emu_pool;
 
 #define FL_EMU_ERROR_BYTES 1024
@@ -93,6 +100,7 @@ typedef struct fl_emu_launch {
   void** args;                 /* args[i] points to the value of argument i */
   int warp_size;               /* 32 or 64 */
   int check;                   /* poison shared memory, shuffle thread order */
+  int cooperative;             /* every block resident at once: grid.sync() */
   uint64_t seed;               /* for the shuffles */
   const fl_emu_pool* pool;
   /* Each OS thread's fl_emu_thread lies this many bytes from its thread

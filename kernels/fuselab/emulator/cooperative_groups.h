@@ -45,12 +45,7 @@ using ::cooperative_groups::this_thread_block;
 
 class grid_group {
  public:
-  void sync(int line = __builtin_LINE()) const {
-    ::fl::emu::block_state& b = ::fl::emu::current_block();
-    ::fl::emu::fail(b, "kernel '%s': grid.sync() needs every block of the grid resident at once (a cooperative launch), which fuselab makes on NVIDIA GPUs; the CPU emulator runs a grid's blocks a few at a time",
-                    b.launch->desc->kernel);
-    ::fl::emu::abandon_block(b);
-  }
+  void sync(int line = __builtin_LINE()) const { ::fl::emu::grid_sync(line); }
   unsigned long long thread_rank() const {
     const fl_emu_dim3& b = ::fl::emu::tls().where.block;
     const fl_emu_dim3& g = ::fl::emu::tls().grid_dim;
@@ -62,6 +57,20 @@ class grid_group {
     return static_cast<unsigned long long>(g.x) * g.y * g.z * details::block_threads();
   }
   unsigned long long num_threads() const { return size(); }
+  // Launched with every block at once: fuselab does so for a kernel whose source syncs its grid.
+  bool is_valid() const { return ::fl::emu::current_block().launch->desc->cooperative != 0; }
+  unsigned long long num_blocks() const {
+    const fl_emu_dim3& g = ::fl::emu::tls().grid_dim;
+    return static_cast<unsigned long long>(g.x) * g.y * g.z;
+  }
+  unsigned long long block_rank() const {
+    const fl_emu_dim3& b = ::fl::emu::tls().where.block;
+    const fl_emu_dim3& g = ::fl::emu::tls().grid_dim;
+    return b.x + g.x * (b.y + g.y * static_cast<unsigned long long>(b.z));
+  }
+  dim3 dim_blocks() const { return gridDim; }
+  dim3 block_index() const { return blockIdx; }
+  dim3 group_dim() const { return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z); }
 };
 
 inline grid_group this_grid() { return {}; }
@@ -257,7 +266,7 @@ class thread_group {
 inline thread_group tiled_partition(const thread_group&, unsigned size) { return thread_group(size); }
 inline thread_group tiled_partition(const thread_block&, unsigned size) { return thread_group(size); }
 
-template <typename Group> inline void sync(const Group& g) { g.sync(); }
+template <typename Group> inline void sync(const Group& g, int line = __builtin_LINE()) { g.sync(line); }
 
 template <typename T = void> struct plus {
   T operator()(const T& a, const T& b) const { return a + b; }

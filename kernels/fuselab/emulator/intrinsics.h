@@ -118,7 +118,8 @@ template <typename M, typename T> inline T __shfl_up_sync(M mask, T v, unsigned 
 inline int amd_lane() { return static_cast<int>(::fl::emu::lane_in_warp()); }
 inline int amd_width(int width) { return width < 0 ? ::fl::emu::tls().warp_size : width; }
 template <typename T> inline T __shfl(T v, int source, int width = -1, int line = __builtin_LINE()) {
-  return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>(source + (amd_lane() & ~(amd_width(width) - 1))));
+  const int w = amd_width(width);
+  return ::fl::emu::bpermute_running(line, v, static_cast<uint32_t>((source & (w - 1)) + (amd_lane() & ~(w - 1))));
 }
 template <typename T> inline T __shfl_xor(T v, int lane_mask, int width = -1, int line = __builtin_LINE()) {
   const int self = amd_lane(), w = amd_width(width), index = self ^ lane_mask;

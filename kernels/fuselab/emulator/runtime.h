@@ -43,10 +43,16 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -157,6 +163,15 @@ struct warp_state {
   lane_mask at_activemask;   // lanes waiting at __activemask
 };
 
+// A cooperative launch's grid barrier (grid.sync()), its blocks each on an OS thread.
+struct grid_barrier {
+  uint32_t blocks;
+  std::atomic<uint32_t> arrived{0};
+  std::atomic<uint32_t> generation{0};  // how many grid syncs completed: waiters sleep on it
+  std::atomic<uint32_t> finished{0};    // blocks that ran to their end (or failed)
+  std::atomic<uint64_t> first_finished{~0ull};  // the lowest such block's index
+};
+
 struct launch_state {
   const fl_emu_launch* desc;
   void (*invoke)(const void* args);                    // one GPU thread
@@ -165,6 +180,7 @@ struct launch_state {
   std::atomic<bool>* needs_fibers;
   std::atomic<bool> failed{false};
   uint32_t threads_per_block;
+  grid_barrier grid;
 };
 
 // Check mode keeps the ready threads as a two-level bitmap over their ranks:
@@ -200,6 +216,7 @@ struct block_state {
   int barrier_line;
   bool barrier_mismatch;
   uint32_t exited;
+  bool grid_waited;          // between grid.sync()'s two block barriers: a thread waited for the grid
   const uint32_t* order;     // check mode: the threads by rank (also the loop order), else null
   uint32_t loop_position;    // loop mode: position in the order of the running thread
   unsigned char* dynamic_shared;
@@ -940,6 +957,90 @@ inline int syncthreads_and(int line, int predicate) {
 }
 inline int syncthreads_or(int line, int predicate) { return syncthreads_count(line, predicate) != 0; }
 
+// Sleeping until *word is no longer `seen`, or `ms` have passed; a wake_all() ends it.
+inline void sleep_while(std::atomic<uint32_t>& word, uint32_t seen, long ms) {
+#if defined(__linux__)
+  timespec limit{0, ms * 1000000L};
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, seen, &limit, nullptr, 0);
+#else
+  (void)word, (void)seen, (void)ms;
+  sched_yield();
+#endif
+}
+inline void wake_all(std::atomic<uint32_t>& word) {
+#if defined(__linux__)
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+#else
+  (void)word;
+#endif
+}
+
+// A block of a cooperative launch ran to its end: a block waiting at grid.sync()
+// for it would wait forever (a GPU hangs), so waiters look again and say so.
+inline void note_block_finished(launch_state& L, uint64_t index) {
+  uint64_t lowest = L.grid.first_finished.load();
+  while (index < lowest && !L.grid.first_finished.compare_exchange_weak(lowest, index)) {
+  }
+  L.grid.finished.fetch_add(1);
+  L.grid.generation.fetch_add(0);  // orders the above before the wake
+  wake_all(L.grid.generation);
+}
+
+// The cross-block part of grid.sync(), by one thread of the block while the
+// others wait at its block barriers: every block arrives, then all go on.
+inline void wait_for_grid(block_state& b, int line) {
+  launch_state& L = *const_cast<launch_state*>(b.launch);
+  grid_barrier& g = L.grid;
+  const uint32_t generation = g.generation.load();
+  if (g.arrived.fetch_add(1) + 1 == g.blocks) {
+    g.arrived.store(0);
+    g.generation.fetch_add(1);
+    wake_all(g.generation);
+    return;
+  }
+  for (uint32_t spins = 0;; spins++) {
+    if (g.generation.load() != generation) return;
+    // A block that failed is counted finished after it marks the launch failed.
+    if (g.finished.load() > 0 || L.failed.load()) {
+      if (L.failed.load()) abandon_block(b);  // another block failed: the launch reports it
+      if (g.generation.load() != generation) return;
+      const uint64_t gone = g.first_finished.load();
+      const fl_emu_dim3& d = L.desc->grid;
+      fail(b, "kernel '%s' deadlocked at grid.sync() on line %d: block (%llu,%llu,%llu) ended without reaching it, and a GPU's other blocks would wait for it forever",
+           L.desc->kernel, line, static_cast<unsigned long long>(gone % d.x), static_cast<unsigned long long>(gone / d.x % d.y),
+           static_cast<unsigned long long>(gone / (uint64_t(d.x) * d.y)));
+      abandon_block(b);
+    }
+    // Once the plugin stops the launch, this loop is where its signal lands.
+    if (*b.worker->stopping) continue;
+    if (spins < 64) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+      continue;
+    }
+    sleep_while(g.generation, generation, 10);
+  }
+}
+
+// cooperative_groups' grid.sync(): the block's threads meet, one waits for the
+// other blocks, and then the block's threads go on together, as CUDA's does it.
+inline void grid_sync(int line) {
+  block_state& b = current_block();
+  if (!b.launch->desc->cooperative) {
+    fail(b, "kernel '%s': grid.sync() on line %d needs every block of the grid resident at once (a cooperative launch); fuselab launches a kernel so when its source syncs the grid in a way fuselab reads before the launch (grid.sync(), this_grid().sync(), cg::sync(grid) in the kernel or a function it calls by name)",
+         b.launch->desc->kernel, line);
+    abandon_block(b);
+  }
+  syncthreads(line);
+  if (!b.grid_waited) {
+    b.grid_waited = true;
+    wait_for_grid(b, line);
+  }
+  syncthreads(line);
+  b.grid_waited = false;
+}
+
 [[noreturn]] inline void refuse_warp_op(block_state& b, warp_op op, bool masked, int line, const char* why) {
   const fl_emu_where& w = b.state->where;
   fail(b, "kernel '%s': %s on line %d: %s (block (%u,%u,%u), thread (%u,%u,%u))", b.launch->desc->kernel,
@@ -1214,6 +1315,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   b.order = nullptr;
   b.loop_position = 0;
   b.dynamic_shared = nullptr;
+  b.grid_waited = false;
   b.site = nullptr;
   b.state = &t;
   b.rng = desc.seed ^ (index * 0xd1b54a32d192ed03ull);
@@ -1249,6 +1351,7 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   if (b.failed && !L.failed.exchange(true)) {
     memcpy(const_cast<fl_emu_launch&>(desc).error, b.message, sizeof b.message);
   }
+  if (desc.cooperative) note_block_finished(L, index);
 }
 
 inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
@@ -1264,7 +1367,9 @@ inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
   desc->error[0] = 0;
   thread_state_offset.store(desc->thread_offset, std::memory_order_relaxed);
   uint64_t blocks = uint64_t(desc->grid.x) * desc->grid.y * desc->grid.z;
-  desc->pool->parallel_for(desc->pool->self, blocks, &run_block, &L);
+  L.grid.blocks = static_cast<uint32_t>(blocks);
+  if (desc->cooperative) desc->pool->parallel_for_resident(desc->pool->self, blocks, &run_block, &L);
+  else desc->pool->parallel_for(desc->pool->self, blocks, &run_block, &L);
   return L.failed.load() ? 1 : 0;
 }
 

@@ -31,6 +31,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,6 +79,12 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* f, ...) {
 // ---------------------------------------------------------------- kernels and modules
 
 constexpr int kMaxThreadsPerBlock = 1024;
+// A cooperative launch (grid.sync()) runs every block at once, each on an OS
+// thread of its own: at most this many blocks, and threads in all, as a GPU
+// holds at most so many resident. Each thread's fiber stack and its guard page
+// are two of the 65530 mappings Linux allows a process by default.
+constexpr uint64_t kResidentBlocks = 256;
+constexpr uint64_t kResidentThreads = 16 * 1024;
 constexpr uint32_t kMaxBlockDim[3] = {1024, 1024, 64};
 constexpr uint32_t kMaxGridDim[3] = {2147483647u, 65535, 65535};
 constexpr size_t kSharedPerBlock = 64 * 1024;
@@ -150,6 +158,7 @@ struct kernel {
   fl_emu_launch_fn launch;
   std::vector<argument> args;
   code_range code;  // its module's code: where a stop may land
+  bool cooperative = false;  // it syncs its grid: every block runs at once
 
   void describe(fl_kernel_info* out) const {
     out->name = name.c_str();
@@ -595,13 +604,17 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.args = args.data();
   desc.warp_size = d.options.warp_size;
   desc.check = d.options.check;
+  desc.cooperative = k.cooperative;
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.thread_offset = worker_pool::thread_offset();
   desc.error[0] = 0;
   d.pool->arm(d.options.timeout_ms, k.code);
-  int failed = k.launch(&desc);
-  std::string error = describe_stop(d, *d.pool, k, d.options.timeout_ms, shared_bytes, pointers);
+  std::string error;
+  int failed = 0;
+  if (!k.cooperative || d.pool->reserve_resident(uint64_t(grid.x) * grid.y * grid.z, &error)) failed = k.launch(&desc);
+  if (!error.empty()) error = "kernel '" + k.name + "' could not run every block of its grid at once: " + error;
+  if (error.empty()) error = describe_stop(d, *d.pool, k, d.options.timeout_ms, shared_bytes, pointers);
   if (error.empty() && failed) error = desc.error[0] ? desc.error : "kernel '" + k.name + "' failed";
   if (d.options.check) {
     std::string overrun = check_guards(d, k, pointers);
@@ -827,8 +840,18 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   process_limits limits;
   limits.timeout_ms = timeout_ms;
   limits.should_stop = [d, stops] { return d->compile_stops.load() != stops; };
-  compile_result built =
-      compile_module(source ? source : "", kernel_names ? kernel_names : "", options ? options : "", d->options.check != 0, limits);
+  // "<name>\tcooperative": a kernel that syncs its grid, launched with every block at once.
+  std::string names;
+  std::set<std::string> cooperative;
+  std::istringstream lines(kernel_names ? kernel_names : "");
+  for (std::string line; std::getline(lines, line);) {
+    const size_t tab = line.find('\t');
+    if (tab != std::string::npos && line.substr(tab + 1) != "cooperative")
+      return fail("module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\", got \"" + line + "\"");
+    names += line.substr(0, tab) + "\n";
+    if (tab != std::string::npos) cooperative.insert(line.substr(0, tab));
+  }
+  compile_result built = compile_module(source ? source : "", names, options ? options : "", d->options.check != 0, limits);
   d->compiles_running--;
   if (!built.ok) {
     if (log && !built.log.empty()) *log = strdup(built.log.c_str());
@@ -861,7 +884,10 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   m->library = library;
   m->code_fd = code_fd;
   // Compiled kernels name no parameters: their launches are checked by kind only.
-  for (int i = 0; i < table->count; i++) m->add(table->kernels[i].name, table->kernels[i].signature, "", table->kernels[i].launch);
+  for (int i = 0; i < table->count; i++) {
+    m->add(table->kernels[i].name, table->kernels[i].signature, "", table->kernels[i].launch);
+    m->kernels.back()->cooperative = cooperative.count(table->kernels[i].name) > 0;
+  }
   *out = m;
   return 0;
 }
@@ -918,6 +944,13 @@ int cpu_launch(void* handle, void* kernel_handle, fl_dim3 grid, fl_dim3 block, s
   if (!within(grid, kMaxGridDim))
     return fail(format("launch of kernel '%s': grid must be at least 1 and at most (%u,%u,%u), got (%u,%u,%u)", name,
                        kMaxGridDim[0], kMaxGridDim[1], kMaxGridDim[2], grid.x, grid.y, grid.z));
+  const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  const uint64_t resident = std::min(kResidentBlocks, kResidentThreads / threads);
+  if (k.cooperative && blocks > resident)
+    return fail(format("launch of %s: grid must hold at most %llu blocks of %llu threads on the CPU emulator, as its "
+                       "grid.sync() needs every block resident (a cooperative launch), got %llu",
+                       name, static_cast<unsigned long long>(resident), static_cast<unsigned long long>(threads),
+                       static_cast<unsigned long long>(blocks)));
   const size_t shared_most = shared_limit(d->options.warp_size);
   if (shared_bytes > shared_most)
     return fail(format("launch of kernel '%s': shared memory must be at most %zu bytes, got %zu", name, shared_most, shared_bytes));

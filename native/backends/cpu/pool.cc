@@ -62,6 +62,7 @@ ptrdiff_t worker_pool::thread_offset() {
 struct worker {
   fl_emu_worker api;
   std::thread thread;
+  int index = 0;  // in the pool's workers_
   sigjmp_buf escape;
   volatile sig_atomic_t in_kernel = 0;
   volatile uint64_t job = 0;  // the generation of the job it runs: stale stop signals are ignored
@@ -267,19 +268,40 @@ worker_pool::worker_pool(int threads) {
   install_signal_handlers();
   api_.self = this;
   api_.parallel_for = &worker_pool::parallel_for_entry;
-  if (threads < 1) threads = 1;
-  for (int i = 0; i < threads; i++) {
-    auto w = std::make_unique<worker>();
-    w->api.where = nullptr;
-    w->api.hold = 0;
-    w->api.scratch = &worker::scratch_entry;
-    w->api.fiber_stack = &worker::fiber_stack_entry;
-    workers_.push_back(std::move(w));
+  api_.parallel_for_resident = &worker_pool::parallel_for_resident_entry;
+  threads_ = std::max(threads, 1);
+  for (int i = 0; i < threads_; i++) start_worker(0);
+}
+
+// A new worker, which takes part in the jobs after generation `seen`.
+void worker_pool::start_worker(uint64_t seen) {
+  auto w = std::make_unique<worker>();
+  w->index = static_cast<int>(workers_.size());
+  w->api.where = nullptr;
+  w->api.hold = 0;
+  w->api.scratch = &worker::scratch_entry;
+  w->api.fiber_stack = &worker::fiber_stack_entry;
+  w->api.stopping = &stopping_;
+  worker* raw = w.get();
+  workers_.push_back(std::move(w));
+  try {
+    raw->thread = std::thread([this, raw, seen] { work(*raw, seen); });
+  } catch (...) {
+    workers_.pop_back();
+    throw;
   }
-  for (auto& w : workers_) {
-    worker* raw = w.get();
-    raw->thread = std::thread([this, raw] { work(*raw); });
+}
+
+bool worker_pool::reserve_resident(uint64_t blocks, std::string* error) {
+  std::lock_guard<std::mutex> guard(lock_);
+  try {
+    while (workers_.size() < blocks) start_worker(generation_);
+  } catch (const std::exception& e) {
+    *error = "the system started " + std::to_string(workers_.size()) + " threads of the " + std::to_string(blocks) +
+             " a block each needs: " + e.what();
+    return false;
   }
+  return true;
 }
 
 worker_pool::~worker_pool() {
@@ -288,6 +310,7 @@ worker_pool::~worker_pool() {
     shutting_down_ = true;
   }
   job_ready_.notify_all();
+  resident_job_ready_.notify_all();
   for (auto& w : workers_) w->thread.join();
 }
 
@@ -296,6 +319,7 @@ void worker_pool::arm(int timeout_ms, code_range kernel_code) {
   kernel_code_ = kernel_code;
   forced_ = false;
   stop_ = stop_reason::none;
+  stopping_ = 0;
   fault_taken_ = false;
   fault_ = fault_report{};
 }
@@ -311,26 +335,36 @@ bool worker_pool::cancel() {
 void worker_pool::request_stop(stop_reason reason) {
   stop_reason none = stop_reason::none;
   stop_.compare_exchange_strong(none, reason);
+  stopping_ = 1;
 }
 
 void worker_pool::parallel_for_entry(void* self, uint64_t n, fl_emu_body body, void* ctx) {
-  static_cast<worker_pool*>(self)->parallel_for(n, body, ctx);
+  auto* pool = static_cast<worker_pool*>(self);
+  pool->parallel_for(n, body, ctx, pool->threads_);
+}
+
+// Every worker takes part: reserve_resident() started one for each block.
+void worker_pool::parallel_for_resident_entry(void* self, uint64_t n, fl_emu_body body, void* ctx) {
+  auto* pool = static_cast<worker_pool*>(self);
+  pool->parallel_for(n, body, ctx, static_cast<int>(pool->workers_.size()));
 }
 
 // Runs on the device's stream thread, which supervises: it enforces the time
 // limit and, once the job must stop, signals the workers still in kernel code
 // until all have left it.
-void worker_pool::parallel_for(uint64_t n, fl_emu_body body, void* ctx) {
+void worker_pool::parallel_for(uint64_t n, fl_emu_body body, void* ctx, int workers) {
   using clock = std::chrono::steady_clock;
   std::unique_lock<std::mutex> guard(lock_);
   job_size_ = n;
   job_body_ = body;
   job_ctx_ = ctx;
   next_index_ = 0;
-  active_ = static_cast<int>(workers_.size());
+  job_workers_ = workers;
+  active_ = workers;
   running_ = true;
   generation_++;
   job_ready_.notify_all();
+  if (workers > threads_) resident_job_ready_.notify_all();
   const bool limited = timeout_ms_ > 0;
   const clock::time_point deadline = clock::now() + std::chrono::milliseconds(timeout_ms_);
   std::optional<clock::time_point> stop_requested_at;
@@ -357,7 +391,7 @@ void worker_pool::parallel_for(uint64_t n, fl_emu_body body, void* ctx) {
   running_ = false;
 }
 
-void worker_pool::work(worker& w) {
+void worker_pool::work(worker& w, uint64_t seen) {
   pthread_setspecific(current_worker_key, &w);
   w.signal_stack = malloc(kSignalStackBytes);
   stack_t alternate = {};
@@ -365,11 +399,14 @@ void worker_pool::work(worker& w) {
   alternate.ss_size = kSignalStackBytes;
   sigaltstack(&alternate, nullptr);
 
-  uint64_t seen = 0;
   for (;;) {
     {
       std::unique_lock<std::mutex> guard(lock_);
-      job_ready_.wait(guard, [&] { return shutting_down_ || generation_ != seen; });
+      // A thread past the pool's own wakes only for the cooperative launches it takes part in.
+      const bool own = w.index < threads_;
+      (own ? job_ready_ : resident_job_ready_).wait(guard, [&] {
+        return shutting_down_ || (generation_ != seen && (own || w.index < job_workers_));
+      });
       if (shutting_down_) break;
       seen = generation_;
     }

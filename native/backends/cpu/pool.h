@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -58,7 +59,8 @@ class worker_pool {
   worker_pool(const worker_pool&) = delete;
   worker_pool& operator=(const worker_pool&) = delete;
 
-  int size() const { return static_cast<int>(workers_.size()); }
+  // Its own threads, one a core (what the device reports as multiprocessors).
+  int size() const { return threads_; }
   // What a module's launch function receives; its parallel_for runs on the
   // calling thread's behalf and returns when the job is done or stopped.
   const fl_emu_pool* api() const { return &api_; }
@@ -71,6 +73,11 @@ class worker_pool {
   const fault_report& fault() const { return fault_; }
   // Stops the running job; false when none runs.
   bool cancel();
+  // Before a cooperative launch of `blocks` blocks: threads enough to run them
+  // all at once (parallel_for_resident); false, with *error saying why, when the
+  // system gives no more. They stay for later cooperative launches (starting
+  // them and their fiber stacks costs more than the launch), asleep otherwise.
+  bool reserve_resident(uint64_t blocks, std::string* error);
 
   static size_t fiber_stack_bytes();
   // fl_emu_launch.thread_offset: where each thread's fl_emu_thread lies.
@@ -78,8 +85,10 @@ class worker_pool {
 
  private:
   static void parallel_for_entry(void* self, uint64_t n, fl_emu_body body, void* ctx);
-  void parallel_for(uint64_t n, fl_emu_body body, void* ctx);
-  void work(worker& w);
+  static void parallel_for_resident_entry(void* self, uint64_t n, fl_emu_body body, void* ctx);
+  void parallel_for(uint64_t n, fl_emu_body body, void* ctx, int workers);
+  void start_worker(uint64_t seen);
+  void work(worker& w, uint64_t seen);
   void run_job(worker& w);
   void request_stop(stop_reason reason);
 
@@ -88,11 +97,14 @@ class worker_pool {
 
   std::mutex lock_;
   std::condition_variable job_ready_;
+  std::condition_variable resident_job_ready_;  // wakes the threads past threads_
   std::condition_variable job_done_;
   uint64_t generation_ = 0;
   bool shutting_down_ = false;
   bool running_ = false;
   int active_ = 0;
+  int threads_ = 0;      // the pool's own; workers_ past them are a cooperative launch's
+  int job_workers_ = 0;  // the first this many workers take part in the job
 
   // The job: written before generation_ changes, read by the workers after.
   uint64_t job_size_ = 0;
@@ -104,6 +116,7 @@ class worker_pool {
   code_range kernel_code_;
   std::atomic<bool> forced_{false};
   std::atomic<stop_reason> stop_{stop_reason::none};
+  volatile int stopping_ = 0;  // stop_ is set (fl_emu_worker.stopping)
   std::atomic<bool> fault_taken_{false};
   fault_report fault_;
 
