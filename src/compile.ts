@@ -379,7 +379,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
   const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))))
-    : withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined })));
+    : withMisplacedRestrictDropped(withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }))));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   // A project's -D macros, as #define lines before everything the compiler reads (a value may have spaces).
   const projectMacros = [...defines].map(([name, value]) => `#define ${name} ${value}\n`).join("");
@@ -676,6 +676,17 @@ const CONDITION = /^(?:if|while|for|switch|return)\s*\($/;
 function withCompoundLiteralsListInitialized(source: string): string {
   return source.replace(COMPOUND_LITERAL, (all: string, before: string, space: string, type: string) =>
     (CONDITION.test(before) ? all : `${before}${space} ${type} `));
+}
+
+// `__restrict__` on the class a pointer points to (`const bf16_t __restrict__ *x`,
+// lightllm's kernels), which nvcc's and g++'s front ends ignore and NVRTC and
+// hiprtc refuse ("restrict is not allowed"): dropped, as those ignore it (g++, the
+// CPU's compiler, refuses it on a scalar type, as it does under nvcc). One after
+// a `*` qualifies the pointer, as meant, and stays.
+const MISPLACED_RESTRICT = /(?<=[\w>\]])([ \t]+)(?:__restrict__|__restrict)\b(?=\s*[*&])/g;
+
+function withMisplacedRestrictDropped(source: string): string {
+  return source.replace(MISPLACED_RESTRICT, "$1");
 }
 
 // The file and line the compiler gives `offset` in `text`: counted from the

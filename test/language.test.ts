@@ -1577,6 +1577,21 @@ __global__ void within(double* out, const double* d2, int n) {
     expect(Array.from(out.toArray())).to.deep.equal(d2.map((v) => (v < 1.9 * 1.9 ? 1 : 0) + 193));
   });
 
+  it("ignores __restrict__ on the class a pointer points to, as nvcc and g++ do, and keeps it on the pointer (lightllm's rmsnorm parameters)", () => {
+    const module = fl.compile(`
+#include <cuda_bf16.h>
+using bf16_t = __nv_bfloat16;
+__device__ float value_at(const bf16_t __restrict__ *x, int i) { return __bfloat162float(x[i]); }
+__global__ void scale_rows(bf16_t __restrict__ *y, const bf16_t __restrict__ *x, const float* __restrict__ w, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __float2bfloat16(value_at(x, i) * w[i % 3]);
+}`, { device: dev() });
+    const n = 77, xs = range(n).map((i) => (i % 9) - 4), w = [0.5, 2, -1];
+    const y = fl.full([n], NaN, { dtype: "bf16", device: dev() });
+    module.fn("scale_rows").launch({ grid: 2, block: 64 }, y, fl.tensor(xs, { dtype: "bf16", device: dev() }), fl.tensor(w, { device: dev() }), n);
+    expect(Array.from(y.toArray())).to.deep.equal(xs.map((v, i) => v * w[i % 3]));
+  });
+
   it("takes a pointer to pointers for a world of objects made with device-side new, virtual functions and all (Ray Tracing in One Weekend in CUDA)", () => {
     const module = fl.compile(`
 class shape {
@@ -2600,6 +2615,33 @@ __global__ void shift_halves(at::Half* values) {
     expect(Array.from(halves.toArray())).to.deep.equal([...range(31).map((i) => (i + 1) / 4), 31 / 4]);
   });
 
+  it("converts a c10::Half to __half implicitly, as PyTorch's does, while two Halfs, or a Half and a number, compare as floats (torch-ngp's atomicAdd of at::Half)", () => {
+    const module = fl.compile(`
+#include <torch/extension.h>
+#include <cuda_fp16.h>
+static inline __device__ at::Half atomicAdd(at::Half* address, at::Half val) {
+  return atomicAdd(reinterpret_cast<__half*>(address), val);
+}
+__global__ void scatter_add(at::Half* table, const at::Half* values, const int* slots, int* order, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(table + slots[i], values[i]);
+  const at::Half a = values[i], b = values[(i + 1) % n];
+  const __half h = a;
+  order[i] = (a < b) + 2 * (a == b) + 4 * (a >= 0.5f) + 8 * (__half(a) > __half(b)) + 16 * (a != 1) + 32 * __hlt(h, b);
+}`, { device: dev() });
+    const n = 203, slots = range(n).map((i) => (i * 7) % 11), values = range(n).map((i) => ((i * 5) % 9) / 4);
+    const table = fl.full([11], 0.5, { dtype: "f16", device: dev() }), order = fl.full([n], -1, { dtype: "i32", device: dev() });
+    module.fn("scatter_add").launch({ grid: 4, block: 64 }, table, fl.tensor(values, { dtype: "f16", device: dev() }),
+      fl.tensor(slots, { dtype: "i32", device: dev() }), order, n);
+    // Quarters summing to less than 2048 are exact in half, in any order of the adds.
+    expect(Array.from(table.toArray())).to.deep.equal(range(11).map((s) => 0.5 + values.reduce((sum, v, i) => sum + (slots[i] === s ? v : 0), 0)));
+    expect(Array.from(order.toArray())).to.deep.equal(range(n).map((i) => {
+      const a = values[i], b = values[(i + 1) % n];
+      return +(a < b) + 2 * +(a === b) + 4 * +(a >= 0.5) + 8 * +(a > b) + 16 * +(a !== 1) + 32 * +(a < b);
+    }));
+  });
+
   it("takes numbers for 8-bit floats passed by value, rounded as each type's constructor rounds them (CUDA's saturating, c10's not)", () => {
     const module = fl.compile(`
 #include <cuda_fp8.h>
@@ -2850,6 +2892,27 @@ __global__ void warp_sums(const float* in, float* out) {
     const sums = fl.full([2], NaN, { device: dev() });
     module.fn("warp_sums").launch({ grid: 1, block: 40 }, fl.tensor(range(40).map((i) => i + 1), { device: dev() }), sums);
     if (dev().props.warpSize === 32) expect(Array.from(sums.toArray())).to.deep.equal([528, 292]);
+  });
+
+  it("reads the low 5 bits of a shuffle's lane offset and xor mask on a 32-lane warp, as NVIDIA's GPUs do (hip-tests' delta of width + 1)", () => {
+    const module = fl.compile(`
+__global__ void far_shuffles(int* out, int delta, int width) {
+  const int v = 100 + threadIdx.x;
+  out[3 * threadIdx.x] = __shfl_up_sync(0xffffffffu, v, delta, width);
+  out[3 * threadIdx.x + 1] = __shfl_down_sync(0xffffffffu, v, delta, width);
+  out[3 * threadIdx.x + 2] = __shfl_xor_sync(0xffffffffu, v, delta, width);
+}`, { device: dev() });
+    if (dev().props.warpSize !== 32) return;
+    // PTX's shfl.sync: the offset's low 5 bits, then the lane's segment of `width` lanes bounds the source.
+    const expected = (delta: number, width: number) => range(32).flatMap((lane) => {
+      const d = delta & 31, start = lane & ~(width - 1), end = start + width, xor = lane ^ d;
+      return [lane - d >= start ? 100 + lane - d : 100 + lane, lane + d < end ? 100 + lane + d : 100 + lane, xor < end ? 100 + xor : 100 + lane];
+    });
+    for (const [delta, width] of [[33, 32], [1, 32], [17, 16], [35, 8], [64, 32], [70, 4]]) {
+      const out = fl.full([96], -1, { dtype: "i32", device: dev() });
+      module.fn("far_shuffles").launch({ grid: 1, block: 32 }, out, delta, width);
+      expect(Array.from(out.toArray()), `delta ${delta}, width ${width}`).to.deep.equal(expected(delta, width));
+    }
   });
 
   it("draws cuRAND's XORWOW and Philox4_32_10 streams as the GPU does: the same bits, uniforms rounded alike, normals to the GPU's fast sine", () => {

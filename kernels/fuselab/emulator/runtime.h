@@ -573,6 +573,9 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
     for_each_lane(group, warp_lanes, [&](uint32_t lane) { lanes[lane].result = result(lane, lanes[lane]); });
   };
   // A shuffle reads value_of(lane, source) for a source in the lane's segment or an earlier one.
+  // NVIDIA's GPUs read the low 5 bits of a lane offset or xor mask (PTX's shfl.sync:
+  // a delta of 33 moves by 1); AMD's 64-lane code compares the whole value.
+  const uint32_t offset_bits = warp_lanes == 32 ? 31u : ~0u;
   auto shuffle = [&](auto value_of) {
     switch (op) {
       case warp_op::shfl:
@@ -583,19 +586,21 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
         break;
       case warp_op::shfl_xor:
         each_lane([&](uint32_t lane, const gpu_thread& t) {
-          const uint32_t source = lane ^ t.param;
+          const uint32_t source = lane ^ (t.param & offset_bits);
           // A source past the lane's segment (later segments): its own value.
           return source < (lane & ~(t.width - 1)) + t.width ? value_of(lane, source) : values[lane];
         });
         break;
       case warp_op::shfl_down:
         each_lane([&](uint32_t lane, const gpu_thread& t) {
-          return (lane & (t.width - 1)) + t.param < t.width ? value_of(lane, lane + t.param) : values[lane];
+          const uint32_t delta = t.param & offset_bits;
+          return (lane & (t.width - 1)) + delta < t.width ? value_of(lane, lane + delta) : values[lane];
         });
         break;
       default:  // shfl_up
         each_lane([&](uint32_t lane, const gpu_thread& t) {
-          return (lane & (t.width - 1)) >= t.param ? value_of(lane, lane - t.param) : values[lane];
+          const uint32_t delta = t.param & offset_bits;
+          return (lane & (t.width - 1)) >= delta ? value_of(lane, lane - delta) : values[lane];
         });
         break;
     }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <cstring>  // std::memcpy: c10/util/Half.h includes <cstring>
 #include <limits>
+#include <type_traits>
 
 #define C10_HOST_DEVICE __host__ __device__
 #define C10_DEVICE __device__
@@ -66,9 +67,9 @@ struct alignas(2) Half {
   C10_HOST_DEVICE Half(float value) : x(__half_as_ushort(__float2half(value))) {}
   C10_HOST_DEVICE Half(const __half& value) : x(__half_as_ushort(value)) {}
   C10_HOST_DEVICE operator float() const { return __half2float(__ushort_as_half(x)); }
-  // PyTorch's is implicit; explicit here, so that `var.operator __half()` (pytorch_scatter's
-  // shuffles) and casts take it while comparisons of two Halfs stay unambiguous.
-  C10_HOST_DEVICE explicit operator __half() const { return __ushort_as_half(x); }
+  // Implicit, as PyTorch's: `atomicAdd(reinterpret_cast<__half*>(p), value)` of a
+  // c10::Half value (torch-ngp's grid encoder) takes it.
+  C10_HOST_DEVICE operator __half() const { return __ushort_as_half(x); }
 };
 
 // bfloat16: a float's upper 16 bits, rounded to nearest even; a NaN stays a quiet NaN.
@@ -162,17 +163,31 @@ struct alignas(1) Float8_e5m2 {
   C10_HOST_DEVICE inline T operator op(int a, T b) { return T(float(a)) op b; }                             \
   C10_HOST_DEVICE inline T operator op(T a, int64_t b) { return a op T(float(b)); }                         \
   C10_HOST_DEVICE inline T operator op(int64_t a, T b) { return T(float(a)) op b; }
+// Two values of one type compare as floats. A template, so that it takes only
+// that type as it is: a Half beside a float still compares as floats, and two
+// Halfs do not find the toolkit's __half comparisons (through the conversion to
+// __half) as good a match, which PyTorch's builds avoid by turning those off.
+#define FUSELAB_TORCH_COMPARISON(T, op)                                                                      \
+  template <typename A, typename B, typename std::enable_if<std::is_same<A, T>::value && std::is_same<B, T>::value, int>::type = 0> \
+  C10_HOST_DEVICE inline bool operator op(const A& a, const B& b) { return float(a) op float(b); }
 #define FUSELAB_TORCH_ARITHMETIC(T)                                             \
   FUSELAB_TORCH_OPERATOR(T, +)                                                  \
   FUSELAB_TORCH_OPERATOR(T, -)                                                  \
   FUSELAB_TORCH_OPERATOR(T, *)                                                  \
   FUSELAB_TORCH_OPERATOR(T, /)                                                  \
+  FUSELAB_TORCH_COMPARISON(T, ==)                                               \
+  FUSELAB_TORCH_COMPARISON(T, !=)                                               \
+  FUSELAB_TORCH_COMPARISON(T, <)                                                \
+  FUSELAB_TORCH_COMPARISON(T, <=)                                               \
+  FUSELAB_TORCH_COMPARISON(T, >)                                                \
+  FUSELAB_TORCH_COMPARISON(T, >=)                                               \
   C10_HOST_DEVICE inline T operator-(const T& a) { return -float(a); }
 FUSELAB_TORCH_ARITHMETIC(Half)
 FUSELAB_TORCH_ARITHMETIC(BFloat16)
 FUSELAB_TORCH_ARITHMETIC(Float8_e4m3fn)
 FUSELAB_TORCH_ARITHMETIC(Float8_e5m2)
 #undef FUSELAB_TORCH_OPERATOR
+#undef FUSELAB_TORCH_COMPARISON
 #undef FUSELAB_TORCH_ARITHMETIC
 #undef FUSELAB_TORCH_STORED_AS
 
@@ -287,11 +302,8 @@ __device__ __forceinline__ c10::BFloat16 __ldg(const c10::BFloat16* p) { return 
 #endif
 #undef FUSELAB_TORCH_HALF_LDG
 
-// PyTorch's Half also converts to __half, for the toolkit's conversions
-// (__half2float(h) of a c10::Half); here those conversions take it directly, as
-// a conversion operator would make every comparison of two Halfs ambiguous
-// beside the toolkit's __half operators (which PyTorch's builds turn off).
-C10_HOST_DEVICE inline float __half2float(const c10::Half& value) { return float(value); }
+// PyTorch's BFloat16 converts to __nv_bfloat16 only explicitly: the toolkit's
+// conversion of one takes it directly.
 C10_HOST_DEVICE inline float __bfloat162float(const c10::BFloat16& value) { return float(value); }
 
 namespace at {
