@@ -232,6 +232,25 @@ __global__ void branch(unsigned long long* out, int* sent, const int* values, in
     }
   });
 
+  it("gives HIP's lane masks on AMD: the running lanes below and above, and the lane itself", () => {
+    const source = `#include <hip/hip_runtime.h>
+__global__ void masks(unsigned long long* out) {
+  if (threadIdx.x % 3 == 0) return;
+  out[3 * threadIdx.x] = __lanemask_lt();
+  out[3 * threadIdx.x + 1] = __lanemask_gt();
+  out[3 * threadIdx.x + 2] = __lanemask_eq();
+}`;
+    const running = range(64).filter((l) => l % 3 !== 0).reduce((m, l) => m | (1n << BigInt(l)), 0n);
+    const all = (1n << 64n) - 1n;
+    const expected = range(64).flatMap((l) => (l % 3 === 0 ? [7n, 7n, 7n]
+      : [((1n << BigInt(l)) - 1n) & running, l === 63 ? 0n : ((all << BigInt(l + 1)) & all) & running, 1n << BigInt(l)]));
+    for (const device of wave64Devices()) {
+      const out = fl.full([192], 7n, { dtype: "u64", device });
+      fl.compile(source, { device }).fn("masks").launch({ grid: 1, block: 64 }, out);
+      expect(Array.from(out.toArray() as BigUint64Array), device.describe()).to.deep.equal(expected);
+    }
+  });
+
   it("runs HIP's __shfl, __shfl_up, __shfl_down and __shfl_xor among a branch's lanes, reading 0 from a lane not running, as HIP's code for AMD does", () => {
     const source = `#include <hip/hip_runtime.h>
 __global__ void branches(int* out, const int* values, int split, int width) {

@@ -1709,6 +1709,202 @@ __global__ void block_sum(const double* in, double* out) {
     }
   });
 
+  it("rounds float and double arithmetic toward zero, up and down as its _rz, _ru and _rd intrinsics name, bit for bit", () => {
+    const module = fl.compile(`
+#define EACH(op) op##_rz(a[i], b[i]), op##_ru(a[i], b[i]), op##_rd(a[i], b[i]), op##_rn(a[i], b[i])
+__global__ void directed_f32(const float* a, const float* b, const float* c, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float r[] = {EACH(__fadd), EACH(__fsub), EACH(__fmul), EACH(__fdiv),
+                     __fmaf_rz(a[i], b[i], c[i]), __fmaf_ru(a[i], b[i], c[i]), __fmaf_rd(a[i], b[i], c[i]),
+                     __frcp_rz(b[i]), __frcp_ru(b[i]), __frcp_rd(b[i]), __fsqrt_rz(b[i]), __fsqrt_ru(b[i]), __fsqrt_rd(b[i])};
+  for (int k = 0; k < 25; k++) out[25 * i + k] = r[k];
+}
+__global__ void directed_f64(const double* a, const double* b, const double* c, double* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double r[] = {EACH(__dadd), EACH(__dsub), EACH(__dmul), EACH(__ddiv),
+                      __fma_rz(a[i], b[i], c[i]), __fma_ru(a[i], b[i], c[i]), __fma_rd(a[i], b[i], c[i]),
+                      __drcp_rz(b[i]), __drcp_ru(b[i]), __drcp_rd(b[i]), __dsqrt_rz(b[i]), __dsqrt_ru(b[i]), __dsqrt_rd(b[i])};
+  for (int k = 0; k < 25; k++) out[25 * i + k] = r[k];
+  // The next launch's values: the mode of this thread's worker is back to nearest.
+  out[25 * n + i] = a[i] / 3.0 + b[i];
+}`, { device: dev() });
+    // float: the exact result lies strictly between two floats unless its double is one;
+    // values are chosen so that a double holds every sum, product and fma exactly.
+    const up = (x: number) => { const f = new Float32Array([x]), u = new Int32Array(f.buffer); u[0] += x >= 0 ? 1 : -1; return x === 0 ? 1.401298464324817e-45 : f[0]; };
+    const down = (x: number) => -up(-x);
+    const directed = (exact: number) => {
+      const near = Math.fround(exact);
+      const below = near > exact ? down(near) : near, above = near < exact ? up(near) : near;
+      return [exact < 0 ? above : below, above, below, near];
+    };
+    const n = 41;
+    const a = range(n).map((i) => Math.fround((i % 2 ? -1 : 1) * (1 + i * 0.37) / 7));
+    const b = range(n).map((i) => Math.fround(0.3 + i * 1.13));
+    const c = range(n).map((i) => Math.fround((i % 3 - 1) * 1e-3 * (i + 1)));
+    const out = fl.full([25 * n], NaN, { device: dev() });
+    module.fn("directed_f32").launch({ grid: 2, block: 32 }, fl.tensor(a, { device: dev() }), fl.tensor(b, { device: dev() }), fl.tensor(c, { device: dev() }), out, n);
+    const expected = range(n).flatMap((i) => {
+      const [x, y, z] = [a[i], b[i], c[i]];
+      const quotient = x / y, reciprocal = 1 / y, root = Math.sqrt(y);
+      for (const v of [quotient, reciprocal, root]) expect(Math.fround(v) === v, `${v} is a float`).to.equal(false);
+      return [...directed(x + y), ...directed(x - y), ...directed(x * y), ...directed(quotient),
+        ...directed(x * y + z).slice(0, 3), ...directed(reciprocal).slice(0, 3), ...directed(root).slice(0, 3)];
+    });
+    expect(Array.from(out.toArray())).to.deep.equal(expected);
+    // double: results known to the bit (e: 2^-52).
+    const e = 2 ** -52;
+    const da = [1, -1, 1 + e, 1, 1 + e], db = [2 ** -60, -(2 ** -60), 1 + e, 3, 2], dc = [0, 0, -1, 0, 0];
+    const dout = fl.full([25 * 5 + 5], NaN, { dtype: "f64", device: dev() });
+    module.fn("directed_f64").launch({ grid: 1, block: 8 }, fl.tensor(da, { dtype: "f64", device: dev() }), fl.tensor(db, { dtype: "f64", device: dev() }),
+      fl.tensor(dc, { dtype: "f64", device: dev() }), dout, 5);
+    const got = Array.from(dout.toArray() as Float64Array);
+    const row = (i: number) => got.slice(25 * i, 25 * i + 25);
+    expect(row(0).slice(0, 4), "1 + 2^-60").to.deep.equal([1, 1 + e, 1, 1]);
+    expect(row(1).slice(0, 4), "-1 - 2^-60").to.deep.equal([-1, -1, -1 - e, -1]);
+    expect(row(2).slice(8, 12), "(1 + e)^2").to.deep.equal([1 + 2 * e, 1 + 3 * e, 1 + 2 * e, 1 + 2 * e]);
+    expect(row(2).slice(16, 19), "fma((1 + e), (1 + e), -1)").to.deep.equal([2 * e, 2 * e + 2 ** -103, 2 * e]);
+    const third = 1 / 3;  // below a third
+    expect(row(3).slice(12, 16), "1 / 3").to.deep.equal([third, third + 2 ** -54, third, third]);
+    expect(row(3).slice(19, 22), "rcp(3)").to.deep.equal([third, third + 2 ** -54, third]);
+    const root2 = Math.SQRT2;  // above the square root of 2
+    expect(row(4).slice(22, 25), "sqrt(2)").to.deep.equal([root2 - e, root2, root2 - e]);
+    expect(got.slice(125), "nearest again").to.deep.equal(range(5).map((i) => da[i] / 3 + db[i]));
+  });
+
+  it("gives CUDA's math functions beside the C library's: the inverse error functions, sinpi and cospi exact at integers and halves, scaled norms, Bessel's I0 and I1, __fns, umax and the like, __hcmadd", () => {
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+__global__ void functions(const double* x, double* out, float* outf) {
+  const int i = threadIdx.x;
+  const double v = x[i];
+  double s, c;
+  sincospi(v, &s, &c);
+  float sf, cf;
+  sincospif(static_cast<float>(v), &sf, &cf);
+  out[8 * i] = sinpi(v);
+  out[8 * i + 1] = cospi(v);
+  out[8 * i + 2] = s + 2 * c;
+  out[8 * i + 3] = sf + 2 * cf + sinpif(static_cast<float>(v)) * 4 + cospif(static_cast<float>(v)) * 8;
+  out[8 * i + 4] = erfinv(v / 4);
+  out[8 * i + 5] = erfcinv(v / 4 + 1);
+  out[8 * i + 6] = cyl_bessel_i0(v) + 10 * cyl_bessel_i1(v);
+  out[8 * i + 7] = normcdfinv(v / 8 + 0.5);
+  outf[4 * i] = erfinvf(static_cast<float>(v / 4));
+  outf[4 * i + 1] = erfcinvf(static_cast<float>(v / 4 + 1));
+  outf[4 * i + 2] = cyl_bessel_i0f(static_cast<float>(v)) + 10 * cyl_bessel_i1f(static_cast<float>(v));
+  outf[4 * i + 3] = normcdfinvf(static_cast<float>(v / 8 + 0.5));
+}
+__global__ void exact(double* out, unsigned* bits, __half2* complex, const __half2* ca, const __half2* cb, const __half2* cc) {
+  const double big[4] = {3e300, 4e300, 12e300, 84e300};
+  const float small[4] = {3e-30f, 4e-30f, 12e-30f, 84e-30f};
+  out[0] = norm(4, big);
+  out[1] = norm3d(3e300, 4e300, 12e300);
+  out[2] = norm4d(3, 4, 12, 84);
+  out[3] = rnorm3d(3, 4, 12);
+  out[4] = normf(4, small);
+  out[5] = norm3df(3e30f, 4e30f, 12e30f);
+  out[6] = rnorm4df(3, 4, 12, 84);
+  out[7] = rnormf(4, small);
+  out[8] = erfcinv(1e-300);
+  out[9] = rnorm4d(3, 4, 12, 84) + norm4df(3, 4, 12, 84) + rnorm3df(3, 4, 12);
+  const unsigned mask = 0x8c0c4a31u;
+  const int offsets[6] = {0, 1, 3, -1, -4, 20};
+  for (int k = 0; k < 6; k++) {
+    bits[k] = __fns(mask, 9, offsets[k]);
+    bits[6 + k] = __fns(mask, 0, offsets[k]);
+  }
+  bits[12] = __fns(mask, 8, 0);
+  bits[13] = umax(7u, 0xfffffff0u) + umin(3u, 9u);
+  bits[14] = static_cast<unsigned>(llmin(-5, 3) + llmax(-5, 3) * 10);
+  bits[15] = static_cast<unsigned>(ullmax(1ull << 40, 5) >> 20) + static_cast<unsigned>(ullmin(1ull << 40, 5));
+  complex[threadIdx.x] = __hcmadd(ca[threadIdx.x], cb[threadIdx.x], cc[threadIdx.x]);
+}`, { device: dev() });
+    const xs = [0, 1, -2, 0.5, -1.5, 2.25, 3, 1e-3, -0.75, 7.5];
+    const out = fl.full([8 * xs.length], NaN, { dtype: "f64", device: dev() }), outf = fl.full([4 * xs.length], NaN, { device: dev() });
+    module.fn("functions").launch({ grid: 1, block: xs.length }, fl.tensor(xs, { dtype: "f64", device: dev() }), out, outf);
+    const got = Array.from(out.toArray() as Float64Array), gotf = Array.from(outf.toArray());
+    const sinpi = (v: number) => (Number.isInteger(v) ? (v < 0 || Object.is(v, -0) ? -0 : 0) : Number.isInteger(v - 0.5) ? (Math.floor(v) % 2 === 0 ? 1 : -1) : Math.sin(Math.PI * v));
+    const cospi = (v: number) => (Number.isInteger(v - 0.5) ? 0 : Number.isInteger(v) ? (Math.abs(v) % 2 === 0 ? 1 : -1) : Math.cos(Math.PI * v));
+    // Exactly at integers and halves; elsewhere within 2 ulps of the double.
+    const close = (g: number, want: number, rel: number, what: string) => expect(Math.abs(g - want), `${what}: got ${g}, expected ${want}`).to.be.at.most(rel * Math.max(Math.abs(want), 1e-300));
+    xs.forEach((v, i) => {
+      if (Number.isInteger(2 * v)) {
+        expect([got[8 * i], got[8 * i + 1]], `sinpi, cospi of ${v}`).to.deep.equal([sinpi(v), cospi(v)]);
+        expect(got[8 * i + 2], `sincospi of ${v}`).to.equal(sinpi(v) + 2 * cospi(v));
+        expect(got[8 * i + 3], `sincospif, sinpif, cospif of ${v}`).to.equal(sinpi(v) + 2 * cospi(v) + 4 * sinpi(v) + 8 * cospi(v));
+      } else {
+        close(got[8 * i], sinpi(v), 5e-16, `sinpi(${v})`);
+        close(got[8 * i + 1], cospi(v), 5e-16, `cospi(${v})`);
+      }
+    });
+    // References from the series: erf's Taylor series, I0's and I1's; each inverse checked through its function.
+    const erf = (x: number) => {
+      let sum = 0, term = x;
+      for (let k = 0; Math.abs(term) > 1e-18 * Math.abs(sum); k++) {
+        sum += term / (2 * k + 1);
+        term *= (-x * x) / (k + 1);
+      }
+      return (2 / Math.sqrt(Math.PI)) * sum;
+    };
+    const bessel = (v: number) => {
+      let i0 = 0, i1 = 0, term = 1;  // term: (v/2)^(2k) / (k!)^2
+      for (let k = 0; k < 60; k++) {
+        i0 += term;
+        i1 += (term * (v / 2)) / (k + 1);
+        term *= (v / 2) ** 2 / ((k + 1) * (k + 1));
+      }
+      return i0 + 10 * i1;
+    };
+    const inverse = (g: number, y: number, f: (x: number) => number, tolerance: number, what: string) =>
+      expect(Math.abs(f(g) - y), `${what}: got ${g}, whose value is ${f(g)}`).to.be.at.most(tolerance);
+    xs.forEach((v, i) => {
+      const y = v / 4, p = v / 8 + 0.5;
+      if (Math.abs(y) < 1) {
+        inverse(got[8 * i + 4], y, erf, 1e-15, `erfinv(${y})`);
+        inverse(got[8 * i + 5], -y, erf, 1e-15, `erfcinv(${1 + y})`);
+        inverse(gotf[4 * i], y, erf, 3e-7, `erfinvf(${y})`);
+        inverse(gotf[4 * i + 1], -y, erf, 3e-7, `erfcinvf(${1 + y})`);
+      }
+      close(got[8 * i + 6], bessel(v), 1e-14, `I0 + 10 I1 at ${v}`);
+      close(gotf[4 * i + 2], bessel(Math.fround(v)), 1e-6, `I0f + 10 I1f at ${v}`);
+      if (p > 0 && p < 1) {
+        const cdf = (x: number) => 0.5 * (1 + erf(x / Math.SQRT2));
+        inverse(got[8 * i + 7], p, cdf, 1e-15, `normcdfinv(${p})`);
+        inverse(gotf[4 * i + 3], Math.fround(p), cdf, 2e-7, `normcdfinvf(${p})`);
+      }
+    });
+    const norms = fl.full([10], NaN, { dtype: "f64", device: dev() }), bits = fl.full([16], 7, { dtype: "u32", device: dev() });
+    const ca = [[1, 2], [0.5, -3], [-2, 0.25]], cb = [[3, -1], [2, 2], [0.125, 8]], cc = [[0.5, 0.5], [-1, 4], [100, -0.75]];
+    const toHalf2 = (pairs: number[][]) => fl.tensor(pairs.flat(), { dtype: "f16", device: dev() });
+    const complex = fl.full([6], NaN, { dtype: "f16", device: dev() });
+    module.fn("exact").launch({ grid: 1, block: 3 }, norms, bits, complex, toHalf2(ca), toHalf2(cb), toHalf2(cc));
+    const normsGot = Array.from(norms.toArray() as Float64Array);
+    const expectedNorms = [85e300, 13e300, 85, 1 / 13, Math.fround(85e-30), Math.fround(13e30), Math.fround(1 / 85), Math.fround(1 / 85e-30)];
+    expectedNorms.forEach((want, k) => close(normsGot[k], want, k < 4 ? 4e-16 : 2.5e-7, `norm ${k}`));
+    // erfc's asymptotic series, which its terms make exact to 1e-13 this far out.
+    const logErfc = (x: number) => -x * x - Math.log(x * Math.sqrt(Math.PI)) + Math.log(1 - 1 / (2 * x * x) + 3 / (4 * x ** 4) - 15 / (8 * x ** 6) + 105 / (16 * x ** 8));
+    expect(Math.abs(logErfc(normsGot[8]) - Math.log(1e-300)), `erfcinv(1e-300) = ${normsGot[8]}`).to.be.at.most(1e-11);
+    close(normsGot[9], 1 / 85 + 85 + 1 / 13, 3e-7, "rnorm4d + norm4df + rnorm3df");
+    // PTX's fns: the |offset|-th set bit from base on, itself counted; 0xffffffff when none.
+    const fns = (mask: number, base: number, offset: number) => {
+      if (offset === 0) return (mask >>> base) & 1 ? base : 0xffffffff;
+      let count = Math.abs(offset) - 1;
+      for (let pos = base; pos >= 0 && pos < 32; pos += Math.sign(offset)) {
+        if (!((mask >>> pos) & 1)) continue;
+        if (count === 0) return pos;
+        count--;
+      }
+      return 0xffffffff;
+    };
+    const mask = 0x8c0c4a31, offsets = [0, 1, 3, -1, -4, 20];
+    expect(Array.from(bits.toArray())).to.deep.equal([...offsets.map((o) => fns(mask, 9, o)), ...offsets.map((o) => fns(mask, 0, o)), fns(mask, 8, 0),
+      0xfffffff0 + 3, 25, (2 ** 40 / 2 ** 20) + 5]);
+    // (a.x + i a.y)(b.x + i b.y) + c, in the toolkit's order of half fmas (each exact here).
+    expect(Array.from(complex.toArray())).to.deep.equal(range(3).flatMap((k) => [cc[k][0] + ca[k][0] * cb[k][0] - ca[k][1] * cb[k][1], cc[k][1] + ca[k][0] * cb[k][1] + ca[k][1] * cb[k][0]]));
+  });
+
   it("computes sm_61's byte and half-word dot products in every form: __dp4a and __dp2a_lo/_hi on ints and on char4, uchar4, short2, ushort2", () => {
     const module = fl.compile(`
 __global__ void dots(int* out, const int* a, const int* b, int n) {

@@ -404,6 +404,16 @@ template <typename... A> inline float __builtin_amdgcn_ds_faddf(float* address, 
 inline unsigned long long __ballot(int p, int line = __builtin_LINE()) { return fl_amdgcn::ballot(line, p != 0); }
 inline int __any(int p, int line = __builtin_LINE()) { return fl_amdgcn::ballot(line, p != 0) != 0; }
 inline int __all(int p, int line = __builtin_LINE()) { return fl_amdgcn::vote_all(line, p != 0); }
+// HIP's lane masks (amd_device_functions.h): the running lanes below and above this one, and itself.
+inline uint64_t __lanemask_lt(int line = __builtin_LINE()) {
+  return ((uint64_t(1) << fl_amdgcn::lane()) - 1) & fl_amdgcn::ballot(line, true);
+}
+inline uint64_t __lanemask_gt(int line = __builtin_LINE()) {
+  const uint32_t lane = fl_amdgcn::lane();
+  const uint64_t running = fl_amdgcn::ballot(line, true);
+  return lane == 63 ? 0 : (~uint64_t(0) << (lane + 1)) & running;
+}
+inline uint64_t __lanemask_eq() { return uint64_t(1) << fl_amdgcn::lane(); }
 
 // HIP's names for the cross-lane moves (amd_warp_functions.h).
 inline int __hip_ds_bpermute(int index, int v, int line = __builtin_LINE()) { return fl_amdgcn::ds_bpermute(line, index, v); }

@@ -356,6 +356,10 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC H2 __hadd2_rn(H2 a, H2 b) { return __hadd2(a, b); }                                               \
   FL_INTRINSIC H2 __hmul2_rn(H2 a, H2 b) { return __hmul2(a, b); }                                               \
   FL_INTRINSIC H2 __hfma2(H2 a, H2 b, H2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }          \
+  /* a complex multiply-add, (x real, y imaginary), in the toolkit's order of fmas */                          \
+  FL_INTRINSIC H2 __hcmadd(H2 a, H2 b, H2 c) {                                                                   \
+    return {__hfma(__hneg(a.y), b.y, __hfma(a.x, b.x, c.x)), __hfma(a.y, b.x, __hfma(a.x, b.y, c.y))};          \
+  }                                                                                                              \
   FL_INTRINSIC H2 __hfma2_relu(H2 a, H2 b, H2 c) { return {__hfma_relu(a.x, b.x, c.x), __hfma_relu(a.y, b.y, c.y)}; } \
   FL_INTRINSIC H2 __hadd2_sat(H2 a, H2 b) { return {__hadd_sat(a.x, b.x), __hadd_sat(a.y, b.y)}; }              \
   FL_INTRINSIC H2 __hmul2_sat(H2 a, H2 b) { return {__hmul_sat(a.x, b.x), __hmul_sat(a.y, b.y)}; }              \

@@ -6,12 +6,14 @@
 #ifndef FUSELAB_EMULATOR_INTRINSICS_H
 #define FUSELAB_EMULATOR_INTRINSICS_H
 
+#include <fenv.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -176,6 +178,20 @@ inline int __popc(unsigned int x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+// The position of the |offset|-th set bit of mask from bit base on (itself counted), toward
+// the high bits for a positive offset, the low bits for a negative one; for 0, base if its
+// bit is set; else 0xffffffff (PTX's fns).
+inline unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
+  if (offset == 0) return base < 32 && (mask >> base & 1u) ? base : 0xffffffffu;
+  const int step = offset > 0 ? 1 : -1;
+  unsigned int count = static_cast<unsigned int>(offset > 0 ? offset : -offset) - 1;
+  for (int pos = static_cast<int>(base); pos >= 0 && pos < 32; pos += step) {
+    if (!(mask >> pos & 1u)) continue;
+    if (count == 0) return static_cast<unsigned int>(pos);
+    count--;
+  }
+  return 0xffffffffu;
+}
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned int>(x)); }
 inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
 inline unsigned int __brev(unsigned int x) {
@@ -319,6 +335,52 @@ inline double __ddiv_rn(double a, double b) { return a / b; }
 inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 inline double __drcp_rn(double a) { return 1.0 / a; }
 inline double __dsqrt_rn(double a) { return sqrt(a); }
+
+// ---- float and double arithmetic rounded toward zero, up or down: computed under the
+// host's rounding mode for it. The empty asm (a memory clobber, as the mode's change is
+// a call) keeps the operation between the change and the restoring; a stop that lands
+// in between leaves a mode the worker restores before its next block (pool.cc).
+template <typename T> inline void fl_pinned(T& x) {
+#if defined(__x86_64__)
+  __asm__ volatile("" : "+x"(x) : : "memory");
+#elif defined(__aarch64__)
+  __asm__ volatile("" : "+w"(x) : : "memory");
+#else
+  __asm__ volatile("" : "+g"(x) : : "memory");
+#endif
+}
+template <typename T, typename Op, typename... A> inline T fl_rounded(int mode, Op op, A... args) {
+  const int before = fegetround();
+  fesetround(mode);
+  (fl_pinned(args), ...);
+  T result = op(args...);
+  fl_pinned(result);
+  fesetround(before);
+  return result;
+}
+#define FL_DIRECTED(suffix, mode)                                                                                          \
+  inline float __fadd_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x + y; }, a, b); } \
+  inline float __fsub_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x - y; }, a, b); } \
+  inline float __fmul_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x * y; }, a, b); } \
+  inline float __fdiv_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x / y; }, a, b); } \
+  inline float __frcp_##suffix(float a) { return fl_rounded<float>(mode, [](float x) { return 1.0f / x; }, a); }                 \
+  inline float __fsqrt_##suffix(float a) { return fl_rounded<float>(mode, [](float x) { return __builtin_sqrtf(x); }, a); }     \
+  inline float __fmaf_##suffix(float a, float b, float c) {                                                                     \
+    return fl_rounded<float>(mode, [](float x, float y, float z) { return __builtin_fmaf(x, y, z); }, a, b, c);                 \
+  }                                                                                                                            \
+  inline double __dadd_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x + y; }, a, b); } \
+  inline double __dsub_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x - y; }, a, b); } \
+  inline double __dmul_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x * y; }, a, b); } \
+  inline double __ddiv_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x / y; }, a, b); } \
+  inline double __drcp_##suffix(double a) { return fl_rounded<double>(mode, [](double x) { return 1.0 / x; }, a); }                   \
+  inline double __dsqrt_##suffix(double a) { return fl_rounded<double>(mode, [](double x) { return __builtin_sqrt(x); }, a); }       \
+  inline double __fma_##suffix(double a, double b, double c) {                                                                      \
+    return fl_rounded<double>(mode, [](double x, double y, double z) { return __builtin_fma(x, y, z); }, a, b, c);                  \
+  }
+FL_DIRECTED(rz, FE_TOWARDZERO)
+FL_DIRECTED(ru, FE_UPWARD)
+FL_DIRECTED(rd, FE_DOWNWARD)
+#undef FL_DIRECTED
 inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 inline float fdividef(float a, float b) { return a / b; }
 
@@ -332,15 +394,99 @@ inline float __exp10f(float x) { return exp10f(x); }
 inline float __log2f(float x) { return log2f(x); }
 inline float __log10f(float x) { return log10f(x); }
 inline float __tanhf(float x) { return tanhf(x); }
-inline float sinpif(float x) { return sinf(static_cast<float>(M_PI) * x); }
-inline float cospif(float x) { return cosf(static_cast<float>(M_PI) * x); }
-inline void sincospif(float x, float* s, float* c) { *s = sinpif(x); *c = cospif(x); }
+// sin(pi x) and cos(pi x), reduced exactly first (x - n/2 for the nearest half n/2):
+// exact zeros at integers (sin) and half-integers (cos), and exact ones, as CUDA gives.
+// C23's sinpi and cospi, which glibc declares from 2.41 on, are the C library's there.
+inline void sincospi(double x, double* s, double* c) {
+  if (!__builtin_isfinite(x)) {
+    *s = *c = x - x;
+    return;
+  }
+  const double halves = __builtin_nearbyint(2.0 * x), rest = x - 0.5 * halves;  // |rest| <= 1/4, exact
+  const double sr = sin(M_PI * rest), cr = cos(M_PI * rest);
+  const long quarter = static_cast<long>(fmod(halves, 4.0) + 4.0) % 4;
+  const double sin_x = quarter == 0 ? sr : quarter == 1 ? cr : quarter == 2 ? -sr : -cr;
+  const double cos_x = quarter == 0 ? cr : quarter == 1 ? -sr : quarter == 2 ? -cr : sr;
+  // sin(-0 pi) is -0, and an exact zero of sin(n pi) has x's sign, as C's sinpi defines it.
+  *s = sin_x == 0.0 ? copysign(0.0, x) : sin_x;
+  *c = cos_x == 0.0 ? 0.0 : cos_x;
+}
+#if !(defined(__GLIBC__) && __GLIBC_PREREQ(2, 41))
+inline double sinpi(double x) { double s, c; sincospi(x, &s, &c); return s; }
+inline double cospi(double x) { double s, c; sincospi(x, &s, &c); return c; }
+inline float sinpif(float x) { return static_cast<float>(sinpi(x)); }
+inline float cospif(float x) { return static_cast<float>(cospi(x)); }
+#endif
+inline void sincospif(float x, float* s, float* c) {
+  double sd, cd;
+  sincospi(x, &sd, &cd);
+  *s = static_cast<float>(sd), *c = static_cast<float>(cd);
+}
 inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline double rcbrt(double x) { return 1.0 / cbrt(x); }
 inline float rhypotf(float x, float y) { return 1.0f / hypotf(x, y); }
-inline float norm3df(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
-inline float rnorm3df(float a, float b, float c) { return 1.0f / norm3df(a, b, c); }
+inline double rhypot(double x, double y) { return 1.0 / hypot(x, y); }
+// Euclidean norms, scaled by the largest magnitude so that neither overflows nor
+// underflows where the norm itself does not, as CUDA's do; the float forms in double.
+inline double norm(int dim, const double* a) {
+  double largest = 0.0;
+  for (int i = 0; i < dim; i++) largest = fmax(largest, fabs(a[i]));
+  if (largest == 0.0 || __builtin_isinf(largest)) return largest;
+  double sum = 0.0;
+  for (int i = 0; i < dim; i++) sum += (a[i] / largest) * (a[i] / largest);
+  return largest * sqrt(sum);
+}
+inline double fl_squares(int dim, const float* a) {
+  double sum = 0.0;
+  for (int i = 0; i < dim; i++) sum += static_cast<double>(a[i]) * a[i];
+  return sum;
+}
+inline float normf(int dim, const float* a) { return static_cast<float>(sqrt(fl_squares(dim, a))); }
+inline float rnormf(int dim, const float* a) { return static_cast<float>(1.0 / sqrt(fl_squares(dim, a))); }
+inline double rnorm(int dim, const double* a) { return 1.0 / norm(dim, a); }
+inline double norm3d(double a, double b, double c) { const double v[3] = {a, b, c}; return norm(3, v); }
+inline double norm4d(double a, double b, double c, double d) { const double v[4] = {a, b, c, d}; return norm(4, v); }
+inline double rnorm3d(double a, double b, double c) { return 1.0 / norm3d(a, b, c); }
+inline double rnorm4d(double a, double b, double c, double d) { return 1.0 / norm4d(a, b, c, d); }
+inline float norm3df(float a, float b, float c) { const float v[3] = {a, b, c}; return normf(3, v); }
+inline float norm4df(float a, float b, float c, float d) { const float v[4] = {a, b, c, d}; return normf(4, v); }
+inline float rnorm3df(float a, float b, float c) { const float v[3] = {a, b, c}; return rnormf(3, v); }
+inline float rnorm4df(float a, float b, float c, float d) { const float v[4] = {a, b, c, d}; return rnormf(4, v); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
 inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+// The inverse error functions, by Newton's method on erfc from a first guess, in double:
+// erfcinv(y) is erfinv(1 - y), with its tail (y near 0 or 2) kept exact.
+inline double erfcinv(double y) {
+  if (!(y > 0.0 && y < 2.0)) return y == 0.0 ? HUGE_VAL : y == 2.0 ? -HUGE_VAL : (y - y) / (y - y);
+  if (y > 1.0) return -erfcinv(2.0 - y);
+  // For y <= 1 the root is >= 0. A guess from erfc(x) ~ exp(-x^2) / (x sqrt(pi)), then Newton
+  // on log(erfc(x)) - log(y), which keeps its precision where erfc(x) is tiny.
+  double x = y > 0.5 ? (1.0 - y) * 0.886226925452758 : sqrt(fmax(-log(y * sqrt(-log(y)) * 1.7724538509055159), 0.0));
+  for (int i = 0; i < 60; i++) {
+    const double e = erfc(x);
+    if (e == 0.0) {
+      x *= 0.99;
+      continue;
+    }
+    const double step = (log(e) - log(y)) / (-2.0 / 1.7724538509055159 * exp(-x * x) / e);
+    x -= step;
+    if (fabs(step) <= 1e-16 * fabs(x)) break;
+  }
+  return x;
+}
+inline double erfinv(double y) {
+  if (y == 0.0) return y;
+  return y > 0.0 ? erfcinv(1.0 - y) : -erfcinv(1.0 + y);
+}
+inline float erfcinvf(float y) { return static_cast<float>(erfcinv(y)); }
+inline float erfinvf(float y) { return static_cast<float>(erfinv(y)); }
+inline double normcdfinv(double y) { return -M_SQRT2 * erfcinv(2.0 * y); }
+inline float normcdfinvf(float y) { return static_cast<float>(normcdfinv(y)); }
+// The modified Bessel functions of the first kind, orders 0 and 1 (I0 even, I1 odd).
+inline double cyl_bessel_i0(double x) { return std::cyl_bessel_i(0.0, fabs(x)); }
+inline double cyl_bessel_i1(double x) { return copysign(std::cyl_bessel_i(1.0, fabs(x)), x); }
+inline float cyl_bessel_i0f(float x) { return static_cast<float>(cyl_bessel_i0(x)); }
+inline float cyl_bessel_i1f(float x) { return static_cast<float>(cyl_bessel_i1(x)); }
 
 // ---- loads and stores with cache hints: plain loads and stores here
 // Each names its caller's line (default arguments are read where the call is), which
@@ -423,13 +569,26 @@ FL_YIELDS_TO_SOURCE inline __nv_bfloat162 atomicAdd(__nv_bfloat162* a, __nv_bflo
 // Scoped atomics: every scope is the whole device here.
 #define atomicAdd_block atomicAdd
 #define atomicAdd_system atomicAdd
+#define atomicSub_block atomicSub
+#define atomicSub_system atomicSub
+#define atomicExch_block atomicExch
+#define atomicExch_system atomicExch
+#define atomicMin_block atomicMin
+#define atomicMin_system atomicMin
+#define atomicMax_block atomicMax
+#define atomicMax_system atomicMax
+#define atomicInc_block atomicInc
+#define atomicInc_system atomicInc
+#define atomicDec_block atomicDec
+#define atomicDec_system atomicDec
 #define atomicCAS_block atomicCAS
 #define atomicCAS_system atomicCAS
-#define atomicExch_block atomicExch
-#define atomicMax_block atomicMax
-#define atomicMin_block atomicMin
-#define atomicOr_block atomicOr
 #define atomicAnd_block atomicAnd
+#define atomicAnd_system atomicAnd
+#define atomicOr_block atomicOr
+#define atomicOr_system atomicOr
+#define atomicXor_block atomicXor
+#define atomicXor_system atomicXor
 
 inline long long clock64() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();

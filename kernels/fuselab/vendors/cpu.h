@@ -334,9 +334,12 @@ inline float atomicExch(float* a, float v) { return fl::emu::atomic_update(a, [v
 // The sum of the products of a's and b's four bytes, plus c, as on NVIDIA GPUs.
 inline unsigned fl_dot4(unsigned a, unsigned b, unsigned c) { return __dp4a(a, b, c); }
 
-// Math: the C library's, plus the GPU's fast and reciprocal forms.
+// Math: the C library's, plus the GPU's fast and reciprocal forms. C23's rsqrt, which
+// glibc declares from 2.41 on (g++ defines _GNU_SOURCE), is the C library's there.
+#if !(defined(__GLIBC__) && __GLIBC_PREREQ(2, 41))
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+#endif
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }
 inline float __fdividef(float x, float y) { return x / y; }
@@ -360,6 +363,13 @@ inline unsigned int min(int a, unsigned int b) { return min(static_cast<unsigned
 inline unsigned int min(unsigned int a, int b) { return min(a, static_cast<unsigned int>(b)); }
 inline unsigned int max(int a, unsigned int b) { return max(static_cast<unsigned int>(a), b); }
 inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsigned int>(b)); }
+// CUDA's named forms.
+inline unsigned int umin(unsigned int a, unsigned int b) { return min(a, b); }
+inline unsigned int umax(unsigned int a, unsigned int b) { return max(a, b); }
+inline long long llmin(long long a, long long b) { return min(a, b); }
+inline long long llmax(long long a, long long b) { return max(a, b); }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return min(a, b); }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return max(a, b); }
 
 #define FL_DYNAMIC_SHARED(T, name) T (&name)[] = *reinterpret_cast<T (*)[]>(::fl::emu::dynamic_shared())
 

@@ -1,6 +1,7 @@
 #include "pool.h"
 
 #include <dlfcn.h>
+#include <fenv.h>
 #include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -441,6 +442,8 @@ void worker_pool::run_job(worker& w) {
   }
   w.in_kernel = 0;
   w.api.hold = 0;
+  // A stop may land inside an operation a kernel rounds its own way (__fadd_rz ...).
+  fesetround(FE_TONEAREST);
   if (jumped == 1) {
     if (!fault_taken_.exchange(true)) fault_ = w.fault;
     request_stop(stop_reason::fault);
