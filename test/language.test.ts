@@ -1710,31 +1710,27 @@ __global__ void block_sum(const double* in, double* out) {
   });
 
   it("rounds float and double arithmetic toward zero, up and down as its _rz, _ru and _rd intrinsics name, bit for bit", () => {
-    const module = fl.compile(`
-#define EACH(op) op##_rz(a[i], b[i]), op##_ru(a[i], b[i]), op##_rd(a[i], b[i]), op##_rn(a[i], b[i])
-__global__ void directed_f32(const float* a, const float* b, const float* c, float* out, int n) {
+    // One kernel for each type, its operations' names: add, sub, mul, div, fma, rcp, sqrt.
+    const directed = (name: string, T: string, [add, sub, mul, div, fma, rcp, sqrt]: string[]) => `
+__global__ void ${name}(const ${T}* a, const ${T}* b, const ${T}* c, ${T}* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const float r[] = {EACH(__fadd), EACH(__fsub), EACH(__fmul), EACH(__fdiv),
-                     __fmaf_rz(a[i], b[i], c[i]), __fmaf_ru(a[i], b[i], c[i]), __fmaf_rd(a[i], b[i], c[i]),
-                     __frcp_rz(b[i]), __frcp_ru(b[i]), __frcp_rd(b[i]), __fsqrt_rz(b[i]), __fsqrt_ru(b[i]), __fsqrt_rd(b[i])};
-  for (int k = 0; k < 25; k++) out[25 * i + k] = r[k];
-}
-__global__ void directed_f64(const double* a, const double* b, const double* c, double* out, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const double r[] = {EACH(__dadd), EACH(__dsub), EACH(__dmul), EACH(__ddiv),
-                      __fma_rz(a[i], b[i], c[i]), __fma_ru(a[i], b[i], c[i]), __fma_rd(a[i], b[i], c[i]),
-                      __drcp_rz(b[i]), __drcp_ru(b[i]), __drcp_rd(b[i]), __dsqrt_rz(b[i]), __dsqrt_ru(b[i]), __dsqrt_rd(b[i])};
+  const ${T} r[] = {EACH(${add}), EACH(${sub}), EACH(${mul}), EACH(${div}),
+                    ${fma}_rz(a[i], b[i], c[i]), ${fma}_ru(a[i], b[i], c[i]), ${fma}_rd(a[i], b[i], c[i]),
+                    ${rcp}_rz(b[i]), ${rcp}_ru(b[i]), ${rcp}_rd(b[i]), ${sqrt}_rz(b[i]), ${sqrt}_ru(b[i]), ${sqrt}_rd(b[i])};
   for (int k = 0; k < 25; k++) out[25 * i + k] = r[k];
   // The next launch's values: the mode of this thread's worker is back to nearest.
-  out[25 * n + i] = a[i] / 3.0 + b[i];
-}`, { device: dev() });
+  out[25 * n + i] = a[i] / 3 + b[i];
+}`;
+    const module = fl.compile(`
+#define EACH(op) op##_rz(a[i], b[i]), op##_ru(a[i], b[i]), op##_rd(a[i], b[i]), op##_rn(a[i], b[i])
+${directed("directed_f32", "float", ["__fadd", "__fsub", "__fmul", "__fdiv", "__fmaf", "__frcp", "__fsqrt"])}
+${directed("directed_f64", "double", ["__dadd", "__dsub", "__dmul", "__ddiv", "__fma", "__drcp", "__dsqrt"])}`, { device: dev() });
     // float: the exact result lies strictly between two floats unless its double is one;
     // values are chosen so that a double holds every sum, product and fma exactly.
     const up = (x: number) => { const f = new Float32Array([x]), u = new Int32Array(f.buffer); u[0] += x >= 0 ? 1 : -1; return x === 0 ? 1.401298464324817e-45 : f[0]; };
     const down = (x: number) => -up(-x);
-    const directed = (exact: number) => {
+    const rounded = (exact: number) => {
       const near = Math.fround(exact);
       const below = near > exact ? down(near) : near, above = near < exact ? up(near) : near;
       return [exact < 0 ? above : below, above, below, near];
@@ -1743,16 +1739,16 @@ __global__ void directed_f64(const double* a, const double* b, const double* c, 
     const a = range(n).map((i) => Math.fround((i % 2 ? -1 : 1) * (1 + i * 0.37) / 7));
     const b = range(n).map((i) => Math.fround(0.3 + i * 1.13));
     const c = range(n).map((i) => Math.fround((i % 3 - 1) * 1e-3 * (i + 1)));
-    const out = fl.full([25 * n], NaN, { device: dev() });
+    const out = fl.full([25 * n + n], NaN, { device: dev() });
     module.fn("directed_f32").launch({ grid: 2, block: 32 }, fl.tensor(a, { device: dev() }), fl.tensor(b, { device: dev() }), fl.tensor(c, { device: dev() }), out, n);
     const expected = range(n).flatMap((i) => {
       const [x, y, z] = [a[i], b[i], c[i]];
       const quotient = x / y, reciprocal = 1 / y, root = Math.sqrt(y);
       for (const v of [quotient, reciprocal, root]) expect(Math.fround(v) === v, `${v} is a float`).to.equal(false);
-      return [...directed(x + y), ...directed(x - y), ...directed(x * y), ...directed(quotient),
-        ...directed(x * y + z).slice(0, 3), ...directed(reciprocal).slice(0, 3), ...directed(root).slice(0, 3)];
+      return [...rounded(x + y), ...rounded(x - y), ...rounded(x * y), ...rounded(quotient),
+        ...rounded(x * y + z).slice(0, 3), ...rounded(reciprocal).slice(0, 3), ...rounded(root).slice(0, 3)];
     });
-    expect(Array.from(out.toArray())).to.deep.equal(expected);
+    expect(Array.from(out.toArray())).to.deep.equal([...expected, ...range(n).map((i) => Math.fround(Math.fround(a[i] / 3) + b[i]))]);
     // double: results known to the bit (e: 2^-52).
     const e = 2 ** -52;
     const da = [1, -1, 1 + e, 1, 1 + e], db = [2 ** -60, -(2 ** -60), 1 + e, 3, 2], dc = [0, 0, -1, 0, 0];

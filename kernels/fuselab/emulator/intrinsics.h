@@ -358,28 +358,21 @@ template <typename T, typename Op, typename... A> inline T fl_rounded(int mode, 
   fesetround(before);
   return result;
 }
-#define FL_DIRECTED(suffix, mode)                                                                                          \
-  inline float __fadd_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x + y; }, a, b); } \
-  inline float __fsub_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x - y; }, a, b); } \
-  inline float __fmul_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x * y; }, a, b); } \
-  inline float __fdiv_##suffix(float a, float b) { return fl_rounded<float>(mode, [](float x, float y) { return x / y; }, a, b); } \
-  inline float __frcp_##suffix(float a) { return fl_rounded<float>(mode, [](float x) { return 1.0f / x; }, a); }                 \
-  inline float __fsqrt_##suffix(float a) { return fl_rounded<float>(mode, [](float x) { return __builtin_sqrtf(x); }, a); }     \
-  inline float __fmaf_##suffix(float a, float b, float c) {                                                                     \
-    return fl_rounded<float>(mode, [](float x, float y, float z) { return __builtin_fmaf(x, y, z); }, a, b, c);                 \
-  }                                                                                                                            \
-  inline double __dadd_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x + y; }, a, b); } \
-  inline double __dsub_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x - y; }, a, b); } \
-  inline double __dmul_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x * y; }, a, b); } \
-  inline double __ddiv_##suffix(double a, double b) { return fl_rounded<double>(mode, [](double x, double y) { return x / y; }, a, b); } \
-  inline double __drcp_##suffix(double a) { return fl_rounded<double>(mode, [](double x) { return 1.0 / x; }, a); }                   \
-  inline double __dsqrt_##suffix(double a) { return fl_rounded<double>(mode, [](double x) { return __builtin_sqrt(x); }, a); }       \
-  inline double __fma_##suffix(double a, double b, double c) {                                                                      \
-    return fl_rounded<double>(mode, [](double x, double y, double z) { return __builtin_fma(x, y, z); }, a, b, c);                  \
-  }
-FL_DIRECTED(rz, FE_TOWARDZERO)
-FL_DIRECTED(ru, FE_UPWARD)
-FL_DIRECTED(rd, FE_DOWNWARD)
+#define FL_DIRECTED(T, add, sub, mul, div, rcp, root, fused, suffix, mode)                                           \
+  inline T add##_##suffix(T a, T b) { return fl_rounded<T>(mode, [](T x, T y) { return x + y; }, a, b); }            \
+  inline T sub##_##suffix(T a, T b) { return fl_rounded<T>(mode, [](T x, T y) { return x - y; }, a, b); }            \
+  inline T mul##_##suffix(T a, T b) { return fl_rounded<T>(mode, [](T x, T y) { return x * y; }, a, b); }            \
+  inline T div##_##suffix(T a, T b) { return fl_rounded<T>(mode, [](T x, T y) { return x / y; }, a, b); }            \
+  inline T rcp##_##suffix(T a) { return fl_rounded<T>(mode, [](T x) { return T(1) / x; }, a); }                      \
+  inline T root##_##suffix(T a) { return fl_rounded<T>(mode, [](T x) { return std::sqrt(x); }, a); }                \
+  inline T fused##_##suffix(T a, T b, T c) { return fl_rounded<T>(mode, [](T x, T y, T z) { return std::fma(x, y, z); }, a, b, c); }
+#define FL_DIRECTED_BOTH(suffix, mode)                                                      \
+  FL_DIRECTED(float, __fadd, __fsub, __fmul, __fdiv, __frcp, __fsqrt, __fmaf, suffix, mode) \
+  FL_DIRECTED(double, __dadd, __dsub, __dmul, __ddiv, __drcp, __dsqrt, __fma, suffix, mode)
+FL_DIRECTED_BOTH(rz, FE_TOWARDZERO)
+FL_DIRECTED_BOTH(ru, FE_UPWARD)
+FL_DIRECTED_BOTH(rd, FE_DOWNWARD)
+#undef FL_DIRECTED_BOTH
 #undef FL_DIRECTED
 inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 inline float fdividef(float a, float b) { return a / b; }
