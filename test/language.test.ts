@@ -1023,6 +1023,9 @@ __global__ void tiles_and_sums(const int n, const int tile, const scalar_t* data
   }
 }
 void launch(at::Tensor data) { tiles_and_sums<float><<<1, 64, 0, at::cuda::getCurrentCUDAStream()>>>(data.numel(), 5, data.data_ptr<float>(), nullptr, nullptr); }
+// at::inf, which THCAtomics.cuh brought (SoftPool's copy of NumericLimits.cuh reads it in namespace at).
+namespace at { __device__ inline float lowest_bound() { return -inf; } }
+__global__ void infinities(float* out) { out[0] = at::lowest_bound(); out[1] = static_cast<float>(at::inf); }
 #include <ATen/NumericUtils.h>
 // A maximum from at::numeric_limits' identity, NaNs skipped (PyTorch 2's headers).
 template <typename scalar_t>
@@ -1045,6 +1048,9 @@ __global__ void largest(const scalar_t* x, scalar_t* out, int n) {
     };
     expect([largest("largest<float>", [NaN, 1, 5, -2], "f32"), largest("largest<float>", [NaN, NaN], "f32"), largest("largest<int>", [-7, -9], "i32"),
       largest("largest<int>", [], "i32")]).to.deep.equal([5, -Infinity, -7, -(2 ** 31)]);
+    const infinities = fl.zeros([2], { device: dev() });
+    module.fn("infinities").launch({ grid: 1, block: 1 }, infinities);
+    expect(Array.from(infinities.toArray())).to.deep.equal([-Infinity, Infinity]);
   });
 
   it("compiles operator libraries' headers as they are written: torch/serialize/tensor.h, ATen's aligned vectors, std::memcpy from c10, a ROCm build's own __ldg of at::Half, CUDA_KERNEL_ASSERT", () => {
@@ -1899,6 +1905,53 @@ __global__ void exact(double* out, unsigned* bits, __half2* complex, const __hal
       0xfffffff0 + 3, 25, (2 ** 40 / 2 ** 20) + 5]);
     // (a.x + i a.y)(b.x + i b.y) + c, in the toolkit's order of half fmas (each exact here).
     expect(Array.from(complex.toArray())).to.deep.equal(range(3).flatMap((k) => [cc[k][0] + ca[k][0] * cb[k][0] - ca[k][1] * cb[k][1], cc[k][1] + ca[k][0] * cb[k][1] + ca[k][1] * cb[k][0]]));
+  });
+
+  it("takes CUDA's float overloads of the double names (sincos, sinpi, erfinv, j0 ... of a float) and its erfcx, scaled so that it keeps its precision far out (JAX's Kepler solver)", () => {
+    const module = fl.compile(`
+__global__ void overloads(const float* x, float* out, const double* d, double* scaled, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float v = x[i];
+  float s, c, sf, cf;
+  sincos(v, &s, &c);
+  sincosf(v, &sf, &cf);
+  out[4 * i] = (s == sf && c == cf) ? 1.0f : 0.0f;
+  sincospi(v, &s, &c);
+  sincospif(v, &sf, &cf);
+  out[4 * i + 1] = (s == sf && c == cf) ? 1.0f : 0.0f;
+  const bool same = exp10(v) == exp10f(v) && rsqrt(v) == rsqrtf(v) && rcbrt(v) == rcbrtf(v) && sinpi(v) == sinpif(v) && cospi(v) == cospif(v) &&
+                    j0(v) == j0f(v) && j1(v) == j1f(v) && jn(2, v) == jnf(2, v) && y0(v) == y0f(v) && y1(v) == y1f(v) && yn(2, v) == ynf(2, v) &&
+                    erfcx(v) == erfcxf(v) && normcdf(v) == normcdff(v);
+  const float p = v / 16.0f;  // each inverse's argument within its domain
+  const bool inverses = erfinv(p) == erfinvf(p) && erfcinv(p + 1.0f) == erfcinvf(p + 1.0f) && normcdfinv(p + 0.5f) == normcdfinvf(p + 0.5f);
+  out[4 * i + 2] = same && inverses ? 1.0f : 0.0f;
+  out[4 * i + 3] = sizeof(sinpi(v)) + sizeof(erfinv(v)) + sizeof(j0(v));
+  scaled[i] = erfcx(d[i]);
+}`, { device: dev() });
+    const xs = [0.3, 1.7, 2.5, 3.9, 5.25], n = xs.length;
+    const ds = [0, 1, -1, 0.5, 2.2, 3, 7.5, 26.5, 30, 1e4, -3];
+    const out = fl.full([4 * n], NaN, { device: dev() }), scaled = fl.full([ds.length], NaN, { dtype: "f64", device: dev() });
+    module.fn("overloads").launch({ grid: 1, block: 32 }, fl.tensor(xs, { device: dev() }), out, fl.tensor(ds, { dtype: "f64", device: dev() }), scaled, ds.length);
+    expect(Array.from(out.toArray()).slice(0, 4 * n)).to.deep.equal(xs.flatMap(() => [1, 1, 1, 12]));
+    // exp(x^2) erfc(x): from erf's Taylor series below 2, else Laplace's continued fraction for erfc.
+    const erfcx = (x: number) => {
+      if (x < 2) {
+        let sum = 0, term = x;
+        for (let k = 0; Math.abs(term) > 1e-18; k++) {
+          sum += term / (2 * k + 1);
+          term *= (-x * x) / (k + 1);
+        }
+        return Math.exp(x * x) * (1 - (2 / Math.sqrt(Math.PI)) * sum);
+      }
+      let fraction = x;
+      for (let k = 400; k >= 1; k--) fraction = x + k / 2 / fraction;
+      return 1 / (Math.sqrt(Math.PI) * fraction);
+    };
+    Array.from(scaled.toArray() as Float64Array).forEach((g, i) => {
+      const want = ds[i] < 0 ? 2 * Math.exp(ds[i] * ds[i]) - erfcx(-ds[i]) : erfcx(ds[i]);
+      expect(Math.abs(g - want), `erfcx(${ds[i]}): got ${g}, expected ${want}`).to.be.at.most(3e-14 * want);
+    });
   });
 
   it("computes sm_61's byte and half-word dot products in every form: __dp4a and __dp2a_lo/_hi on ints and on char4, uchar4, short2, ushort2", () => {

@@ -480,6 +480,36 @@ inline double cyl_bessel_i0(double x) { return std::cyl_bessel_i(0.0, fabs(x)); 
 inline double cyl_bessel_i1(double x) { return copysign(std::cyl_bessel_i(1.0, fabs(x)), x); }
 inline float cyl_bessel_i0f(float x) { return static_cast<float>(cyl_bessel_i0(x)); }
 inline float cyl_bessel_i1f(float x) { return static_cast<float>(cyl_bessel_i1(x)); }
+// The scaled complementary error function, exp(x^2) erfc(x): from its asymptotic series far
+// out, else exp(x^2), with x^2's rounding error carried, times erfc(x).
+inline double erfcx(double x) {
+  if (x > 26.0) {  // past where erfc(x) keeps its precision; the series' next term is below 1e-18
+    const double r = 1.0 / (2.0 * x * x);
+    const double series = 1.0 - r * (1.0 - 3.0 * r * (1.0 - 5.0 * r * (1.0 - 7.0 * r * (1.0 - 9.0 * r * (1.0 - 11.0 * r * (1.0 - 13.0 * r))))));
+    return series / (x * 1.7724538509055159);
+  }
+  const double square = x * x, error = fma(x, x, -square);
+  return exp(square) * (1.0 + error) * erfc(x);
+}
+inline float erfcxf(float x) { return static_cast<float>(erfcx(x)); }
+// CUDA's float overloads of the double names (crt/math_functions.h).
+inline float exp10(float a) { return exp10f(a); }
+inline float rcbrt(float a) { return rcbrtf(a); }
+inline float sinpi(float a) { return sinpif(a); }
+inline float cospi(float a) { return cospif(a); }
+inline void sincospi(float a, float* s, float* c) { sincospif(a, s, c); }
+inline void sincos(float a, float* s, float* c) { sincosf(a, s, c); }
+inline float j0(float a) { return j0f(a); }
+inline float j1(float a) { return j1f(a); }
+inline float jn(int n, float a) { return jnf(n, a); }
+inline float y0(float a) { return y0f(a); }
+inline float y1(float a) { return y1f(a); }
+inline float yn(int n, float a) { return ynf(n, a); }
+inline float erfinv(float a) { return erfinvf(a); }
+inline float erfcinv(float a) { return erfcinvf(a); }
+inline float normcdfinv(float a) { return normcdfinvf(a); }
+inline float normcdf(float a) { return normcdff(a); }
+inline float erfcx(float a) { return erfcxf(a); }
 
 // ---- loads and stores with cache hints: plain loads and stores here
 // Each names its caller's line (default arguments are read where the call is), which

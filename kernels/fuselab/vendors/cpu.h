@@ -340,6 +340,7 @@ inline unsigned fl_dot4(unsigned a, unsigned b, unsigned c) { return __dp4a(a, b
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 #endif
+inline float rsqrt(float x) { return rsqrtf(x); }
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }
 inline float __fdividef(float x, float y) { return x / y; }

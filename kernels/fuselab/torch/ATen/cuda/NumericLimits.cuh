@@ -1,11 +1,16 @@
 // <ATen/cuda/NumericLimits.cuh> for a PyTorch extension's kernels: at::numeric_limits,
 // whose lower_bound() and upper_bound() are a reduction's identities (minus and plus
-// infinity where the type has them, else its lowest and largest value).
+// infinity where the type has them, else its lowest and largest value), and at::inf.
 #ifndef FUSELAB_TORCH_NUMERIC_LIMITS_CUH
 #define FUSELAB_TORCH_NUMERIC_LIMITS_CUH
 #include <fuselab_torch.h>
 
 namespace at {
+// PyTorch's own infinity beside them (a copy of this header in SoftPool reads it).
+namespace {
+constexpr double inf = std::numeric_limits<double>::infinity();
+}  // namespace
+
 template <typename T> struct numeric_limits {
   C10_HOST_DEVICE static T lowest() { return std::numeric_limits<T>::lowest(); }
   C10_HOST_DEVICE static T max() { return std::numeric_limits<T>::max(); }
