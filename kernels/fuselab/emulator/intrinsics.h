@@ -447,6 +447,7 @@ inline float rnorm3df(float a, float b, float c) { const float v[3] = {a, b, c};
 inline float rnorm4df(float a, float b, float c, float d) { const float v[4] = {a, b, c, d}; return rnormf(4, v); }
 inline float normcdff(float x) { return 0.5f * erfcf(-x * static_cast<float>(M_SQRT1_2)); }
 inline double normcdf(double x) { return 0.5 * erfc(-x * M_SQRT1_2); }
+constexpr double fl_sqrt_pi = 1.7724538509055159;
 // The inverse error functions, by Newton's method on erfc from a first guess, in double:
 // erfcinv(y) is erfinv(1 - y), with its tail (y near 0 or 2) kept exact.
 inline double erfcinv(double y) {
@@ -454,14 +455,14 @@ inline double erfcinv(double y) {
   if (y > 1.0) return -erfcinv(2.0 - y);
   // For y <= 1 the root is >= 0. A guess from erfc(x) ~ exp(-x^2) / (x sqrt(pi)), then Newton
   // on log(erfc(x)) - log(y), which keeps its precision where erfc(x) is tiny.
-  double x = y > 0.5 ? (1.0 - y) * 0.886226925452758 : sqrt(fmax(-log(y * sqrt(-log(y)) * 1.7724538509055159), 0.0));
+  double x = y > 0.5 ? (1.0 - y) * 0.886226925452758 : sqrt(fmax(-log(y * sqrt(-log(y)) * fl_sqrt_pi), 0.0));
   for (int i = 0; i < 60; i++) {
     const double e = erfc(x);
     if (e == 0.0) {
       x *= 0.99;
       continue;
     }
-    const double step = (log(e) - log(y)) / (-2.0 / 1.7724538509055159 * exp(-x * x) / e);
+    const double step = (log(e) - log(y)) / (-2.0 / fl_sqrt_pi * exp(-x * x) / e);
     x -= step;
     if (fabs(step) <= 1e-16 * fabs(x)) break;
   }
@@ -486,7 +487,7 @@ inline double erfcx(double x) {
   if (x > 26.0) {  // past where erfc(x) keeps its precision; the series' next term is below 1e-18
     const double r = 1.0 / (2.0 * x * x);
     const double series = 1.0 - r * (1.0 - 3.0 * r * (1.0 - 5.0 * r * (1.0 - 7.0 * r * (1.0 - 9.0 * r * (1.0 - 11.0 * r * (1.0 - 13.0 * r))))));
-    return series / (x * 1.7724538509055159);
+    return series / (x * fl_sqrt_pi);
   }
   const double square = x * x, error = fma(x, x, -square);
   return exp(square) * (1.0 + error) * erfc(x);

@@ -43,16 +43,13 @@
 
 #include <dlfcn.h>
 #include <link.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#endif
 
 #include <algorithm>
 #include <atomic>
@@ -963,21 +960,13 @@ inline int syncthreads_and(int line, int predicate) {
 inline int syncthreads_or(int line, int predicate) { return syncthreads_count(line, predicate) != 0; }
 
 // Sleeping until *word is no longer `seen`, or `ms` have passed; a wake_all() ends it.
+// (Linux's futex: the emulator's pool is Linux's threads and signals.)
 inline void sleep_while(std::atomic<uint32_t>& word, uint32_t seen, long ms) {
-#if defined(__linux__)
   timespec limit{0, ms * 1000000L};
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, seen, &limit, nullptr, 0);
-#else
-  (void)word, (void)seen, (void)ms;
-  sched_yield();
-#endif
 }
 inline void wake_all(std::atomic<uint32_t>& word) {
-#if defined(__linux__)
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
-#else
-  (void)word;
-#endif
 }
 
 // A block of a cooperative launch ran to its end: a block waiting at grid.sync()
@@ -987,7 +976,6 @@ inline void note_block_finished(launch_state& L, uint64_t index) {
   while (index < lowest && !L.grid.first_finished.compare_exchange_weak(lowest, index)) {
   }
   L.grid.finished.fetch_add(1);
-  L.grid.generation.fetch_add(0);  // orders the above before the wake
   wake_all(L.grid.generation);
 }
 

@@ -41,6 +41,7 @@
 #include "fuselab/backend.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/emulator/half.h"
+#include "fuselab/kernel_name.h"
 #include "fuselab/registry.h"
 #include "pool.h"
 
@@ -840,16 +841,15 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   process_limits limits;
   limits.timeout_ms = timeout_ms;
   limits.should_stop = [d, stops] { return d->compile_stops.load() != stops; };
-  // "<name>\tcooperative": a kernel that syncs its grid, launched with every block at once.
+  // A kernel marked cooperative syncs its grid: it is launched with every block at once.
   std::string names;
   std::set<std::string> cooperative;
   std::istringstream lines(kernel_names ? kernel_names : "");
-  for (std::string line; std::getline(lines, line);) {
-    const size_t tab = line.find('\t');
-    if (tab != std::string::npos && line.substr(tab + 1) != "cooperative")
-      return fail("module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\", got \"" + line + "\"");
-    names += line.substr(0, tab) + "\n";
-    if (tab != std::string::npos) cooperative.insert(line.substr(0, tab));
+  for (std::string line, name, error; std::getline(lines, line);) {
+    bool marked = false;
+    if (!fl::read_kernel_line(line, &name, &marked, &error)) return fail(error);
+    names += name + "\n";
+    if (marked) cooperative.insert(name);
   }
   compile_result built = compile_module(source ? source : "", names, options ? options : "", d->options.check != 0, limits);
   d->compiles_running--;

@@ -21,6 +21,7 @@
 
 #include "fuselab/backend.h"
 #include "fuselab/fuselab.h"
+#include "fuselab/kernel_name.h"
 #include "rtc.h"
 #include "runtime.h"
 
@@ -539,12 +540,10 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
   std::vector<bool> cooperative(names.size(), false);
   for (size_t i = 0; i < names.size(); ++i) {
-    const size_t tab = names[i].find('\t');
-    if (tab == std::string::npos) continue;
-    if (names[i].substr(tab + 1) != "cooperative")
-      return fail("module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\", got \"" + names[i] + "\"");
-    cooperative[i] = true;
-    names[i].resize(tab);
+    bool marked = false;
+    std::string error;
+    if (!fl::read_kernel_line(names[i], &names[i], &marked, &error)) return fail(error);
+    cooperative[i] = marked;
   }
   if (int r = enter(d)) return r;
 

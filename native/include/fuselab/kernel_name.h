@@ -21,6 +21,19 @@ inline std::string kernel_address(const std::string& name) {
   return "&" + name;
 }
 
+// One line of module_compile's kernel_names (backend.h): "<name>", or "<name>\tcooperative"
+// for a kernel that syncs its grid. False, with *error saying why, for another mark.
+inline bool read_kernel_line(const std::string& line, std::string* name, bool* cooperative, std::string* error) {
+  const size_t tab = line.find('\t');
+  if (tab != std::string::npos && line.compare(tab + 1, std::string::npos, "cooperative") != 0) {
+    *error = "module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\", got \"" + line + "\"";
+    return false;
+  }
+  *cooperative = tab != std::string::npos;
+  *name = line.substr(0, tab);  // last: `name` may be `line` itself
+  return true;
+}
+
 }  // namespace fl
 
 #endif
