@@ -603,6 +603,108 @@ __global__ void mean_and_square(float* out, const float* x) {
     expect(wrong[1], "check mode: elements its order overwrote").to.be.greaterThan(0);
   });
 
+  describe("a warp's lanes in lock step at shared memory, as a GPU's warp runs them", () => {
+    // Code written for lock step, with no __syncwarp() between one lane's access and
+    // another's: a cascade of filter sections, one a lane, each reading what the section
+    // before it wrote in the same step (cuSignal's sosfilt); a halo zeroed by some lanes
+    // and filled by others before one barrier (fairseq's lightconv); half a warp zeroing
+    // the words the other half then reads. One warp of 16 lanes, on every warp size.
+    const source = `
+constexpr int kLanes = 16;
+__device__ float stage(float v, int section) { return 2.0f * v + section; }
+
+__global__ void cascade(float* out, const float* x, int n) {
+  __shared__ float carried[kLanes];
+  const int s = threadIdx.x;
+  carried[s] = 0.0f;
+  __syncthreads();
+  for (int step = 0; step < n + kLanes - 1; step++) {
+    const float in = s == 0 ? (step < n ? x[step] : 0.0f) : carried[s - 1];
+    const float result = stage(in, s);
+    carried[s] = result;
+    if (s == kLanes - 1 && step >= kLanes - 1) out[step - (kLanes - 1)] = result;
+    __syncthreads();
+  }
+}
+
+template <int Taps, int Left>
+__device__ void zero_halo(float* tile) {
+  const int t = threadIdx.x;
+  if (t < Left || t > kLanes - Taps + Left - 1) tile[t] = 0.0f;  // also words inside the tile
+}
+
+template <int Taps, int Left>
+__global__ void convolve(float* out, const float* x, const float* w, int n) {
+  __shared__ float tile[kLanes + Taps];
+  const int t = threadIdx.x, at = blockIdx.x * kLanes + t;
+  zero_halo<Taps, Left>(tile);
+  tile[t + Left] = at < n ? x[at] : 0.0f;
+  if (t < Taps - Left - 1) {
+    const int right = blockIdx.x * kLanes + kLanes + t;
+    tile[Left + kLanes + t] = right < n ? x[right] : 0.0f;
+  }
+  if (t < Left) {
+    const int left = blockIdx.x * kLanes - Left + t;
+    if (left >= 0) tile[t] = x[left];
+  }
+  __syncthreads();
+  float sum = 0.0f;
+  for (int j = 0; j < Taps; j++) sum += w[j] * tile[t + j];
+  if (at < n) out[at] = sum;
+}
+
+__global__ void mirror(float* out) {
+  __shared__ float half[kLanes];
+  const int t = threadIdx.x;
+  half[t] = 1.0f;
+  if (t >= kLanes / 2) half[t] = 2.0f;
+  out[t] = half[kLanes - 1 - t];
+}`;
+    const devices = () => (testDevice().backend === "cpu" ? [testDevice(), fl.device("cpu", { warpSize: 64 })] : [testDevice()]);
+
+    it("runs a cascade whose sections read what the one before wrote in the same step", async () => {
+      const n = 40, x = range(n).map((i) => ((i * 7) % 11) - 5);
+      const expected = x.map((v) => range(16).reduce((acc, s) => 2 * acc + s, v));
+      for (const dev of devices()) {
+        const out = fl.full([n], NaN, { device: dev });
+        fl.compile(source, { device: dev }).fn("cascade").launch({ grid: 1, block: 16 }, out, fl.tensor(x, { device: dev }), n);
+        expect(Array.from(await out.data()), dev.describe()).to.deep.equal(expected);
+      }
+    });
+
+    it("fills a tile after zeroing its halo with no barrier between, where the halo overlaps the tile", async () => {
+      const n = 45, x = range(n).map((i) => ((i * 5) % 9) - 4), w = [1, 10, 100, 1000, 10000];
+      for (const [taps, left] of [[3, 1], [5, 2]]) {
+        const expected = range(n).map((i) => range(taps).reduce((sum, j) => {
+          const k = i + j - left;
+          return sum + (k >= 0 && k < n ? w[j] * x[k] : 0);
+        }, 0));
+        for (const dev of devices()) {
+          const out = fl.full([n], NaN, { device: dev });
+          fl.compile(source, { device: dev }).fn(`convolve<${taps}, ${left}>`)
+            .launch({ grid: Math.ceil(n / 16), block: 16 }, out, fl.tensor(x, { device: dev }), fl.tensor(w, { device: dev }), n);
+          expect(Array.from(await out.data()), `${taps} taps on ${dev.describe()}`).to.deep.equal(expected);
+        }
+      }
+    });
+
+    it("lets the lanes that skip a store read it after the lanes that make it", async () => {
+      for (const dev of devices()) {
+        const out = fl.full([16], NaN, { device: dev });
+        fl.compile(source, { device: dev }).fn("mirror").launch({ grid: 1, block: 16 }, out);
+        expect(Array.from(await out.data()), dev.describe()).to.deep.equal(range(16).map((t) => (t < 8 ? 2 : 1)));
+      }
+    });
+
+    it("leaves lock step out of check mode, whose order of lanes shows that such code has a race", () => {
+      const dev = fl.device("cpu", { check: true });
+      const n = 40, out = fl.full([n], NaN, { device: dev });
+      fl.compile(source, { device: dev }).fn("cascade").launch({ grid: 1, block: 16 }, out, fl.tensor(range(n), { device: dev }), n);
+      const expected = range(n).map((v) => range(16).reduce((acc, s) => 2 * acc + s, v));
+      expect(range(n).filter((i) => out.toArray()[i] !== expected[i]).length).to.be.greaterThan(0);
+    });
+  });
+
   it("runs thread 0 last past a barrier in plain mode, so its reset of a flag the others still read comes after their reads, as on a GPU", async () => {
     // SParry's edge-parallel Bellman-Ford: thread 0 clears the block's flag at the
     // loop's top with no barrier after the others' read of it; reading it cleared,

@@ -42,7 +42,7 @@ typedef struct fl_emu_thread {
 
 /* The thread pointer (what TLS offsets count from), or NULL where the machine
    has none that code can read. */
-static inline void* fl_emu_thread_pointer(void) {
+static inline __attribute__((always_inline)) void* fl_emu_thread_pointer(void) {
 #if defined(__x86_64__)
   void* tp;
   __asm__("mov %%fs:0, %0" : "=r"(tp));

@@ -81,7 +81,8 @@ struct module_thread {
   bool tls_known;
 };
 
-inline module_thread& module_thread_data() {
+// Always inlined, also tls(): lock step's hooks (lockstep.h) call them, and must call nothing the sanitizer instruments.
+__attribute__((always_inline)) inline module_thread& module_thread_data() {
   static thread_local module_thread data;
   return data;
 }
@@ -90,7 +91,21 @@ inline module_thread& module_thread_data() {
 // from the last launch; the same for every launch and thread.
 inline std::atomic<ptrdiff_t> thread_state_offset{0};
 
-inline thread_state& tls() {
+// A module in lock step (lockstep.h) is compiled with -fsanitize=thread, whose
+// calls before every load and store belong in the kernel's code alone: the run
+// time's own functions and lambdas from here on are left out, as is tls(),
+// which kernels inline. Lock step also keeps the kernel's blocks in the order
+// of its source and its frame pointers; the run time's code is laid out for speed.
+#if defined(FL_EMU_LOCKSTEP) && defined(__clang__)
+#define FL_EMU_UNINSTRUMENTED __attribute__((no_sanitize_thread))
+#elif defined(FL_EMU_LOCKSTEP)
+#define FL_EMU_UNINSTRUMENTED \
+  __attribute__((no_sanitize_thread, optimize("omit-frame-pointer", "reorder-blocks", "reorder-blocks-and-partition")))
+#else
+#define FL_EMU_UNINSTRUMENTED
+#endif
+
+__attribute__((always_inline)) inline thread_state& tls() {
   const ptrdiff_t offset = thread_state_offset.load(std::memory_order_relaxed);
   if (__builtin_expect(offset != 0, 1))
     return *reinterpret_cast<thread_state*>(static_cast<char*>(fl_emu_thread_pointer()) + offset);
@@ -113,7 +128,7 @@ constexpr lane_mask kLiveLanes = ~lane_mask(0);
 // The width of a warp operation over the whole warp, whatever its size.
 constexpr int kWholeWarp = -1;
 
-inline const char* warp_op_name(warp_op op, bool masked) {
+FL_EMU_UNINSTRUMENTED inline const char* warp_op_name(warp_op op, bool masked) {
   switch (op) {
     case warp_op::shfl: return masked ? "__shfl_sync" : "__shfl";
     case warp_op::shfl_xor: return masked ? "__shfl_xor_sync" : "__shfl_xor";
@@ -137,6 +152,9 @@ inline const char* warp_op_name(warp_op op, bool masked) {
   return "?";
 }
 
+// Lock step: how many calls deep the place where a lane waits is told apart.
+constexpr int kStepDepth = 8;
+
 struct gpu_thread {
   context registers;         // saved here while a fiber is switched out
   context* home;             // &registers, or the block's main context for the
@@ -152,12 +170,20 @@ struct gpu_thread {
   uint32_t width;
   uint64_t value;
   uint64_t result;
+  // Lock step: where it waits to access shared memory, as the return addresses
+  // from there out to the kernel, innermost first (none at a volatile access).
+  uintptr_t step_path[kStepDepth];
+  uint32_t step_depth;
+  uintptr_t base_frame;      // its fiber's first frame, where the walk out ends
 };
 
 struct warp_state {
   lane_mask live;            // lanes not exited
   lane_mask arrived;         // lanes waiting at a warp operation (but __activemask)
   lane_mask at_activemask;   // lanes waiting at __activemask
+  uint32_t first_held;       // lock step: the held lane that waits at the first place in the code
+  uint32_t held_rank;        // lock step: where its lanes go among the warps released together
+  uint32_t passed_over;      // lock step: rounds in a row some of its held lanes were kept back
 };
 
 // A cooperative launch's grid barrier (grid.sync()), its blocks each on an OS thread.
@@ -169,12 +195,21 @@ struct grid_barrier {
   std::atomic<uint64_t> first_finished{~0ull};  // the lowest such block's index
 };
 
+// Lock step (lockstep.h): whether a kernel's lanes need it, told by its first block that ran in it.
+enum class lockstep_need : uint8_t { unknown, no, yes };
+
+// What a kernel's launches learn about it, for the next ones.
+struct kernel_history {
+  std::atomic<bool> needs_fibers{false};
+  std::atomic<lockstep_need> lockstep{lockstep_need::unknown};
+};
+
 struct launch_state {
   const fl_emu_launch* desc;
   void (*invoke)(const void* args);                    // one GPU thread
   void (*run_in_order)(const void* args, block_state& b);  // loop mode: all, in order
   const void* args;
-  std::atomic<bool>* needs_fibers;
+  kernel_history* kernel;
   std::atomic<bool> failed{false};
   uint32_t threads_per_block;
   grid_barrier grid;
@@ -183,8 +218,18 @@ struct launch_state {
 // Check mode keeps the ready threads as a two-level bitmap over their ranks:
 // the first-ranked ready thread is two count-trailing-zeros away. Up to:
 constexpr uint32_t kMaxThreads = 4096;
+constexpr uint32_t kMaxWarps = kMaxThreads / 32;
 
 struct access_site;
+
+// Lock step's watch of one 4-byte word of shared memory: the stretch between
+// barriers it was last touched in, and how.
+struct shared_word {
+  uint32_t epoch;
+  uint16_t thread;           // the first thread to touch it in that stretch
+  bool written;              // by that thread
+  bool read_by_others;
+};
 
 struct block_state {
   const launch_state* launch;
@@ -199,8 +244,18 @@ struct block_state {
   gpu_thread* current;
   uint32_t* ready;           // plain mode: ring of threads ready to run
   uint32_t ready_head, ready_count;
-  uint32_t* deferred;        // ready threads held back until no other is ready (volatile_step)
+  uint32_t* deferred;        // ready threads held back until no other is ready (volatile_step, lockstep_step)
   uint32_t deferred_count;
+  // Lock step (plain mode, a module that uses shared memory): where its shared memory
+  // lies, the module's thread-local block (static __shared__) but for the run
+  // time's own part, and the dynamic shared memory.
+  bool lockstep;
+  uintptr_t static_shared, static_shared_bytes, runtime_tls, runtime_tls_bytes, dynamic_shared_bytes;
+  // Lock step in a kernel's first blocks: whether two threads touch one word of
+  // shared memory between barriers, one of them writing (lockstep_needed).
+  shared_word* shadow;       // a word of the static shared memory, then of the dynamic
+  uint32_t shared_epoch;     // which stretch between barriers the block is in (from 1)
+  bool watching, conflict;
   uint32_t streak_warp, streak;  // plain mode: the warp whose lanes were last put first, how many times in a row
   uint64_t ready_words;      // check mode: bit w set when ready_bits[w] is not 0
   uint64_t ready_bits[kMaxThreads / 64];  // check mode: bit r set when the thread of rank r is ready
@@ -231,14 +286,14 @@ struct hold_stops {
   ~hold_stops() { worker->hold = worker->hold - 1; }
 };
 
-inline uint64_t next_random(uint64_t& state) {  // splitmix64
+FL_EMU_UNINSTRUMENTED inline uint64_t next_random(uint64_t& state) {  // splitmix64
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
-inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
+FL_EMU_UNINSTRUMENTED inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
   for (uint32_t i = n; i > 1; i--) {
     uint32_t j = static_cast<uint32_t>((static_cast<unsigned __int128>(next_random(rng)) * i) >> 64);  // in [0, i)
     uint32_t t = items[i - 1];
@@ -251,7 +306,7 @@ inline void shuffle(uint32_t* items, uint32_t n, uint64_t& rng) {
 // random; the other half rank whole warps (in a random order, their lanes
 // shuffled), so that one warp runs through a stretch of the kernel before the
 // next one starts it, which shows a reused buffer missing its barrier.
-inline void rank_threads(uint32_t* order, uint32_t n, uint32_t warp_size, uint64_t& rng) {
+FL_EMU_UNINSTRUMENTED inline void rank_threads(uint32_t* order, uint32_t n, uint32_t warp_size, uint64_t& rng) {
   for (uint32_t i = 0; i < n; i++) order[i] = i;
   if (next_random(rng) & 1) {
     shuffle(order, n, rng);
@@ -269,12 +324,12 @@ inline void rank_threads(uint32_t* order, uint32_t n, uint32_t warp_size, uint64
   }
 }
 
-inline fl_emu_dim3 thread_index(uint32_t linear, const fl_emu_dim3& d) {
+FL_EMU_UNINSTRUMENTED inline fl_emu_dim3 thread_index(uint32_t linear, const fl_emu_dim3& d) {
   return {linear % d.x, (linear / d.x) % d.y, linear / (d.x * d.y)};
 }
 
 // Records the block's failure (the first one counts) in its message.
-__attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const char* format, ...) {
+__attribute__((format(printf, 2, 3))) FL_EMU_UNINSTRUMENTED inline void fail(block_state& b, const char* format, ...) {
   if (b.failed) return;
   b.failed = true;
   hold_stops hold(b.worker);
@@ -287,11 +342,11 @@ __attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const cha
 // Leaves the block at once, from whichever stack the running GPU thread is on,
 // back to run_block (which reports b.message). Nothing is unwound: the block's
 // fibers are dropped and their stacks reused by the next block.
-[[noreturn]] inline void abandon_block(block_state& b) { __builtin_longjmp(b.escape, 1); }
+[[noreturn]] FL_EMU_UNINSTRUMENTED inline void abandon_block(block_state& b) { __builtin_longjmp(b.escape, 1); }
 
 // Device-side assert() and __trap(): the launch ends with an error saying where,
 // as CUDA reports a device-side assert, and the device goes on.
-[[noreturn]] inline void device_stop(const char* what, const char* file, unsigned line) {
+[[noreturn]] FL_EMU_UNINSTRUMENTED inline void device_stop(const char* what, const char* file, unsigned line) {
   thread_state& t = tls();
   if (!t.block) {  // not in a kernel: what the C library's assert does
     fprintf(stderr, "%s:%u: %s\n", file, line, what);
@@ -304,25 +359,25 @@ __attribute__((format(printf, 2, 3))) inline void fail(block_state& b, const cha
   abandon_block(b);
 }
 
-[[noreturn]] inline void assertion_failed(const char* expression, const char* file, unsigned line) {
+[[noreturn]] FL_EMU_UNINSTRUMENTED inline void assertion_failed(const char* expression, const char* file, unsigned line) {
   char what[FL_EMU_ERROR_BYTES / 2];
   snprintf(what, sizeof what, "device-side assertion `%s' failed", expression);
   device_stop(what, file, line);
 }
 
-inline const char* wait_name(const gpu_thread& t) {
+FL_EMU_UNINSTRUMENTED inline const char* wait_name(const gpu_thread& t) {
   return t.status == thread_status::at_barrier ? "__syncthreads()" : warp_op_name(t.op, t.mask != kLiveLanes);
 }
 
 // Fails the block with `lead` (a format taking the kernel's name and the block's
 // index) and what each group of its threads waits at.
-inline void describe_waits(block_state& b, const char* lead) {
+FL_EMU_UNINSTRUMENTED inline void describe_waits(block_state& b, const char* lead) {
   hold_stops hold(b.worker);
   const fl_emu_where& w = b.state->where;
   char text[FL_EMU_ERROR_BYTES];
   int used = snprintf(text, sizeof text, lead, b.launch->desc->kernel, w.block.x, w.block.y, w.block.z);
   // Group the threads by what they wait at, in order of their first thread.
-  auto same_wait = [](const gpu_thread& t, const gpu_thread& u) {
+  auto same_wait = [](const gpu_thread& t, const gpu_thread& u) FL_EMU_UNINSTRUMENTED {
     // A thread's op and mask are its last warp operation's: a barrier's waiters differ by line only.
     return u.status == t.status &&
            (t.status == thread_status::exited ||
@@ -352,18 +407,18 @@ inline void describe_waits(block_state& b, const char* lead) {
   fail(b, "%s", text);
 }
 
-inline void describe_deadlock(block_state& b) { describe_waits(b, "kernel '%s' deadlocked in block (%u,%u,%u):"); }
+FL_EMU_UNINSTRUMENTED inline void describe_deadlock(block_state& b) { describe_waits(b, "kernel '%s' deadlocked in block (%u,%u,%u):"); }
 
-inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
-inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__builtin_clzll(m)); }
+FL_EMU_UNINSTRUMENTED inline uint32_t lowest_lane(lane_mask m) { return static_cast<uint32_t>(__builtin_ctzll(m)); }
+FL_EMU_UNINSTRUMENTED inline uint32_t highest_lane(lane_mask m) { return 63 - static_cast<uint32_t>(__builtin_clzll(m)); }
 
 // Calls f(lane) for each lane of `group`, lowest first (highest first when
 // `down`), in a plain counted loop when the group is a whole warp of `lanes`,
 // the common case.
-inline lane_mask whole_warp(uint32_t lanes) { return lanes >= 64 ? ~lane_mask(0) : (lane_mask(1) << lanes) - 1; }
+FL_EMU_UNINSTRUMENTED inline lane_mask whole_warp(uint32_t lanes) { return lanes >= 64 ? ~lane_mask(0) : (lane_mask(1) << lanes) - 1; }
 
 template <bool down = false, typename F>
-inline void for_each_lane(lane_mask group, uint32_t lanes, F&& f) {
+FL_EMU_UNINSTRUMENTED inline void for_each_lane(lane_mask group, uint32_t lanes, F&& f) {
   if (group == whole_warp(lanes)) {
     if (down)
       for (uint32_t lane = lanes; lane-- > 0;) f(lane);
@@ -376,7 +431,7 @@ inline void for_each_lane(lane_mask group, uint32_t lanes, F&& f) {
   }
 }
 
-inline void push_ready(block_state& b, uint32_t linear) {
+FL_EMU_UNINSTRUMENTED inline void push_ready(block_state& b, uint32_t linear) {
   b.threads[linear].status = thread_status::ready;
   b.ready_count++;
   if (b.check) {
@@ -403,7 +458,7 @@ constexpr uint32_t kWarpStreak = 4;
 // Past a block's dynamic shared memory, what plain mode lets a kernel reach (see run_block).
 constexpr size_t kSharedWindowSlack = 1024;
 
-inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
+FL_EMU_UNINSTRUMENTED inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
   const uint32_t base = warp * b.warp_size;
   if (b.check || (b.streak_warp == warp && ++b.streak > kWarpStreak)) {
     b.streak = 0;
@@ -416,7 +471,7 @@ inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
   uint32_t* ring = b.ready;
   const uint32_t size = b.size;
   uint32_t head = b.ready_head, count = 0;
-  for_each_lane<true>(group, b.warp_size, [&](uint32_t lane) {
+  for_each_lane<true>(group, b.warp_size, [&](uint32_t lane) FL_EMU_UNINSTRUMENTED {
     threads[base + lane].status = thread_status::ready;
     head = head == 0 ? size - 1 : head - 1;
     ring[head] = base + lane;
@@ -428,7 +483,7 @@ inline void push_warp_ready(block_state& b, uint32_t warp, lane_mask group) {
 
 // Plain mode: the thread that has been ready longest. Check mode: the
 // first-ranked ready thread, so some threads run far ahead of others.
-inline gpu_thread* pop_ready(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline gpu_thread* pop_ready(block_state& b) {
   if (b.ready_count == 0) return nullptr;
   b.ready_count--;
   if (b.check) {
@@ -452,7 +507,7 @@ inline gpu_thread* pop_ready(block_state& b) {
 
 // Switches from the context `save` to thread `next`, or to the block's main
 // context when next is null.
-inline void switch_to(block_state& b, context* save, gpu_thread* next) {
+FL_EMU_UNINSTRUMENTED inline void switch_to(block_state& b, context* save, gpu_thread* next) {
   context* target = next ? next->home : &b.main;
   if (next) {
     b.current = next;
@@ -462,16 +517,104 @@ inline void switch_to(block_state& b, context* save, gpu_thread* next) {
   if (target != save) context_switch(save, target);
 }
 
+// Lock step: whether held lane x waits before lane y in the code. Their
+// paths are compared from the kernel in: where they part, the one at the
+// lower address is first.
+FL_EMU_UNINSTRUMENTED inline bool waits_before(const gpu_thread& x, const gpu_thread& y) {
+  for (uint32_t i = 1; i <= x.step_depth && i <= y.step_depth; i++) {
+    const uintptr_t a = x.step_path[x.step_depth - i], c = y.step_path[y.step_depth - i];
+    if (a != c) return a < c;
+  }
+  return x.step_depth > y.step_depth;
+}
+
+FL_EMU_UNINSTRUMENTED inline bool waits_at_same_place(const gpu_thread& x, const gpu_thread& y) {
+  if (x.step_depth != y.step_depth) return false;
+  for (uint32_t i = 0; i < x.step_depth; i++)
+    if (x.step_path[i] != y.step_path[i]) return false;
+  return true;
+}
+
+// No thread is ready: those held back go on. Of each warp, the lanes that wait
+// at the first place in the code go on, in the order they were held, and the
+// others wait again: lanes that took different paths of a branch meet again
+// where the paths join, as a GPU's warp does, whose compiler lays a branch's
+// code out before the join and a loop's body before the code after it. A warp
+// with a lane at a volatile access (no path; also a lane spinning on a lock)
+// goes on whole, and so does one whose lanes were kept back kLockstepPatience
+// rounds in a row: a lane spinning on a volatile flag another lane of its warp
+// sets further on lets that lane go, as NVIDIA GPUs since Volta schedule a
+// warp's paths in turn. The warps go in the order of their places, the one
+// furthest behind first, as a GPU's warps go on nearly in step.
+constexpr uint32_t kLockstepPatience = 256;
+
+FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
+  const uint32_t held = b.deferred_count;
+  constexpr uint32_t kNone = ~0u;
+  for (uint32_t k = 0; k < held; k++) b.warps[b.threads[b.deferred[k]].warp].first_held = kNone;
+  uint32_t waiting[kMaxWarps];  // the warps with held lanes, then sorted by their first place
+  uint32_t warps = 0;
+  for (uint32_t k = 0; k < held; k++) {
+    const uint32_t linear = b.deferred[k];
+    const gpu_thread& t = b.threads[linear];
+    uint32_t& first = b.warps[t.warp].first_held;
+    if (first == kNone) waiting[warps++] = t.warp;
+    if (first == kNone || (b.threads[first].step_depth && (!t.step_depth || waits_before(t, b.threads[first])))) first = linear;
+  }
+  for (uint32_t i = 1; i < warps; i++) {
+    const uint32_t w = waiting[i];
+    uint32_t j = i;
+    for (; j > 0 && waits_before(b.threads[b.warps[w].first_held], b.threads[b.warps[waiting[j - 1]].first_held]); j--)
+      waiting[j] = waiting[j - 1];
+    waiting[j] = w;
+  }
+  // Counted out by rank into the ring of ready threads, which is empty.
+  uint32_t start[kMaxWarps + 1] = {};
+  for (uint32_t i = 0; i < warps; i++) b.warps[waiting[i]].held_rank = i;
+  auto goes_on = [&b](const gpu_thread& t) FL_EMU_UNINSTRUMENTED {
+    const warp_state& w = b.warps[t.warp];
+    const gpu_thread& first = b.threads[w.first_held];
+    return !first.step_depth || w.passed_over >= kLockstepPatience || waits_at_same_place(t, first);
+  };
+  for (uint32_t k = 0; k < held; k++) {
+    const gpu_thread& t = b.threads[b.deferred[k]];
+    if (goes_on(t)) start[b.warps[t.warp].held_rank + 1]++;
+  }
+  for (uint32_t i = 0; i < warps; i++) start[i + 1] += start[i];
+  const uint32_t released = start[warps];
+  uint32_t kept = 0;
+  for (uint32_t k = 0; k < held; k++) {
+    const uint32_t linear = b.deferred[k];
+    gpu_thread& t = b.threads[linear];
+    if (!goes_on(t)) {
+      b.deferred[kept++] = linear;
+    } else if (b.check) {
+      push_ready(b, linear);  // check mode's order is its own
+    } else {
+      t.status = thread_status::ready;
+      uint32_t slot = b.ready_head + start[b.warps[t.warp].held_rank]++;
+      if (slot >= b.size) slot -= b.size;
+      b.ready[slot] = linear;
+    }
+  }
+  if (!b.check) b.ready_count += released;
+  bool kept_back[kMaxWarps] = {};
+  for (uint32_t k = 0; k < kept; k++) kept_back[b.threads[b.deferred[k]].warp] = true;
+  for (uint32_t i = 0; i < warps; i++) {
+    uint32_t& passed = b.warps[waiting[i]].passed_over;
+    passed = kept_back[waiting[i]] ? passed + 1 : 0;
+  }
+  b.deferred_count = kept;
+}
+
 // The thread to run next; null once the block has failed or no thread is
 // ready. When none is, the threads held back by volatile_step go on, in the
 // order they were held. None ready while some have not exited is a deadlock: the block fails.
-inline gpu_thread* next_ready(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline gpu_thread* next_ready(block_state& b) {
   if (b.failed) return nullptr;
   gpu_thread* next = pop_ready(b);
   if (!next && b.deferred_count) {
-    const uint32_t held = b.deferred_count;
-    b.deferred_count = 0;
-    for (uint32_t k = 0; k < held; k++) push_ready(b, b.deferred[k]);
+    release_held(b);
     next = pop_ready(b);
   }
   if (!next && b.exited != b.size) describe_deadlock(b);
@@ -480,12 +623,12 @@ inline gpu_thread* next_ready(block_state& b) {
 
 // The current thread cannot go on (it waits, or has exited): run the next
 // ready one. Returns when this thread is ready again.
-inline void yield(block_state& b, gpu_thread& self) {
+FL_EMU_UNINSTRUMENTED inline void yield(block_state& b, gpu_thread& self) {
   switch_to(b, self.home, next_ready(b));
   if (b.failed) abandon_block(b);
 }
 
-inline void describe_mismatch(block_state& b, uint32_t warp, const gpu_thread& x, const gpu_thread& y) {
+FL_EMU_UNINSTRUMENTED inline void describe_mismatch(block_state& b, uint32_t warp, const gpu_thread& x, const gpu_thread& y) {
   const fl_emu_where& w = b.state->where;
   fail(b, "kernel '%s': the lanes of warp %u in block (%u,%u,%u) wait at different warp operations: "
           "thread (%u,%u,%u) at %s on line %d (mask 0x%llx), thread (%u,%u,%u) at %s on line %d (mask 0x%llx)",
@@ -497,7 +640,7 @@ inline void describe_mismatch(block_state& b, uint32_t warp, const gpu_thread& x
 // Check mode, as compute-sanitizer's synccheck: a lane named in a warp
 // operation's mask exited without reaching it (but for __syncwarp, which CUDA
 // defines over the lanes of its mask that have not exited).
-inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, const gpu_thread& gone) {
+FL_EMU_UNINSTRUMENTED inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, const gpu_thread& gone) {
   const fl_emu_where& w = b.state->where;
   fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): its mask 0x%llx names thread (%u,%u,%u), which exited "
           "without reaching it (every thread a mask names must reach the operation)",
@@ -507,7 +650,7 @@ inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, con
 
 // Check mode: a shuffle read a lane its mask leaves out, or one it names past the
 // block's last thread (a partial last warp), whose value a GPU leaves undefined.
-inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, bool exists) {
+FL_EMU_UNINSTRUMENTED inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, bool exists) {
   const fl_emu_where& w = b.state->where;
   const bool named = source < 64 && (reader.mask >> source & 1);
   fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): thread (%u,%u,%u) reads lane %u%s, which its mask 0x%llx %s",
@@ -520,10 +663,10 @@ inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, ui
 }
 
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
-inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
+FL_EMU_UNINSTRUMENTED inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
 
 // The 32-bit reduction of the group's values (__reduce_*_sync), signed or not.
-inline uint64_t reduce_lanes(warp_op op, bool is_signed, const uint64_t* values, lane_mask group) {
+FL_EMU_UNINSTRUMENTED inline uint64_t reduce_lanes(warp_op op, bool is_signed, const uint64_t* values, lane_mask group) {
   uint32_t total = static_cast<uint32_t>(values[lowest_lane(group)]);
   for (lane_mask m = group & (group - 1); m; m &= m - 1) {
     const uint32_t v = static_cast<uint32_t>(values[lowest_lane(m)]);
@@ -542,7 +685,7 @@ inline uint64_t reduce_lanes(warp_op op, bool is_signed, const uint64_t* values,
 
 // Computes and hands out the results of one warp operation whose group of
 // lanes has all arrived, and makes them ready.
-inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
+FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   warp_state& w = b.warps[warp];
   const uint32_t base = warp * b.warp_size;
   gpu_thread* lanes = b.threads + base;
@@ -554,7 +697,7 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
   uint64_t values[64];
   const uint32_t warp_lanes = b.warp_size;
   bool same = true;
-  for_each_lane(group, warp_lanes, [&](uint32_t lane) {
+  for_each_lane(group, warp_lanes, [&](uint32_t lane) FL_EMU_UNINSTRUMENTED {
     const gpu_thread& t = lanes[lane];
     same &= t.op == op && t.mask == mask && (!line || t.line == line);
     values[lane] = t.value;
@@ -566,36 +709,36 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
     return;
   }
   // One loop an operation, each lane's result from `result(lane, thread)`.
-  auto each_lane = [&](auto result) {
-    for_each_lane(group, warp_lanes, [&](uint32_t lane) { lanes[lane].result = result(lane, lanes[lane]); });
+  auto each_lane = [&](auto result) FL_EMU_UNINSTRUMENTED {
+    for_each_lane(group, warp_lanes, [&](uint32_t lane) FL_EMU_UNINSTRUMENTED { lanes[lane].result = result(lane, lanes[lane]); });
   };
   // A shuffle reads value_of(lane, source) for a source in the lane's segment or an earlier one.
   // NVIDIA's GPUs read the low 5 bits of a lane offset or xor mask (PTX's shfl.sync:
   // a delta of 33 moves by 1); AMD's 64-lane code compares the whole value.
   const uint32_t offset_bits = warp_lanes == 32 ? 31u : ~0u;
-  auto shuffle = [&](auto value_of) {
+  auto shuffle = [&](auto value_of) FL_EMU_UNINSTRUMENTED {
     switch (op) {
       case warp_op::shfl:
-        each_lane([&](uint32_t lane, const gpu_thread& t) {
+        each_lane([&](uint32_t lane, const gpu_thread& t) FL_EMU_UNINSTRUMENTED {
           const uint32_t width = t.width;
           return value_of(lane, (lane & ~(width - 1)) + (t.param & (width - 1)));
         });
         break;
       case warp_op::shfl_xor:
-        each_lane([&](uint32_t lane, const gpu_thread& t) {
+        each_lane([&](uint32_t lane, const gpu_thread& t) FL_EMU_UNINSTRUMENTED {
           const uint32_t source = lane ^ (t.param & offset_bits);
           // A source past the lane's segment (later segments): its own value.
           return source < (lane & ~(t.width - 1)) + t.width ? value_of(lane, source) : values[lane];
         });
         break;
       case warp_op::shfl_down:
-        each_lane([&](uint32_t lane, const gpu_thread& t) {
+        each_lane([&](uint32_t lane, const gpu_thread& t) FL_EMU_UNINSTRUMENTED {
           const uint32_t delta = t.param & offset_bits;
           return (lane & (t.width - 1)) + delta < t.width ? value_of(lane, lane + delta) : values[lane];
         });
         break;
       default:  // shfl_up
-        each_lane([&](uint32_t lane, const gpu_thread& t) {
+        each_lane([&](uint32_t lane, const gpu_thread& t) FL_EMU_UNINSTRUMENTED {
           const uint32_t delta = t.param & offset_bits;
           return (lane & (t.width - 1)) >= delta ? value_of(lane, lane - delta) : values[lane];
         });
@@ -610,13 +753,13 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
     case warp_op::shfl_up:
       if (group == whole_warp(warp_lanes)) {
         // Every lane of the warp takes part: each source is one of them.
-        shuffle([&](uint32_t, uint32_t source) { return values[source]; });
+        shuffle([&](uint32_t, uint32_t source) FL_EMU_UNINSTRUMENTED { return values[source]; });
       } else {
         // Lanes outside the group take no part: reading one gives 0, as NVIDIA's
         // GPUs give it (measured on an H200) and AMD's ds_bpermute gives it for a
         // disabled lane.
         int reader = -1, read = -1;
-        shuffle([&](uint32_t self, uint32_t source) {
+        shuffle([&](uint32_t self, uint32_t source) FL_EMU_UNINSTRUMENTED {
           if (source < 64 && (group >> source & 1)) return values[source];
           // Unnamed, or named but past the block's end (a lane named that exited is reported when it exits).
           const bool unnamed = !(source < 64 && (mask >> source & 1));
@@ -635,12 +778,15 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
     case warp_op::ballot:
       for (lane_mask m = group; m; m &= m - 1)
         if (values[lowest_lane(m)]) yes |= lane_mask(1) << lowest_lane(m);
-      each_lane([&](uint32_t, const gpu_thread&) {
+      each_lane([&](uint32_t, const gpu_thread&) FL_EMU_UNINSTRUMENTED {
         return op == warp_op::any ? uint64_t(yes != 0) : op == warp_op::all ? uint64_t(yes == group) : uint64_t(yes);
       });
       break;
     case warp_op::syncwarp:
-    case warp_op::activemask: each_lane([&](uint32_t, const gpu_thread&) { return uint64_t(0); }); break;
+      b.shared_epoch++;
+      each_lane([&](uint32_t, const gpu_thread&) FL_EMU_UNINSTRUMENTED { return uint64_t(0); });
+      break;
+    case warp_op::activemask: each_lane([&](uint32_t, const gpu_thread&) FL_EMU_UNINSTRUMENTED { return uint64_t(0); }); break;
     case warp_op::reduce_add:
     case warp_op::reduce_min:
     case warp_op::reduce_max:
@@ -648,11 +794,11 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
     case warp_op::reduce_or:
     case warp_op::reduce_xor: {
       const uint64_t total = reduce_lanes(op, first.param != 0, values, group);
-      each_lane([&](uint32_t, const gpu_thread&) { return total; });
+      each_lane([&](uint32_t, const gpu_thread&) FL_EMU_UNINSTRUMENTED { return total; });
       break;
     }
     case warp_op::match_any:
-      each_lane([&](uint32_t lane, const gpu_thread&) {
+      each_lane([&](uint32_t lane, const gpu_thread&) FL_EMU_UNINSTRUMENTED {
         lane_mask same = 0;
         for (lane_mask m = group; m; m &= m - 1)
           if (values[lowest_lane(m)] == values[lane]) same |= lane_mask(1) << lowest_lane(m);
@@ -663,13 +809,13 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
       // Sent in lane order, so that of several senders to one lane the highest's stays.
       uint64_t sent[64] = {};
       for (lane_mask m = group; m; m &= m - 1) sent[lanes[lowest_lane(m)].param & (warp_lanes - 1)] = values[lowest_lane(m)];
-      each_lane([&](uint32_t lane, const gpu_thread&) { return sent[lane]; });
+      each_lane([&](uint32_t lane, const gpu_thread&) FL_EMU_UNINSTRUMENTED { return sent[lane]; });
       break;
     }
     case warp_op::match_all: {
       bool all = true;
       for (lane_mask m = group; m; m &= m - 1) all &= values[lowest_lane(m)] == values[lowest_lane(group)];
-      each_lane([&](uint32_t, const gpu_thread&) { return all ? group : lane_mask(0); });
+      each_lane([&](uint32_t, const gpu_thread&) FL_EMU_UNINSTRUMENTED { return all ? group : lane_mask(0); });
       break;
     }
   }
@@ -682,7 +828,7 @@ inline void complete_group(block_state& b, uint32_t warp, lane_mask group) {
 // wait there are handed the mask once every other live lane of the warp waits
 // too (at a barrier or another warp operation), or has exited; those at the
 // earliest line first.
-__attribute__((noinline)) inline void settle_waiting_activemask(block_state& b, uint32_t warp) {
+__attribute__((noinline)) FL_EMU_UNINSTRUMENTED inline void settle_waiting_activemask(block_state& b, uint32_t warp) {
   warp_state& w = b.warps[warp];
   const uint32_t base = warp * b.warp_size;
   for (lane_mask m = w.live & ~w.at_activemask & ~w.arrived; m; m &= m - 1)
@@ -702,14 +848,14 @@ __attribute__((noinline)) inline void settle_waiting_activemask(block_state& b, 
   w.at_activemask &= ~together;
 }
 
-inline void settle_activemask(block_state& b, uint32_t warp) {
+FL_EMU_UNINSTRUMENTED inline void settle_activemask(block_state& b, uint32_t warp) {
   if (b.warps[warp].at_activemask) settle_waiting_activemask(b, warp);
 }
 
 // The barrier's waiting threads go on, once every thread of the block has
 // arrived or exited (threads that returned early do not hold it up: a GPU's
 // barrier counts only threads that have not exited).
-inline bool release_barrier(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline bool release_barrier(block_state& b) {
   if (b.at_barrier == 0 || b.at_barrier + b.exited != b.size) return false;
   if (b.barrier_mismatch) {
     // Threads at different __syncthreads(): undefined in CUDA, yet a GPU's
@@ -726,6 +872,7 @@ inline bool release_barrier(block_state& b) {
   }
   b.barrier_arrivals = b.at_barrier;
   b.at_barrier = 0;
+  b.shared_epoch++;
   b.barrier_result = b.barrier_votes;
   b.barrier_votes = 0;
   // Plain mode runs thread 0 last: past a barrier a GPU's warps go on
@@ -739,7 +886,7 @@ inline bool release_barrier(block_state& b) {
   return true;
 }
 
-inline void mark_exited(block_state& b, gpu_thread& t) {
+FL_EMU_UNINSTRUMENTED inline void mark_exited(block_state& b, gpu_thread& t) {
   t.status = thread_status::exited;
   b.exited++;
   const uint32_t warp = t.warp, lane = t.lane;
@@ -763,7 +910,7 @@ inline void mark_exited(block_state& b, gpu_thread& t) {
   release_barrier(b);
 }
 
-inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
+FL_EMU_UNINSTRUMENTED inline block_state& current_block() { return *static_cast<block_state*>(tls().block); }
 
 // The source line that an access made inside the emulator's own functions stands
 // for (__ldg's caller), while it lasts; a fiber does not switch within it. Kept
@@ -794,17 +941,18 @@ struct access_site {
 #endif
 
 // The calling thread's rank in its block (x fastest), as CUDA numbers threads into warps.
-inline unsigned linear_thread() {
+FL_EMU_UNINSTRUMENTED inline unsigned linear_thread() {
   const fl_emu_dim3& t = tls().where.thread;
   const fl_emu_dim3& d = tls().block_dim;
   return t.x + d.x * (t.y + d.y * t.z);
 }
 
 // The calling thread's lane in its warp.
-inline unsigned lane_in_warp() { return linear_thread() % static_cast<unsigned>(tls().warp_size); }
+FL_EMU_UNINSTRUMENTED inline unsigned lane_in_warp() { return linear_thread() % static_cast<unsigned>(tls().warp_size); }
 
-inline void fiber_main(void* arg) {
+FL_EMU_UNINSTRUMENTED inline void fiber_main(void* arg) {
   gpu_thread& self = *static_cast<gpu_thread*>(arg);
+  self.base_frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   block_state& b = current_block();
   try {
     b.launch->invoke(b.launch->args);
@@ -819,8 +967,8 @@ inline void fiber_main(void* arg) {
 // Sets up the block's threads as fibers. `running`: the position in the loop
 // order of the thread running on the OS stack when a loop-mode block changes
 // over (those before it have exited); b.size when starting as fibers.
-inline void make_fibers(block_state& b, uint32_t running) {
-  b.launch->needs_fibers->store(true, std::memory_order_relaxed);
+FL_EMU_UNINSTRUMENTED inline void make_fibers(block_state& b, uint32_t running) {
+  b.launch->kernel->needs_fibers.store(true, std::memory_order_relaxed);
   hold_stops hold(b.worker);
   uint32_t warps = (b.size + b.warp_size - 1) / b.warp_size;
   size_t bytes = sizeof(gpu_thread) * b.size + sizeof(warp_state) * warps + sizeof(uint32_t) * 3 * b.size;
@@ -894,12 +1042,12 @@ inline void make_fibers(block_state& b, uint32_t running) {
 }
 
 // On the main context: runs fibers until all have exited or the block failed.
-inline void run_fibers(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline void run_fibers(block_state& b) {
   while (gpu_thread* next = next_ready(b)) switch_to(b, &b.main, next);
 }
 
 // Called by every barrier and warp operation: a loop-mode block changes over.
-inline gpu_thread& fiber_self(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline gpu_thread& fiber_self(block_state& b) {
   if (!b.fibers) make_fibers(b, b.loop_position);
   return *b.current;
 }
@@ -910,24 +1058,87 @@ inline gpu_thread& fiber_self(block_state& b) {
 // step, as a GPU's warp executes it (the CUDA samples' `volatile T* vsmem`
 // reduction over the last 32 threads, which has no __syncwarp), instead of
 // lane 0 running through every step before lane 1 makes its first.
-inline void volatile_step() {
-  block_state& b = current_block();
+// Lock step's watch of an access to shared memory at `address`, `bytes` long.
+FL_EMU_UNINSTRUMENTED inline void watch_shared_access(block_state& b, uint32_t thread, uintptr_t address, size_t bytes, bool write) {
+  const uintptr_t static_words = (b.static_shared_bytes + 3) / 4;
+  const bool in_static = address - b.static_shared < b.static_shared_bytes;
+  const uintptr_t first = in_static ? (address - b.static_shared) / 4 : static_words + (address - reinterpret_cast<uintptr_t>(b.dynamic_shared)) / 4;
+  const uintptr_t end = in_static ? static_words : static_words + (b.dynamic_shared_bytes + 3) / 4;
+  const uintptr_t last = std::min<uintptr_t>(first + (bytes + 3) / 4, end);
+  for (uintptr_t i = first; i < last; i++) {
+    shared_word& w = b.shadow[i];
+    if (w.epoch != b.shared_epoch) {
+      w = shared_word{b.shared_epoch, static_cast<uint16_t>(thread), write, false};
+    } else if (w.thread == thread) {
+      w.written |= write;
+      if (write && w.read_by_others) b.conflict = true;
+    } else if (write || w.written) {
+      b.conflict = true;
+    } else {
+      w.read_by_others = true;
+    }
+  }
+  if (b.conflict) {
+    b.watching = false;
+    b.launch->kernel->lockstep.store(lockstep_need::yes, std::memory_order_relaxed);
+  }
+}
+
+FL_EMU_UNINSTRUMENTED inline gpu_thread& hold_back(block_state& b) {
   gpu_thread& self = fiber_self(b);
   self.status = thread_status::ready;
+  self.step_depth = 0;
   b.deferred[b.deferred_count++] = static_cast<uint32_t>(&self - b.threads);
+  return self;
+}
+
+FL_EMU_UNINSTRUMENTED inline void volatile_step() {
+  block_state& b = current_block();
+  yield(b, hold_back(b));
+}
+
+// Lock step: before an access to shared memory (lockstep.h), from the frame
+// `frame` of the function the compiler calls there. Lanes run one after
+// another between waits, and without these a lane would make all its accesses
+// before the next lane made its first: code that relies on a warp's lanes
+// going in step (a tile shifted in place, lanes that zero part of a tile
+// others fill, with no __syncwarp between) would read what a GPU's warp had
+// not yet written, or had. The module keeps its frame pointers: the return
+// addresses out to the fiber's first frame say where the lane is.
+FL_EMU_UNINSTRUMENTED inline void step_from(block_state& b, void* const* frame) {
+  gpu_thread& self = hold_back(b);
+  // The outermost kStepDepth of them: lanes told apart only deeper in wait at one place.
+  // Only words of the fiber's own stack are read, whatever a frame pointer holds.
+  uintptr_t path[4 * kStepDepth];
+  uint32_t depth = 0;
+  while (depth < 4 * kStepDepth && reinterpret_cast<uintptr_t>(frame) < self.base_frame) {
+    path[depth++] = reinterpret_cast<uintptr_t>(frame[1]);
+    void* const* outer = static_cast<void* const*>(frame[0]);
+    if (outer <= frame) break;  // not a frame of this stack
+    frame = outer;
+  }
+  const uint32_t skipped = depth > kStepDepth ? depth - kStepDepth : 0;
+  for (uint32_t i = skipped; i < depth; i++) self.step_path[i - skipped] = path[i];
+  self.step_depth = depth - skipped;
   yield(b, self);
+}
+
+FL_EMU_UNINSTRUMENTED inline void lockstep_step(void* const* frame, uintptr_t address, size_t bytes, bool write) {
+  block_state& b = current_block();
+  if (b.watching) watch_shared_access(b, linear_thread(), address, bytes, write);
+  step_from(b, frame);
 }
 
 // A thread spinning on a lock (atomicCAS or atomicExch in a loop) lets the threads
 // volatile_step holds back go on first: one of them may hold the lock, taken
 // before a volatile access in its critical section.
-inline void yield_to_held() {
+FL_EMU_UNINSTRUMENTED inline void yield_to_held() {
   block_state& b = current_block();
   if (b.fibers && b.deferred_count) volatile_step();
 }
 
 // __syncthreads(): the block's threads go on once all have arrived (or exited).
-inline void syncthreads(int line) {
+FL_EMU_UNINSTRUMENTED inline void syncthreads(int line) {
   block_state& b = current_block();
   gpu_thread& self = fiber_self(b);
   self.status = thread_status::at_barrier;
@@ -946,32 +1157,32 @@ inline void syncthreads(int line) {
 // true (threads that exited count as false). __syncthreads_and and _or compare it.
 // A thread reads the count before it can arrive at the next barrier, and that one
 // cannot release before every thread has arrived, so one result slot serves.
-inline int syncthreads_count(int line, int predicate) {
+FL_EMU_UNINSTRUMENTED inline int syncthreads_count(int line, int predicate) {
   block_state& b = current_block();
   fiber_self(b);
   if (predicate) b.barrier_votes++;
   syncthreads(line);
   return static_cast<int>(b.barrier_result);
 }
-inline int syncthreads_and(int line, int predicate) {
+FL_EMU_UNINSTRUMENTED inline int syncthreads_and(int line, int predicate) {
   block_state& b = current_block();
   return static_cast<uint32_t>(syncthreads_count(line, predicate)) == b.barrier_arrivals;
 }
-inline int syncthreads_or(int line, int predicate) { return syncthreads_count(line, predicate) != 0; }
+FL_EMU_UNINSTRUMENTED inline int syncthreads_or(int line, int predicate) { return syncthreads_count(line, predicate) != 0; }
 
 // Sleeping until *word is no longer `seen`, or `ms` have passed; a wake_all() ends it.
 // (Linux's futex: the emulator's pool is Linux's threads and signals.)
-inline void sleep_while(std::atomic<uint32_t>& word, uint32_t seen, long ms) {
+FL_EMU_UNINSTRUMENTED inline void sleep_while(std::atomic<uint32_t>& word, uint32_t seen, long ms) {
   timespec limit{0, ms * 1000000L};
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, seen, &limit, nullptr, 0);
 }
-inline void wake_all(std::atomic<uint32_t>& word) {
+FL_EMU_UNINSTRUMENTED inline void wake_all(std::atomic<uint32_t>& word) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
 }
 
 // A block of a cooperative launch ran to its end: a block waiting at grid.sync()
 // for it would wait forever (a GPU hangs), so waiters look again and say so.
-inline void note_block_finished(launch_state& L, uint64_t index) {
+FL_EMU_UNINSTRUMENTED inline void note_block_finished(launch_state& L, uint64_t index) {
   uint64_t lowest = L.grid.first_finished.load();
   while (index < lowest && !L.grid.first_finished.compare_exchange_weak(lowest, index)) {
   }
@@ -981,7 +1192,7 @@ inline void note_block_finished(launch_state& L, uint64_t index) {
 
 // The cross-block part of grid.sync(), by one thread of the block while the
 // others wait at its block barriers: every block arrives, then all go on.
-inline void wait_for_grid(block_state& b, int line) {
+FL_EMU_UNINSTRUMENTED inline void wait_for_grid(block_state& b, int line) {
   launch_state& L = *const_cast<launch_state*>(b.launch);
   grid_barrier& g = L.grid;
   const uint32_t generation = g.generation.load();
@@ -1018,7 +1229,7 @@ inline void wait_for_grid(block_state& b, int line) {
 
 // cooperative_groups' grid.sync(): the block's threads meet, one waits for the
 // other blocks, and then the block's threads go on together, as CUDA's does it.
-inline void grid_sync(int line) {
+FL_EMU_UNINSTRUMENTED inline void grid_sync(int line) {
   block_state& b = current_block();
   if (!b.launch->desc->cooperative) {
     fail(b, "kernel '%s': grid.sync() on line %d needs every block of the grid resident at once (a cooperative launch); fuselab launches a kernel so when its source syncs the grid in a way fuselab reads before the launch (grid.sync(), this_grid().sync(), cg::sync(grid) in the kernel or a function it calls by name)",
@@ -1034,7 +1245,7 @@ inline void grid_sync(int line) {
   b.grid_waited = false;
 }
 
-[[noreturn]] inline void refuse_warp_op(block_state& b, warp_op op, bool masked, int line, const char* why) {
+[[noreturn]] FL_EMU_UNINSTRUMENTED inline void refuse_warp_op(block_state& b, warp_op op, bool masked, int line, const char* why) {
   const fl_emu_where& w = b.state->where;
   fail(b, "kernel '%s': %s on line %d: %s (block (%u,%u,%u), thread (%u,%u,%u))", b.launch->desc->kernel,
        warp_op_name(op, masked), line, why, w.block.x, w.block.y, w.block.z, w.thread.x, w.thread.y, w.thread.z);
@@ -1042,7 +1253,7 @@ inline void grid_sync(int line) {
 }
 
 // The refusals of warp_exchange, out of its way (it runs at every warp operation).
-[[noreturn]] __attribute__((noinline, cold)) inline void refuse_width(block_state& b, warp_op op, bool masked, int line, int width) {
+[[noreturn]] __attribute__((noinline, cold)) FL_EMU_UNINSTRUMENTED inline void refuse_width(block_state& b, warp_op op, bool masked, int line, int width) {
   char why[96];
   snprintf(why, sizeof why, "width must be a power of two from 1 to warpSize (%d), got %d", b.warp_size, width);
   refuse_warp_op(b, op, masked, line, why);
@@ -1050,7 +1261,7 @@ inline void grid_sync(int line) {
 
 constexpr lane_mask kFullMask32 = 0xffffffffu;
 
-[[noreturn]] __attribute__((noinline, cold)) inline void refuse_lane(block_state& b, warp_op op, int line, uint32_t lane, lane_mask mask) {
+[[noreturn]] __attribute__((noinline, cold)) FL_EMU_UNINSTRUMENTED inline void refuse_lane(block_state& b, warp_op op, int line, uint32_t lane, lane_mask mask) {
   char why[320];
   // A mask of 0 most often comes from (1 << n) - 1 with n = 32: x86 shifts by the
   // count modulo 32, where a GPU's shift gives 0 and so a mask of every lane.
@@ -1063,7 +1274,7 @@ constexpr lane_mask kFullMask32 = 0xffffffffu;
 }
 
 // What a warp operation gives a lane that takes part alone: its own value, its own vote.
-inline uint64_t lone_result(warp_op op, uint32_t lane, uint64_t value) {
+FL_EMU_UNINSTRUMENTED inline uint64_t lone_result(warp_op op, uint32_t lane, uint64_t value) {
   switch (op) {
     case warp_op::any:
     case warp_op::all: return value != 0;
@@ -1075,7 +1286,7 @@ inline uint64_t lone_result(warp_op op, uint32_t lane, uint64_t value) {
   }
 }
 
-inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
+FL_EMU_UNINSTRUMENTED inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) {
   const uint32_t warp = self.warp;
   self.status = thread_status::at_warp_op;
   self.op = warp_op::activemask;
@@ -1092,7 +1303,7 @@ inline lane_mask wait_at_activemask(block_state& b, gpu_thread& self, int line) 
 // lane, xor mask or delta of a shuffle, `width` its segment (kWholeWarp, or any
 // negative width: the warp). Returns this lane's result once all of them have
 // arrived. warp_op::activemask ignores all but `line`: see settle_activemask.
-inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width,
+FL_EMU_UNINSTRUMENTED inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t param, int width,
                               lane_mask mask = kLiveLanes) {
   block_state& b = current_block();
   const int lanes = b.warp_size;
@@ -1145,14 +1356,14 @@ inline uint64_t warp_exchange(warp_op op, int line, uint64_t value, uint32_t par
 
 
 template <typename T>
-inline uint64_t to_lane_bits(T v) {
+FL_EMU_UNINSTRUMENTED inline uint64_t to_lane_bits(T v) {
   static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp operations move values of up to 8 bytes");
   uint64_t bits = 0;
   memcpy(&bits, &v, sizeof v);
   return bits;
 }
 template <typename T>
-inline T from_lane_bits(uint64_t bits) {
+FL_EMU_UNINSTRUMENTED inline T from_lane_bits(uint64_t bits) {
   T v;
   memcpy(&v, &bits, sizeof v);
   return v;
@@ -1162,7 +1373,7 @@ inline T from_lane_bits(uint64_t bits) {
 // 8 bytes (a uint4, a struct) moves 8 bytes at a time, as a GPU shuffles it a
 // register at a time.
 template <typename T>
-inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_mask mask = kLiveLanes) {
+FL_EMU_UNINSTRUMENTED inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_mask mask = kLiveLanes) {
   if constexpr (sizeof(T) <= 8) {
     return from_lane_bits<T>(warp_exchange(op, line, to_lane_bits(v), param, width, mask));
   } else {
@@ -1177,10 +1388,10 @@ inline T shuffle_op(warp_op op, int line, T v, uint32_t param, int width, lane_m
 }
 
 // __syncwarp() (every lane not exited) and __syncwarp(mask).
-inline lane_mask syncwarp_mask() { return kLiveLanes; }
-inline lane_mask syncwarp_mask(lane_mask mask) { return mask; }
+FL_EMU_UNINSTRUMENTED inline lane_mask syncwarp_mask() { return kLiveLanes; }
+FL_EMU_UNINSTRUMENTED inline lane_mask syncwarp_mask(lane_mask mask) { return mask; }
 
-inline void* dynamic_shared() { return current_block().dynamic_shared; }
+FL_EMU_UNINSTRUMENTED inline void* dynamic_shared() { return current_block().dynamic_shared; }
 
 // Check mode: static __shared__ arrays are thread_local variables of the
 // module, so they live in the module's thread-local block. Fill that block with
@@ -1191,7 +1402,7 @@ struct tls_search {
   size_t bytes;
 };
 
-inline int find_module_tls(dl_phdr_info* info, size_t, void* data) {
+FL_EMU_UNINSTRUMENTED inline int find_module_tls(dl_phdr_info* info, size_t, void* data) {
   tls_search& search = *static_cast<tls_search*>(data);
   bool mine = false;
   const ElfW(Phdr)* tls_header = nullptr;
@@ -1209,7 +1420,8 @@ inline int find_module_tls(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
-inline void poison_static_shared(fl_emu_worker* worker) {
+// The module's per-thread data, with where its thread-local block lies, looked up once per OS thread.
+FL_EMU_UNINSTRUMENTED inline module_thread& module_tls(fl_emu_worker* worker) {
   module_thread& t = module_thread_data();
   if (!t.tls_known) {
     hold_stops hold(worker);  // dl_iterate_phdr takes the loader's lock
@@ -1219,6 +1431,11 @@ inline void poison_static_shared(fl_emu_worker* worker) {
     t.tls_bytes = search.bytes;
     t.tls_known = true;
   }
+  return t;
+}
+
+FL_EMU_UNINSTRUMENTED inline void poison_static_shared(fl_emu_worker* worker) {
+  module_thread& t = module_tls(worker);
   unsigned char* begin = t.tls_begin;
   unsigned char* end = begin + t.tls_bytes;
   unsigned char* own = reinterpret_cast<unsigned char*>(&t);
@@ -1227,11 +1444,42 @@ inline void poison_static_shared(fl_emu_worker* worker) {
   memset(own + sizeof t, 0xFF, end - (own + sizeof t));
 }
 
+// Lock step for the block (lockstep.h), where its kernel needs it or may: its
+// first blocks run in lock step and watch their shared memory. One in which no
+// two threads touched a word between barriers with one of them writing it
+// (all that a block whose barriers order its accesses does: a tiled GEMM, a
+// reduction, a softmax) tells the kernel's later blocks and launches that
+// lanes taking turns would change nothing: they run as without lock step,
+// which costs a switch at every access to shared memory. The first to find
+// such a word says the kernel needs it, for good.
+FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_bytes) {
+  const lockstep_need need = b.launch->kernel->lockstep.load(std::memory_order_relaxed);
+  if (need == lockstep_need::no) return;
+  const module_thread& own = module_tls(b.worker);
+  b.static_shared = reinterpret_cast<uintptr_t>(own.tls_begin);
+  b.static_shared_bytes = own.tls_bytes;
+  b.runtime_tls = reinterpret_cast<uintptr_t>(&own);
+  b.runtime_tls_bytes = sizeof own;
+  b.dynamic_shared_bytes = dynamic_bytes;
+  b.lockstep = true;
+  b.shared_epoch = 1;
+  if (need == lockstep_need::unknown) {
+    const size_t words = (b.static_shared_bytes + 3) / 4 + (dynamic_bytes + 3) / 4;
+    hold_stops hold(b.worker);
+    // Scratch slot 2 holds check mode's order, and lock step runs in plain mode alone.
+    b.shadow = static_cast<shared_word*>(b.worker->scratch(b.worker, 2, words * sizeof(shared_word)));
+    if (b.shadow) {
+      memset(b.shadow, 0, words * sizeof(shared_word));
+      b.watching = true;
+    }
+  }
+}
+
 // Loop mode, in order: thread (0,0,0), (1,0,0), ... Instantiated per kernel
 // with the kernel inlined into the loop, which keeps it fast. Stops early when
 // a barrier changed the block over to fibers.
 template <typename Call>
-inline void loop_in_order(block_state& b, Call&& call) {
+FL_EMU_UNINSTRUMENTED inline void loop_in_order(block_state& b, Call&& call) {
   const fl_emu_dim3 dim = tls().block_dim;
   fl_emu_dim3& thread = tls().where.thread;
   uint32_t k = 0;
@@ -1246,7 +1494,7 @@ inline void loop_in_order(block_state& b, Call&& call) {
 }
 
 // Loop mode in check mode: in the block's shuffled order.
-inline void loop_shuffled(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline void loop_shuffled(block_state& b) {
   const launch_state& L = *b.launch;
   const fl_emu_dim3 dim = tls().block_dim;
   fl_emu_dim3& thread = tls().where.thread;
@@ -1258,10 +1506,11 @@ inline void loop_shuffled(block_state& b) {
   }
 }
 
-inline void run_threads_from_start(block_state& b) {
+FL_EMU_UNINSTRUMENTED inline void run_threads_from_start(block_state& b) {
   const launch_state& L = *b.launch;
   try {
-    if (L.needs_fibers->load(std::memory_order_relaxed)) {
+    // In lock step every lane starts as a fiber, so that all walk out to the same first frame.
+    if (b.lockstep || L.kernel->needs_fibers.load(std::memory_order_relaxed)) {
       make_fibers(b, b.size);
       run_fibers(b);
     } else {
@@ -1278,12 +1527,12 @@ inline void run_threads_from_start(block_state& b) {
 }
 
 // Runs the block's GPU threads to the end, or until abandon_block() returns here.
-__attribute__((noinline)) inline void run_threads(block_state& b) {
+__attribute__((noinline)) FL_EMU_UNINSTRUMENTED inline void run_threads(block_state& b) {
   if (__builtin_setjmp(b.escape) == 0) run_threads_from_start(b);
 }
 
 // The pool's body: runs one block of the launch.
-inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
+FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   launch_state& L = *static_cast<launch_state*>(context);
   if (L.failed.load(std::memory_order_relaxed)) return;
   const fl_emu_launch& desc = *L.desc;
@@ -1308,6 +1557,10 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   b.order = nullptr;
   b.loop_position = 0;
   b.dynamic_shared = nullptr;
+  b.lockstep = false;
+  b.watching = false;
+  b.conflict = false;
+  b.shadow = nullptr;
   b.grid_waited = false;
   b.site = nullptr;
   b.state = &t;
@@ -1338,7 +1591,16 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
       poison_static_shared(worker);
       if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
     }
+#if defined(FL_EMU_LOCKSTEP)
+    start_lockstep(b, desc.shared_bytes);
+#endif
     run_threads(b);
+#if defined(FL_EMU_LOCKSTEP)
+    if (b.watching && !b.failed) {
+      lockstep_need expected = lockstep_need::unknown;
+      L.kernel->lockstep.compare_exchange_strong(expected, lockstep_need::no);
+    }
+#endif
   }
   t.block = nullptr;
   if (b.failed && !L.failed.exchange(true)) {
@@ -1347,15 +1609,15 @@ inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
   if (desc.cooperative) note_block_finished(L, index);
 }
 
-inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
+FL_EMU_UNINSTRUMENTED inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
                       void (*run_in_order)(const void*, block_state&), const void* args,
-                      std::atomic<bool>* needs_fibers) {
+                      kernel_history* kernel) {
   launch_state L;
   L.desc = desc;
   L.invoke = invoke;
   L.run_in_order = run_in_order;
   L.args = args;
-  L.needs_fibers = needs_fibers;
+  L.kernel = kernel;
   L.threads_per_block = desc->block.x * desc->block.y * desc->block.z;
   desc->error[0] = 0;
   thread_state_offset.store(desc->thread_offset, std::memory_order_relaxed);
@@ -1369,7 +1631,7 @@ inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
 // An argument's value from the bytes args[i] points to, which need not be
 // aligned for its type (a struct may ask for more than the plugin aligns to).
 template <typename T>
-inline T argument_value(const void* bytes) {
+FL_EMU_UNINSTRUMENTED inline T argument_value(const void* bytes) {
   if constexpr (std::is_trivially_copyable_v<T>) {
     alignas(T) unsigned char aligned[sizeof(T)];
     memcpy(aligned, bytes, sizeof(T));
@@ -1382,9 +1644,9 @@ inline T argument_value(const void* bytes) {
 // The typed trampoline of kernel F: unpacks args[i] into F's parameter types
 // once per launch, then calls F for every GPU thread.
 template <auto F, typename... A, size_t... I>
-inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<I...>) {
+FL_EMU_UNINSTRUMENTED inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<I...>) {
   using packed = std::tuple<std::decay_t<A>...>;
-  static std::atomic<bool> needs_fibers{false};
+  static kernel_history kernel;
   auto invoke = [](const void* p) { std::apply(F, *static_cast<const packed*>(p)); };
   auto run_in_order = [](const void* p, block_state& b) {
     const packed& a = *static_cast<const packed*>(p);
@@ -1395,10 +1657,10 @@ inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<
     // limit since 12.1), more than this frame may hold beside its copies.
     auto args = std::make_unique<packed>();
     (memcpy(static_cast<void*>(&std::get<I>(*args)), desc->args[I], sizeof(std::tuple_element_t<I, packed>)), ...);
-    return run_launch(desc, invoke, run_in_order, args.get(), &needs_fibers);
+    return run_launch(desc, invoke, run_in_order, args.get(), &kernel);
   } else {
     packed args{argument_value<std::decay_t<A>>(desc->args[I])...};
-    return run_launch(desc, invoke, run_in_order, &args, &needs_fibers);
+    return run_launch(desc, invoke, run_in_order, &args, &kernel);
   }
 }
 
@@ -1408,7 +1670,7 @@ constexpr size_t parameter_count(void (*)(A...)) {
 }
 
 template <auto F>
-inline int launch(fl_emu_launch* desc) {
+FL_EMU_UNINSTRUMENTED inline int launch(fl_emu_launch* desc) {
   return launch_with<F>(desc, F, std::make_index_sequence<parameter_count(F)>{});
 }
 

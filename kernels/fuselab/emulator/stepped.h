@@ -14,18 +14,25 @@
 namespace fl {
 namespace emu {
 
-inline void volatile_step();
+// Before the access: in a module in lock step, which keeps its frame pointers, from
+// where in the code the lane is (lanes of a branch's two sides meet again after it).
+#if defined(FL_EMU_LOCKSTEP)
+#define FL_EMU_VOLATILE_STEP() step_from(current_block(), static_cast<void* const*>(__builtin_frame_address(0)))
+#else
+#define FL_EMU_VOLATILE_STEP() volatile_step()
+#endif
 
 template <typename T>
 struct stepped {
   T value;
 
-  operator T() const {
-    volatile_step();
+  // Not seen by lock step (lockstep.h): volatile_step has put the access in its turn.
+  FL_EMU_UNINSTRUMENTED operator T() const {
+    FL_EMU_VOLATILE_STEP();
     return *const_cast<const volatile T*>(&value);
   }
-  stepped& operator=(const T& v) {
-    volatile_step();
+  FL_EMU_UNINSTRUMENTED stepped& operator=(const T& v) {
+    FL_EMU_VOLATILE_STEP();
     *const_cast<volatile T*>(&value) = v;
     return *this;
   }

@@ -29,6 +29,7 @@
 #include "../emulator/runtime_api.h"
 #include "../emulator/stepped.h"
 #include "../emulator/textures.h"
+#include "../emulator/lockstep.h"
 
 #define __global__
 #define __device__

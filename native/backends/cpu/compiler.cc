@@ -494,6 +494,15 @@ bool compiler_is_clang() {
   return fs::weakly_canonical(kSettings.program, ec).filename().string().find("clang") != std::string::npos;
 }
 
+// Whether a source declares shared memory: only then do a warp's lanes take their accesses in lock step.
+static bool uses_shared_memory(const std::string& source) {
+  // fl.compile writes a dynamic shared array's declaration as FL_DYNAMIC_SHARED or a call of dynamic_shared()
+  // (src/compile.ts); HIP spells it HIP_DYNAMIC_SHARED.
+  for (const char* mark : {"__shared__", "DYNAMIC_SHARED", "dynamic_shared"})
+    if (source.find(mark) != std::string::npos) return true;
+  return false;
+}
+
 compile_result compile_module(const std::string& source, const std::string& kernel_names, const std::string& options,
                               bool check, const process_limits& limits) {
   compile_result result;
@@ -550,6 +559,29 @@ compile_result compile_module(const std::string& source, const std::string& kern
     // where on a GPU the register's leftover (often 0) may pass for right.
     flags.push_back("-ftrivial-auto-var-init=pattern");
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
+  }
+  if (!check && uses_shared_memory(source)) {
+    // Lock step (emulator/lockstep.h): the compiler calls a function before every
+    // load and store, which the module defines. Not in check mode, whose scrambled
+    // order of lanes shows code that relies on lock step instead.
+    flags.push_back("-fsanitize=thread");
+    flags.push_back("-DFL_EMU_LOCKSTEP=1");
+    flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel
+    // The code in the order of the source, which the lanes of a warp take in turn (lockstep_step).
+    if (!compiler_is_clang()) {
+      flags.push_back("-fno-reorder-blocks");
+      flags.push_back("-fno-reorder-blocks-and-partition");
+    }
+    flags.push_back("-Wno-tsan");  // "atomic_thread_fence is not supported": the module makes it one
+    if (compiler_is_clang()) {
+      // clang also routes atomics through the sanitizer, also in the module's own definitions of those
+      // functions (they would call themselves): left as they are, as they need no turn.
+      for (const char* flag : {"-mllvm", "-tsan-instrument-func-entry-exit=0", "-mllvm", "-tsan-instrument-memintrinsics=0",
+                               "-mllvm", "-tsan-instrument-atomics=0"})
+        flags.push_back(flag);
+    } else {
+      flags.push_back("--param=tsan-instrument-func-entry-exit=0");
+    }
   }
   std::vector<std::string> command = kSettings.compiler;
   command.insert(command.end(), flags.begin(), flags.end());

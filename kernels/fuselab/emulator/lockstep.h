@@ -1,0 +1,95 @@
+// Lock step on the CPU: a warp's lanes take their accesses to shared memory in
+// turn, as a GPU's warp executes each instruction for all its lanes. A module
+// that uses shared memory is compiled in plain mode with -fsanitize=thread,
+// whose compiler calls __tsan_readN/__tsan_writeN before every load and store
+// of the module, and with no sanitizer library: the module defines the
+// functions it calls here. An access inside the block's shared memory (the
+// module's thread-local block, where static __shared__ arrays live, and the
+// dynamic shared memory) waits for the other lanes to reach theirs
+// (runtime.h's lockstep_step); any other returns at once. The atomic
+// operations the sanitizer routes through its own functions are done here as
+// they were written.
+#ifndef FUSELAB_EMULATOR_LOCKSTEP_H
+#define FUSELAB_EMULATOR_LOCKSTEP_H
+#if defined(FL_EMU_LOCKSTEP)
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+// Not instrumented themselves; they call only always-inlined code until they know
+// the access is to shared memory (an instrumented call here would recurse).
+#define FL_LOCKSTEP_HOOK extern "C" __attribute__((no_sanitize_thread, visibility("hidden")))
+
+namespace fl::emu {
+__attribute__((always_inline, no_sanitize_thread)) inline void shared_access(const void* address, size_t bytes, bool write,
+                                                                         void* const* frame) {
+  const block_state* b = static_cast<const block_state*>(tls().block);
+  if (!b || !b->lockstep) return;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  const bool in_static = a - b->static_shared < b->static_shared_bytes && a - b->runtime_tls >= b->runtime_tls_bytes;
+  const bool in_dynamic = a - reinterpret_cast<uintptr_t>(b->dynamic_shared) < b->dynamic_shared_bytes;
+  if (in_static || in_dynamic) lockstep_step(frame, a, bytes, write);
+}
+}  // namespace fl::emu
+
+// Declared under other names, bound to the sanitizer's by their assembler
+// names: GCC declares the sanitizer's functions itself, with types of its own.
+#define FL_LOCKSTEP_ACCESS(name, ...)                                               \
+  FL_LOCKSTEP_HOOK void fl_tsan_##name(__VA_ARGS__) __asm__("__tsan_" #name);       \
+  FL_LOCKSTEP_HOOK void fl_tsan_##name(__VA_ARGS__)
+#define FL_LOCKSTEP_FRAME static_cast<void* const*>(__builtin_frame_address(0))
+#define FL_LOCKSTEP_ACCESSES(kind, write)                                                                                   \
+  FL_LOCKSTEP_ACCESS(kind##1, void* a) { ::fl::emu::shared_access(a, 1, write, FL_LOCKSTEP_FRAME); }                       \
+  FL_LOCKSTEP_ACCESS(kind##2, void* a) { ::fl::emu::shared_access(a, 2, write, FL_LOCKSTEP_FRAME); }                       \
+  FL_LOCKSTEP_ACCESS(kind##4, void* a) { ::fl::emu::shared_access(a, 4, write, FL_LOCKSTEP_FRAME); }                       \
+  FL_LOCKSTEP_ACCESS(kind##8, void* a) { ::fl::emu::shared_access(a, 8, write, FL_LOCKSTEP_FRAME); }                       \
+  FL_LOCKSTEP_ACCESS(kind##16, void* a) { ::fl::emu::shared_access(a, 16, write, FL_LOCKSTEP_FRAME); }                     \
+  FL_LOCKSTEP_ACCESS(unaligned_##kind##2, void* a) { ::fl::emu::shared_access(a, 2, write, FL_LOCKSTEP_FRAME); }           \
+  FL_LOCKSTEP_ACCESS(unaligned_##kind##4, void* a) { ::fl::emu::shared_access(a, 4, write, FL_LOCKSTEP_FRAME); }           \
+  FL_LOCKSTEP_ACCESS(unaligned_##kind##8, void* a) { ::fl::emu::shared_access(a, 8, write, FL_LOCKSTEP_FRAME); }           \
+  FL_LOCKSTEP_ACCESS(unaligned_##kind##16, void* a) { ::fl::emu::shared_access(a, 16, write, FL_LOCKSTEP_FRAME); }         \
+  FL_LOCKSTEP_ACCESS(kind##_range, void* a, size_t bytes) { ::fl::emu::shared_access(a, bytes, write, FL_LOCKSTEP_FRAME); }
+FL_LOCKSTEP_ACCESSES(read, false)
+FL_LOCKSTEP_ACCESSES(write, true)
+FL_LOCKSTEP_ACCESS(init, void) {}
+FL_LOCKSTEP_ACCESS(func_entry, void*) {}
+FL_LOCKSTEP_ACCESS(func_exit, void) {}
+FL_LOCKSTEP_ACCESS(vptr_update, void**, void*) {}
+FL_LOCKSTEP_ACCESS(vptr_read, void**) {}
+
+#define FL_LOCKSTEP_ATOMIC(bits, T, op, ...)                                                              \
+  FL_LOCKSTEP_HOOK T fl_tsan_atomic##bits##_##op(__VA_ARGS__) __asm__("__tsan_atomic" #bits "_" #op);     \
+  FL_LOCKSTEP_HOOK T fl_tsan_atomic##bits##_##op(__VA_ARGS__)
+#define FL_LOCKSTEP_ATOMICS(bits, T)                                                                                          \
+  FL_LOCKSTEP_ATOMIC(bits, T, load, const volatile void* a, int) { return __atomic_load_n(static_cast<const volatile T*>(a), __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, void, store, volatile void* a, T v, int) { __atomic_store_n(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, exchange, volatile void* a, T v, int) { return __atomic_exchange_n(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, fetch_add, volatile void* a, T v, int) { return __atomic_fetch_add(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, fetch_sub, volatile void* a, T v, int) { return __atomic_fetch_sub(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, fetch_and, volatile void* a, T v, int) { return __atomic_fetch_and(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, fetch_or, volatile void* a, T v, int) { return __atomic_fetch_or(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, fetch_xor, volatile void* a, T v, int) { return __atomic_fetch_xor(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, T, fetch_nand, volatile void* a, T v, int) { return __atomic_fetch_nand(static_cast<volatile T*>(a), v, __ATOMIC_SEQ_CST); } \
+  FL_LOCKSTEP_ATOMIC(bits, int, compare_exchange_strong, volatile void* a, T* expected, T v, int, int) {                     \
+    return __atomic_compare_exchange_n(static_cast<volatile T*>(a), expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
+  }                                                                                                                           \
+  FL_LOCKSTEP_ATOMIC(bits, int, compare_exchange_weak, volatile void* a, T* expected, T v, int, int) {                       \
+    return __atomic_compare_exchange_n(static_cast<volatile T*>(a), expected, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
+  }                                                                                                                           \
+  FL_LOCKSTEP_ATOMIC(bits, T, compare_exchange_val, volatile void* a, T expected, T v, int, int) {                           \
+    __atomic_compare_exchange_n(static_cast<volatile T*>(a), &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
+    return expected;                                                                                                          \
+  }
+FL_LOCKSTEP_ATOMICS(8, uint8_t)
+FL_LOCKSTEP_ATOMICS(16, uint16_t)
+FL_LOCKSTEP_ATOMICS(32, uint32_t)
+FL_LOCKSTEP_ATOMICS(64, uint64_t)
+FL_LOCKSTEP_HOOK void fl_tsan_atomic_thread_fence(int) __asm__("__tsan_atomic_thread_fence");
+FL_LOCKSTEP_HOOK void fl_tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+FL_LOCKSTEP_HOOK void fl_tsan_atomic_signal_fence(int) __asm__("__tsan_atomic_signal_fence");
+FL_LOCKSTEP_HOOK void fl_tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+#endif
+#endif
