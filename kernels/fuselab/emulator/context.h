@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "instrumented.h"
+
 #if !defined(__x86_64__) && !defined(__aarch64__)
 #include <ucontext.h>
 #endif
@@ -76,7 +78,7 @@ fl_emu_fiber_start:
   .size fl_emu_fiber_start, .-fl_emu_fiber_start
 )");
 
-inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry entry, void* arg) {
+FL_EMU_UNINSTRUMENTED inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry entry, void* arg) {
   // The top, 16-byte aligned; the call in fl_emu_fiber_start then finds the
   // stack aligned as the ABI requires.
   uintptr_t top = (reinterpret_cast<uintptr_t>(stack) + bytes) & ~uintptr_t(15);
@@ -140,7 +142,7 @@ fl_emu_fiber_start:
   .size fl_emu_fiber_start, .-fl_emu_fiber_start
 )");
 
-inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry entry, void* arg) {
+FL_EMU_UNINSTRUMENTED inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry entry, void* arg) {
   uintptr_t top = (reinterpret_cast<uintptr_t>(stack) + bytes) & ~uintptr_t(15);
   void** frame = reinterpret_cast<void**>(top - 160);
   for (int i = 0; i < 20; i++) frame[i] = nullptr;
@@ -151,10 +153,10 @@ inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry e
 }
 #endif
 
-inline void context_switch(context* save, context* load) { fl_emu_switch_context(&save->sp, load->sp); }
+FL_EMU_UNINSTRUMENTED inline void context_switch(context* save, context* load) { fl_emu_switch_context(&save->sp, load->sp); }
 
 // Where a switch to c reads first: worth prefetching.
-inline const void* context_memory(const context& c) { return c.sp; }
+FL_EMU_UNINSTRUMENTED inline const void* context_memory(const context& c) { return c.sp; }
 
 #else  // portable fallback
 
@@ -164,13 +166,13 @@ struct context {
 
 // makecontext passes int arguments only: the entry and its argument travel in
 // four halves.
-inline void context_trampoline(unsigned e_lo, unsigned e_hi, unsigned a_lo, unsigned a_hi) {
+FL_EMU_UNINSTRUMENTED inline void context_trampoline(unsigned e_lo, unsigned e_hi, unsigned a_lo, unsigned a_hi) {
   auto join = [](unsigned lo, unsigned hi) { return (static_cast<uintptr_t>(hi) << 16 << 16) | lo; };
   reinterpret_cast<fiber_entry>(join(e_lo, e_hi))(reinterpret_cast<void*>(join(a_lo, a_hi)));
   __builtin_trap();
 }
 
-inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry entry, void* arg) {
+FL_EMU_UNINSTRUMENTED inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry entry, void* arg) {
   getcontext(&c->uc);
   c->uc.uc_stack.ss_sp = stack;
   c->uc.uc_stack.ss_size = bytes;
@@ -180,9 +182,9 @@ inline void context_prepare(context* c, void* stack, size_t bytes, fiber_entry e
               unsigned(a), unsigned(a >> 16 >> 16));
 }
 
-inline void context_switch(context* save, context* load) { swapcontext(&save->uc, &load->uc); }
+FL_EMU_UNINSTRUMENTED inline void context_switch(context* save, context* load) { swapcontext(&save->uc, &load->uc); }
 
-inline const void* context_memory(const context& c) { return &c.uc; }
+FL_EMU_UNINSTRUMENTED inline const void* context_memory(const context& c) { return &c.uc; }
 
 #endif
 

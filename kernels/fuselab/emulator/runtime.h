@@ -60,6 +60,7 @@
 
 #include "abi.h"
 #include "context.h"
+#include "instrumented.h"
 #include "types.h"
 
 namespace fl::emu {
@@ -91,19 +92,6 @@ __attribute__((always_inline)) inline module_thread& module_thread_data() {
 // from the last launch; the same for every launch and thread.
 inline std::atomic<ptrdiff_t> thread_state_offset{0};
 
-// A module in lock step (lockstep.h) is compiled with -fsanitize=thread, whose
-// calls before every load and store belong in the kernel's code alone: the run
-// time's own functions and lambdas from here on are left out, as is tls(),
-// which kernels inline. Lock step also keeps the kernel's blocks in the order
-// of its source and its frame pointers; the run time's code is laid out for speed.
-#if defined(FL_EMU_LOCKSTEP) && defined(__clang__)
-#define FL_EMU_UNINSTRUMENTED __attribute__((no_sanitize_thread))
-#elif defined(FL_EMU_LOCKSTEP)
-#define FL_EMU_UNINSTRUMENTED \
-  __attribute__((no_sanitize_thread, optimize("omit-frame-pointer", "reorder-blocks", "reorder-blocks-and-partition")))
-#else
-#define FL_EMU_UNINSTRUMENTED
-#endif
 
 __attribute__((always_inline)) inline thread_state& tls() {
   const ptrdiff_t offset = thread_state_offset.load(std::memory_order_relaxed);
@@ -542,11 +530,12 @@ FL_EMU_UNINSTRUMENTED inline bool waits_at_same_place(const gpu_thread& x, const
 // code out before the join and a loop's body before the code after it. A warp
 // with a lane at a volatile access (no path; also a lane spinning on a lock)
 // goes on whole, and so does one whose lanes were kept back kLockstepPatience
-// rounds in a row: a lane spinning on a volatile flag another lane of its warp
-// sets further on lets that lane go, as NVIDIA GPUs since Volta schedule a
-// warp's paths in turn. The warps go in the order of their places, the one
+// rounds in a row: a lane spinning on a volatile flag that another lane of its
+// warp sets further on lets that lane go in the end, as NVIDIA GPUs since Volta
+// schedule a warp's paths in turn (a loop that many turns long, run by part of
+// a warp, lets the rest go on early). The warps go in the order of their places, the one
 // furthest behind first, as a GPU's warps go on nearly in step.
-constexpr uint32_t kLockstepPatience = 256;
+constexpr uint32_t kLockstepPatience = 1u << 20;
 
 FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
   const uint32_t held = b.deferred_count;

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "instrumented.h"
+
 namespace fl {
 namespace emu {
 
