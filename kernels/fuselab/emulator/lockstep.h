@@ -6,9 +6,10 @@
 // functions it calls here. An access inside the block's shared memory (the
 // module's thread-local block, where static __shared__ arrays live, and the
 // dynamic shared memory) waits for the other lanes to reach theirs
-// (runtime.h's lockstep_step); any other returns at once. The atomic
-// operations the sanitizer routes through its own functions are done here as
-// they were written.
+// (runtime.h's lockstep_step); any other returns at once. GCC also routes the
+// module's atomic operations through the sanitizer's functions: they are done
+// here, sequentially consistent whatever order the source asked for (at least
+// as strong; a GPU's atomics on one address are ordered too).
 #ifndef FUSELAB_EMULATOR_LOCKSTEP_H
 #define FUSELAB_EMULATOR_LOCKSTEP_H
 #if defined(FL_EMU_LOCKSTEP)
