@@ -28,7 +28,7 @@ template <typename T>
 struct stepped {
   T value;
 
-  // Not seen by lock step (lockstep.h): volatile_step has put the access in its turn.
+  // Uninstrumented, so lock step's hooks (lockstep.h) do not see the access: the step before it gave it its turn.
   FL_EMU_UNINSTRUMENTED operator T() const {
     FL_EMU_VOLATILE_STEP();
     return *const_cast<const volatile T*>(&value);

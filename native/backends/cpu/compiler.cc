@@ -567,11 +567,6 @@ compile_result compile_module(const std::string& source, const std::string& kern
     flags.push_back("-fsanitize=thread");
     flags.push_back("-DFL_EMU_LOCKSTEP=1");
     flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel
-    // The code in the order of the source, which the lanes of a warp take in turn (lockstep_step).
-    if (!compiler_is_clang()) {
-      flags.push_back("-fno-reorder-blocks");
-      flags.push_back("-fno-reorder-blocks-and-partition");
-    }
     flags.push_back("-Wno-tsan");  // "atomic_thread_fence is not supported": the module makes it one
     if (compiler_is_clang()) {
       // clang also routes atomics through the sanitizer, also in the module's own definitions of those
@@ -581,6 +576,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
         flags.push_back(flag);
     } else {
       flags.push_back("--param=tsan-instrument-func-entry-exit=0");
+      // The code in the order of the source, which the lanes of a warp take in turn (lockstep_step).
+      flags.push_back("-fno-reorder-blocks");
+      flags.push_back("-fno-reorder-blocks-and-partition");
     }
   }
   std::vector<std::string> command = kSettings.compiler;
