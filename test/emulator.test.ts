@@ -608,7 +608,9 @@ __global__ void mean_and_square(float* out, const float* x) {
     // another's: a cascade of filter sections, one a lane, each reading what the section
     // before it wrote in the same step (cuSignal's sosfilt); a halo zeroed by some lanes
     // and filled by others before one barrier (fairseq's lightconv); half a warp zeroing
-    // the words the other half then reads. One warp of 16 lanes, on every warp size.
+    // the words the other half then reads; a warp's arg-min whose lanes store in a turn
+    // of a loop only where they found a smaller value (pre-Volta warp reductions through
+    // volatile shared memory). One warp of 16 lanes, on every warp size.
     const source = `
 constexpr int kLanes = 16;
 __device__ float stage(float v, int section) { return 2.0f * v + section; }
@@ -659,6 +661,36 @@ __global__ void mirror(float* out) {
   half[t] = 1.0f;
   if (t >= kLanes / 2) half[t] = 2.0f;
   out[t] = half[kLanes - 1 - t];
+}
+
+__global__ void warp_argmin(int* where, const float* x) {
+  __shared__ float best[kLanes];
+  __shared__ int at[kLanes];
+  volatile float* vb = best;
+  volatile int* va = at;
+  const int t = threadIdx.x;
+  vb[t] = x[blockIdx.x * kLanes + t];
+  va[t] = t;
+  for (int s = kLanes / 2; s > 0; s >>= 1) {
+    if (t < s && vb[t + s] < vb[t]) {
+      vb[t] = vb[t + s];
+      va[t] = va[t + s];
+    }
+  }
+  if (t == 0) where[blockIdx.x] = va[0];
+}
+
+// A grid-stride loop with no barrier between one turn's last read of the tile and
+// the next turn's stores (Professional CUDA C Programming's constant-memory stencil).
+__global__ void stride_sum3(float* out, const float* padded, int n) {
+  __shared__ float tile[kLanes + 2];
+  const int t = threadIdx.x;
+  for (int base = blockIdx.x * kLanes; base < n; base += gridDim.x * kLanes) {
+    tile[t] = padded[base + t];
+    if (t < 2) tile[kLanes + t] = padded[base + kLanes + t];
+    __syncthreads();
+    out[base + t] = tile[t] + tile[t + 1] + tile[t + 2];
+  }
 }`;
     const devices = () => (testDevice().backend === "cpu" ? [testDevice(), fl.device("cpu", { warpSize: 64 })] : [testDevice()]);
 
@@ -693,6 +725,34 @@ __global__ void mirror(float* out) {
         const out = fl.full([16], NaN, { device: dev });
         fl.compile(source, { device: dev }).fn("mirror").launch({ grid: 1, block: 16 }, out);
         expect(Array.from(await out.data()), dev.describe()).to.deep.equal(range(16).map((t) => (t < 8 ? 2 : 1)));
+      }
+    });
+
+    it("finishes a loop's turn on the lanes that store in it before the lanes that skip the store begin the next", async () => {
+      // Rows whose minimum moves down a lane in most turns: a lane that read before the
+      // turn's stores were made would carry a larger value on.
+      const rows = 64, x = range(rows * 16).map((i) => ((i * 7919) % 1009) / 1009);
+      const expected = range(rows).map((r) => {
+        const row = x.slice(r * 16, r * 16 + 16);
+        return row.indexOf(Math.min(...row));
+      });
+      for (const dev of devices()) {
+        const where = fl.full([rows], -1, { dtype: "i32", device: dev });
+        fl.compile(source, { device: dev }).fn("warp_argmin").launch({ grid: rows, block: 16 }, where, fl.tensor(x, { device: dev }));
+        expect(Array.from(await where.data()), dev.describe()).to.deep.equal(expected);
+      }
+    });
+
+    it("asks each launch again whether it needs lock step: a grid-stride loop the last launch did not turn", async () => {
+      const n = 16 * 7, padded = range(n + 2).map((i) => (i * 37) % 23);
+      const expected = range(n).map((i) => padded[i] + padded[i + 1] + padded[i + 2]);
+      for (const dev of devices()) {
+        const sum3 = fl.compile(source, { device: dev }).fn("stride_sum3");
+        for (const grid of [n / 16, 2]) {
+          const out = fl.full([n], NaN, { device: dev });
+          sum3.launch({ grid, block: 16 }, out, fl.tensor(padded, { device: dev }), n);
+          expect(Array.from(await out.data()), `grid ${grid} on ${dev.describe()}`).to.deep.equal(expected);
+        }
       }
     });
 

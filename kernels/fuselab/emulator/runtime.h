@@ -162,6 +162,9 @@ struct gpu_thread {
   // from there out to the kernel, innermost first (none at a volatile access).
   uintptr_t step_path[kStepDepth];
   uint32_t step_depth;
+  // Lock step: the times it went back to the place of an earlier step (a loop's
+  // next turn) since its warp last went on together, or met at a barrier or warp operation.
+  uint32_t step_turns;
   uintptr_t base_frame;      // its fiber's first frame, where the walk out ends
 };
 
@@ -183,13 +186,10 @@ struct grid_barrier {
   std::atomic<uint64_t> first_finished{~0ull};  // the lowest such block's index
 };
 
-// Lock step (lockstep.h): whether a kernel's lanes need it, told by its first block that ran in it.
-enum class lockstep_need : uint8_t { unknown, no, yes };
-
 // What a kernel's launches learn about it, for the next ones.
 struct kernel_history {
   std::atomic<bool> needs_fibers{false};
-  std::atomic<lockstep_need> lockstep{lockstep_need::unknown};
+  std::atomic<bool> needs_lockstep{false};  // lockstep.h: a block of it changed with lock step (start_lockstep)
 };
 
 struct launch_state {
@@ -199,6 +199,7 @@ struct launch_state {
   const void* args;
   kernel_history* kernel;
   std::atomic<bool> failed{false};
+  std::atomic<bool> lockstep_unneeded{false};  // a block of this launch ran the same without it (start_lockstep)
   uint32_t threads_per_block;
   grid_barrier grid;
 };
@@ -239,8 +240,8 @@ struct block_state {
   // time's own part, and the dynamic shared memory.
   bool lockstep;
   uintptr_t static_shared, static_shared_bytes, runtime_tls, runtime_tls_bytes, dynamic_shared_bytes;
-  // Lock step in a kernel's first blocks: whether two threads touch one word of
-  // shared memory between barriers, one of them writing (lockstep_needed).
+  // Lock step in a launch's first blocks: whether two threads touch one word of
+  // shared memory between barriers, one of them writing (start_lockstep).
   shared_word* shadow;       // a word of the static shared memory, then of the dynamic
   uint32_t shared_epoch;     // which stretch between barriers the block is in (from 1)
   bool watching, conflict;
@@ -505,15 +506,60 @@ FL_EMU_UNINSTRUMENTED inline void switch_to(block_state& b, context* save, gpu_t
   if (target != save) context_switch(save, target);
 }
 
-// Lock step: whether held lane x waits before lane y in the code. Their
-// paths are compared from the kernel in: where they part, the one at the
-// lower address is first.
-FL_EMU_UNINSTRUMENTED inline bool waits_before(const gpu_thread& x, const gpu_thread& y) {
-  for (uint32_t i = 1; i <= x.step_depth && i <= y.step_depth; i++) {
-    const uintptr_t a = x.step_path[x.step_depth - i], c = y.step_path[y.step_depth - i];
+// Lock step: whether the place of path x (return addresses, innermost first)
+// is before that of path y in the code. They are compared from the kernel in:
+// where they part, the one at the lower address is first.
+FL_EMU_UNINSTRUMENTED inline bool path_before(const uintptr_t* x, uint32_t x_depth, const uintptr_t* y, uint32_t y_depth) {
+  for (uint32_t i = 1; i <= x_depth && i <= y_depth; i++) {
+    const uintptr_t a = x[x_depth - i], c = y[y_depth - i];
     if (a != c) return a < c;
   }
-  return x.step_depth > y.step_depth;
+  return x_depth > y_depth;
+}
+
+FL_EMU_UNINSTRUMENTED inline bool waits_before(const gpu_thread& x, const gpu_thread& y) {
+  return path_before(x.step_path, x.step_depth, y.step_path, y.step_depth);
+}
+
+#if defined(FL_EMU_LOCKSTEP)
+// The module's loops, each {its first instruction, past its jump back}: a table
+// the compile adds to the module's assembly (native/backends/cpu/loops.cc).
+extern "C" const uintptr_t fl_emu_loops[][2] __attribute__((visibility("hidden")));
+extern "C" const uint32_t fl_emu_loop_count __attribute__((visibility("hidden")));
+
+FL_EMU_UNINSTRUMENTED inline bool in_one_loop(uintptr_t a, uintptr_t c) {
+  const uintptr_t low = a < c ? a : c, high = a < c ? c : a;
+  for (uint32_t i = 0; i < fl_emu_loop_count; i++)
+    if (fl_emu_loops[i][0] <= low && high < fl_emu_loops[i][1]) return true;
+  return false;
+}
+#else
+FL_EMU_UNINSTRUMENTED inline bool in_one_loop(uintptr_t, uintptr_t) { return false; }
+#endif
+
+// Lock step: whether held lane x goes before lane y of its warp. Where the two
+// are inside one loop and x is in an earlier turn, x: a GPU's warp finishes a
+// turn's code, lanes that skip part of it waiting, before its lanes begin the
+// next. Otherwise the one at the earlier place: lanes that left the loop wait
+// for those still in it.
+FL_EMU_UNINSTRUMENTED inline bool goes_before(const gpu_thread& x, const gpu_thread& y) {
+  if (x.step_turns != y.step_turns) {
+    for (uint32_t i = 1; i <= x.step_depth && i <= y.step_depth; i++) {
+      const uintptr_t a = x.step_path[x.step_depth - i], c = y.step_path[y.step_depth - i];
+      if (a != c) {
+        if (in_one_loop(a, c)) return x.step_turns < y.step_turns;
+        break;
+      }
+    }
+  }
+  return waits_before(x, y);
+}
+
+// Lock step: a thread at a barrier or warp operation its warp meets at; its next step
+// counts turns from there.
+FL_EMU_UNINSTRUMENTED inline void meet(gpu_thread& t) {
+  t.step_depth = 0;
+  t.step_turns = 0;
 }
 
 FL_EMU_UNINSTRUMENTED inline bool waits_at_same_place(const gpu_thread& x, const gpu_thread& y) {
@@ -548,7 +594,7 @@ FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
     const gpu_thread& t = b.threads[linear];
     uint32_t& first = b.warps[t.warp].first_held;
     if (first == kNone) waiting[warps++] = t.warp;
-    if (first == kNone || (b.threads[first].step_depth && (!t.step_depth || waits_before(t, b.threads[first])))) first = linear;
+    if (first == kNone || (b.threads[first].step_depth && (!t.step_depth || goes_before(t, b.threads[first])))) first = linear;
   }
   for (uint32_t i = 1; i < warps; i++) {
     const uint32_t w = waiting[i];
@@ -569,6 +615,10 @@ FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
     const gpu_thread& t = b.threads[b.deferred[k]];
     if (goes_on(t)) start[b.warps[t.warp].held_rank + 1]++;
   }
+  // A warp whose every lane goes on goes on together: its count of turns starts again.
+  bool together[kMaxWarps];
+  for (uint32_t i = 0; i < warps; i++)
+    together[i] = start[i + 1] == static_cast<uint32_t>(__builtin_popcountll(b.warps[waiting[i]].live));
   for (uint32_t i = 0; i < warps; i++) start[i + 1] += start[i];
   const uint32_t released = start[warps];
   uint32_t kept = 0;
@@ -581,6 +631,7 @@ FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
       push_ready(b, linear);  // check mode's order is its own
     } else {
       t.status = thread_status::ready;
+      if (together[b.warps[t.warp].held_rank]) t.step_turns = 0;
       uint32_t slot = b.ready_head + start[b.warps[t.warp].held_rank]++;
       if (slot >= b.size) slot -= b.size;
       b.ready[slot] = linear;
@@ -687,9 +738,10 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
   const uint32_t warp_lanes = b.warp_size;
   bool same = true;
   for_each_lane(group, warp_lanes, [&](uint32_t lane) FL_EMU_UNINSTRUMENTED {
-    const gpu_thread& t = lanes[lane];
+    gpu_thread& t = lanes[lane];
     same &= t.op == op && t.mask == mask && (!line || t.line == line);
     values[lane] = t.value;
+    meet(t);
   });
   if (!same) {
     lane_mask m = group;
@@ -869,6 +921,7 @@ FL_EMU_UNINSTRUMENTED inline bool release_barrier(block_state& b) {
   // block's flag or count for the next round, has yet to write (SParry's SSSP
   // loop, PMPP's single-block BFS, which have no barrier between). The rest go
   // in order, their stacks in ascending addresses.
+  for (uint32_t i = 0; i < b.size; i++) meet(b.threads[i]);
   for (uint32_t i = 1; i < b.size; i++)
     if (b.threads[i].status == thread_status::at_barrier) push_ready(b, i);
   if (b.threads[0].status == thread_status::at_barrier) push_ready(b, 0);
@@ -996,6 +1049,7 @@ FL_EMU_UNINSTRUMENTED inline void make_fibers(block_state& b, uint32_t running) 
     t.status = thread_status::exited;
     t.line = 0;
     t.mask = kLiveLanes;
+    meet(t);
     if (++idx.x == dim.x) {  // the next index, without dividing
       idx.x = 0;
       if (++idx.y == dim.y) idx.y = 0, idx.z++;
@@ -1069,21 +1123,22 @@ FL_EMU_UNINSTRUMENTED inline void watch_shared_access(block_state& b, uint32_t t
   }
   if (b.conflict) {
     b.watching = false;
-    b.launch->kernel->lockstep.store(lockstep_need::yes, std::memory_order_relaxed);
+    b.launch->kernel->needs_lockstep.store(true, std::memory_order_relaxed);
   }
 }
 
 FL_EMU_UNINSTRUMENTED inline gpu_thread& hold_back(block_state& b) {
   gpu_thread& self = fiber_self(b);
   self.status = thread_status::ready;
-  self.step_depth = 0;
   b.deferred[b.deferred_count++] = static_cast<uint32_t>(&self - b.threads);
   return self;
 }
 
 FL_EMU_UNINSTRUMENTED inline void volatile_step() {
   block_state& b = current_block();
-  yield(b, hold_back(b));
+  gpu_thread& self = hold_back(b);
+  self.step_depth = 0;
+  yield(b, self);
 }
 
 // Lock step: before an access to shared memory (lockstep.h), from the frame
@@ -1107,6 +1162,8 @@ FL_EMU_UNINSTRUMENTED inline void step_from(block_state& b, void* const* frame) 
     frame = outer;
   }
   const uint32_t skipped = depth > kStepDepth ? depth - kStepDepth : 0;
+  // Back at or before the place of its last step: the next turn of a loop.
+  if (self.step_depth && !path_before(self.step_path, self.step_depth, path + skipped, depth - skipped)) self.step_turns++;
   for (uint32_t i = skipped; i < depth; i++) self.step_path[i - skipped] = path[i];
   self.step_depth = depth - skipped;
   yield(b, self);
@@ -1433,17 +1490,18 @@ FL_EMU_UNINSTRUMENTED inline void poison_static_shared(fl_emu_worker* worker) {
   memset(own + sizeof t, 0xFF, end - (own + sizeof t));
 }
 
-// Lock step for the block (lockstep.h), where its kernel needs it or may: its
-// first blocks run in lock step and watch their shared memory. One in which no
-// two threads touched a word between barriers with one of them writing it
-// (all that a block whose barriers order its accesses does: a tiled GEMM, a
-// reduction, a softmax) tells the kernel's later blocks and launches that
-// lanes taking turns would change nothing: they run as without lock step,
-// which costs a switch at every access to shared memory. The first to find
-// such a word says the kernel needs it, for good.
+// Lock step for the block (lockstep.h), where its kernel needs it or may: a
+// launch's first blocks run in lock step and watch their shared memory. One in
+// which no two threads touched a word between barriers with one of them
+// writing it (all that a block whose barriers order its accesses does: a tiled
+// GEMM, a reduction, a softmax) tells the launch's later blocks that lanes
+// taking turns would change nothing: they run as without lock step, which
+// costs a switch at every access to shared memory. Each launch asks again, as
+// its arguments may make it loop where the last did not. The first block to
+// find such a word says the kernel needs it, for good.
 FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_bytes) {
-  const lockstep_need need = b.launch->kernel->lockstep.load(std::memory_order_relaxed);
-  if (need == lockstep_need::no) return;
+  const bool needed = b.launch->kernel->needs_lockstep.load(std::memory_order_relaxed);
+  if (!needed && b.launch->lockstep_unneeded.load(std::memory_order_relaxed)) return;
   const module_thread& own = module_tls(b.worker);
   b.static_shared = reinterpret_cast<uintptr_t>(own.tls_begin);
   b.static_shared_bytes = own.tls_bytes;
@@ -1452,7 +1510,7 @@ FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_
   b.dynamic_shared_bytes = dynamic_bytes;
   b.lockstep = true;
   b.shared_epoch = 1;
-  if (need == lockstep_need::unknown) {
+  if (!needed) {
     const size_t words = (b.static_shared_bytes + 3) / 4 + (dynamic_bytes + 3) / 4;
     hold_stops hold(b.worker);
     // Scratch slot 2 holds check mode's order, and lock step runs in plain mode alone.
@@ -1585,10 +1643,7 @@ FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_em
 #endif
     run_threads(b);
 #if defined(FL_EMU_LOCKSTEP)
-    if (b.watching && !b.failed) {
-      lockstep_need expected = lockstep_need::unknown;
-      L.kernel->lockstep.compare_exchange_strong(expected, lockstep_need::no);
-    }
+    if (b.watching && !b.failed) L.lockstep_unneeded.store(true, std::memory_order_relaxed);
 #endif
   }
   t.block = nullptr;

@@ -27,6 +27,7 @@
 #include "compiler_process.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/kernel_name.h"
+#include "loops.h"
 #include "module_cache.h"
 #include "sha256.h"
 
@@ -560,7 +561,8 @@ compile_result compile_module(const std::string& source, const std::string& kern
     flags.push_back("-ftrivial-auto-var-init=pattern");
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
-  if (!check && uses_shared_memory(source)) {
+  const bool lockstep = !check && uses_shared_memory(source);
+  if (lockstep) {
     // Lock step (emulator/lockstep.h): the compiler calls a function before every
     // load and store, which the module defines. Not in check mode, whose scrambled
     // order of lanes shows code that relies on lock step instead.
@@ -694,6 +696,13 @@ compile_result compile_module(const std::string& source, const std::string& kern
     return fail("the kernel " + shared.kernel + " has " + std::to_string(shared.bytes) +
                 " bytes of static __shared__ memory, more than the " + std::to_string(kStaticSharedPerKernel) +
                 " bytes a kernel may declare");
+  }
+  // Lock step tells a loop's next turn from the code past it by the loops' extents.
+  if (lockstep) {
+    std::ofstream out(work.path + "/cell.s", std::ios::binary | std::ios::trunc);
+    out << with_loop_table(assembly);
+    out.flush();
+    if (!out) return fail(disk_error(errno, "write the assembly", work.path));
   }
   // The checked assembly, as is (no preprocessor), to the module.
   process_limits rest = limits;
