@@ -482,9 +482,14 @@ function warnHostPass(where: string, p: Prepared, host: Prepared): void {
     `not a GPU's (options.arch "${p.build.emulates}" shows the device pass's errors)`, { type: "FuselabWarning", code: "FUSELAB_HOST_PASS" });
 }
 
-// The kernel names a backend compiles, those that sync their grid marked for a cooperative launch (backend.h's module_compile).
+// The kernel names a backend compiles, marked as backend.h's module_compile reads them: those that
+// sync their grid for a cooperative launch, those declared extern "C" as found by their own names.
 function markedNames(p: Translated, names: readonly string[]): string[] {
-  return names.map((name) => (p.gridSync.has(parseNameExpression(splitParameterList(name)?.name ?? name)?.name.split("::").pop() ?? "") ? `${name}\tcooperative` : name));
+  const cLinkage = new Set(p.declarations.filter((d) => d.cLinkage).map(exportedName));
+  return names.map((name) => {
+    const syncsGrid = p.gridSync.has(parseNameExpression(splitParameterList(name)?.name ?? name)?.name.split("::").pop() ?? "");
+    return name + (syncsGrid ? "\tcooperative" : "") + (cLinkage.has(name) ? "\tc-linkage" : "");
+  });
 }
 
 // The name a kernel is compiled and found by: with its parameter types where a function that is not a kernel shares its name.
@@ -997,7 +1002,7 @@ export function compileCheck(source: string, options: CompileCheckOptions): Comp
   const names = withInstances(where, t, o.instances).map((d) => d.name);
   try {
     // The run-time compiler takes the arch with its features (gfx90a:xnack-), as a device names it.
-    const compiled = nativeCall(() => native().compileCheck(backend, arch, t.text, names, t.flags));
+    const compiled = nativeCall(() => native().compileCheck(backend, arch, t.text, markedNames(t, names), t.flags));
     return { target, kernels: names.map((name, i) => ({ name, symbol: compiled.symbols[i] })), log: compiled.log };
   } catch (e) {
     throw compileError(where, t, e);

@@ -286,6 +286,17 @@ function hostFunctionMacros(source: string, only: RegExp | undefined): string[] 
 }
 
 /**
+ * A statement that begins with an invocation of a function-like macro whose
+ * replacement defines device code, directly or through another such macro
+ * (candle's `BINARY_OP(float, badd_f32, x + y);`, which reads like a host
+ * function's prototype); undefined where the source defines none.
+ */
+function deviceCodeInvocation(source: string): RegExp | undefined {
+  const names = withInvokers(functionLikeMacros(source), [], /\b(?:__device__|__global__|__constant__|__shared__|__managed__)\b/);
+  return names.length === 0 ? undefined : new RegExp(`^\\s*(?:${names.join("|")})\\s*\\(`);
+}
+
+/**
  * `code` with each namespace-scope invocation of `macros` (and its `;`) blanked,
  * through `blank` as well: the host functions they define are left out as written
  * ones are, and the statement after an invocation reads on its own.
@@ -366,6 +377,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const dropped = options.predefined ? droppedLines(source, options.predefined) : new Set<number>();
   const read = dropped.size === 0 ? stripNonCode(source) : stripNonCode(source).split("\n").map((text, k) => (dropped.has(k + 1) ? " ".repeat(text.length) : text)).join("\n");
   const code = withoutInvocations(read, hostFunctionMacros(source, only), directive, blank);
+  const deviceInvocation = deviceCodeInvocation(source);
   const spaces = executionSpaceMacros(source, dropped);
   const runtimeCompiled = options.predefined?.__CUDACC_RTC__ !== undefined || options.predefined?.__HIPCC_RTC__ !== undefined;
   const expanded = spaces.expand;
@@ -392,7 +404,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       const { start, end, bodyAt } = statement;
       const text = expanded(code.slice(start, end));
       const host = bodyAt === undefined
-        ? only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text, runtimeCompiled) || isHostClass(text)
+        ? deviceInvocation?.test(text) ? false : only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text, runtimeCompiled) || isHostClass(text)
         : isHostFunction(expanded(code.slice(start, bodyAt))) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
       if (!host) {
         // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it.

@@ -93,6 +93,12 @@ export interface KernelDeclaration {
    * name: with its parameter types ("k(int, const float*)"), which pick the overload.
    */
   exportedAs?: string;
+  /**
+   * Declared `extern "C"`: its symbol is its unqualified name. A GPU's run-time
+   * compiler is not asked to look it up by its address, which NVRTC evaluates in
+   * its host pass, where a kernel under `#if __CUDA_ARCH__ >= 800` does not exist.
+   */
+  cLinkage?: true;
 }
 
 // C spellings (qualifiers and the pointer star removed, words in order) -> element types.
@@ -1447,7 +1453,10 @@ export function findKernels(source: string, predefined: Record<string, string> =
       while (end < tokens.length && tokens[end].text !== "{" && tokens[end].text !== ";") end++;
       try {
         const maxThreads = boundsTokens && integerValue(boundsTokens);
-        const declaration = { name, params: parseParams(name, line, parts, structs), line, ...(maxThreads ? { maxThreads } : {}) };
+        // `extern "C" __global__ void k(...)`, or a kernel inside an `extern "C" {` block (its scope "").
+        const cLinkage = head.some((t) => t.text === "extern") || scopes.includes("");
+        const declaration: KernelDeclaration = { name, params: parseParams(name, line, parts, structs), line,
+          ...(maxThreads ? { maxThreads } : {}), ...(cLinkage ? { cLinkage } : {}) };
         if (tokens[end]?.text === ";") prototypes.push({ declaration, at: tokens[g].at });
         else add(declaration, tokens[g].at);
       } catch (e) {
@@ -1466,6 +1475,7 @@ export function findKernels(source: string, predefined: Record<string, string> =
     const defined = declared.get(p.name);
     const definition = defined?.find((d) => sameParams(d.params, p.params));
     if (definition) {
+      if (p.cLinkage) definition.cLinkage = true;  // the linkage the first declaration gives
       // Default arguments are written in the prototype, not again in the definition.
       definition.params.forEach((q, n) => { if (p.params[n].fallback !== undefined && q.fallback === undefined) q.fallback = p.params[n].fallback; });
       continue;

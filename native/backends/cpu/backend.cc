@@ -845,11 +845,11 @@ int cpu_module_compile(void* handle, const char* source, const char* kernel_name
   std::string names;
   std::set<std::string> cooperative;
   std::istringstream lines(kernel_names ? kernel_names : "");
-  for (std::string line, name, error; std::getline(lines, line);) {
-    bool marked = false;
-    if (!fl::read_kernel_line(line, &name, &marked, &error)) return fail(error);
-    names += name + "\n";
-    if (marked) cooperative.insert(name);
+  for (std::string line, error; std::getline(lines, line);) {
+    fl::kernel_line kernel;  // the cpu backend finds every kernel by its address, whatever its linkage
+    if (!fl::read_kernel_line(line, &kernel, &error)) return fail(error);
+    names += kernel.name + "\n";
+    if (kernel.cooperative) cooperative.insert(kernel.name);
   }
   compile_result built = compile_module(source ? source : "", names, options ? options : "", d->options.check != 0, limits);
   d->compiles_running--;

@@ -467,8 +467,7 @@ std::vector<std::string> rtc_include_dirs() {
 }
 
 // Loads the compiled image on d and finds each kernel in it (those of `cooperative` launched so).
-int load_compiled(device* d, const std::vector<std::string>& names, const std::vector<bool>& cooperative,
-                  const rtc_result& compiled, module* m) {
+int load_compiled(device* d, const std::vector<fl::kernel_line>& kernels, const rtc_result& compiled, module* m) {
   m->image = compiled.code;
 #if defined(FL_GPU_HIP)
   if (int r = check(d->ordinal, "hipModuleLoadData", hipModuleLoadData(&m->loaded, m->image.data()))) return r;
@@ -477,11 +476,11 @@ int load_compiled(device* d, const std::vector<std::string>& names, const std::v
                     cudaLibraryLoadData(&m->loaded, m->image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0)))
     return r;
 #endif
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (size_t i = 0; i < kernels.size(); ++i) {
     auto k = std::make_unique<kernel>();
     k->ordinal = d->ordinal;
-    k->name = names[i];
-    k->cooperative = cooperative[i];
+    k->name = kernels[i].name;
+    k->cooperative = kernels[i].cooperative;
 #if defined(FL_GPU_HIP)
     if (int r = check(d->ordinal, "hipModuleGetFunction",
                       hipModuleGetFunction(&k->function, m->loaded, compiled.lowered_names[i].c_str())))
@@ -537,24 +536,21 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   *out = nullptr;
   if (!source) return fail("module_compile: source must be a string, got null");
   // None is allowed: a source of kernel templates only, instantiated by later compiles.
-  std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
-  std::vector<bool> cooperative(names.size(), false);
-  for (size_t i = 0; i < names.size(); ++i) {
-    bool marked = false;
+  std::vector<fl::kernel_line> kernels;
+  for (const std::string& line : split(kernel_names ? kernel_names : "", "\n")) {
     std::string error;
-    if (!fl::read_kernel_line(names[i], &names[i], &marked, &error)) return fail(error);
-    cooperative[i] = marked;
+    if (!fl::read_kernel_line(line, &kernels.emplace_back(), &error)) return fail(error);
   }
   if (int r = enter(d)) return r;
 
   rtc_result compiled;
   std::string error;
-  if (rtc_compile(source, names, rtc_options(rtc_arch(d->prop), options), &compiled, &error)) {
+  if (rtc_compile(source, kernels, rtc_options(rtc_arch(d->prop), options), &compiled, &error)) {
     if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
     return fail(error);
   }
   auto m = std::make_unique<module>();
-  if (int r = load_compiled(d, names, cooperative, compiled, m.get())) {
+  if (int r = load_compiled(d, kernels, compiled, m.get())) {
     unload(m.get());
     return r;
   }
@@ -569,10 +565,12 @@ int module_check(const char* arch, const char* source, const char* kernel_names,
   *symbols = nullptr;
   if (!arch || !*arch) return fail("module_check: arch must name a GPU architecture, got none");
   if (!source) return fail("module_check: source must be a string, got null");
-  std::vector<std::string> names = split(kernel_names ? kernel_names : "", "\n");
-  rtc_result compiled;
+  std::vector<fl::kernel_line> kernels;
   std::string error;
-  if (rtc_compile(source, names, rtc_options(arch, options), &compiled, &error)) {
+  for (const std::string& line : split(kernel_names ? kernel_names : "", "\n"))
+    if (!fl::read_kernel_line(line, &kernels.emplace_back(), &error)) return fail(error);
+  rtc_result compiled;
+  if (rtc_compile(source, kernels, rtc_options(arch, options), &compiled, &error)) {
     if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
     return fail(error);
   }

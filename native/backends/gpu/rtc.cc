@@ -134,7 +134,7 @@ std::string rtc_status() {
          lib.path + ")";
 }
 
-int rtc_compile(const std::string& source, const std::vector<std::string>& kernel_names,
+int rtc_compile(const std::string& source, const std::vector<fl::kernel_line>& kernels,
                 const std::vector<std::string>& options, rtc_result* out, std::string* error) {
   const rtc_library& lib = library();
   if (!lib.handle) {
@@ -153,10 +153,11 @@ int rtc_compile(const std::string& source, const std::vector<std::string>& kerne
   // A name expression is the address of the kernel; the compiler maps it to the
   // kernel's mangled symbol.
   std::vector<std::string> expressions;
-  for (const std::string& name : kernel_names) expressions.push_back(kernel_address(name));
+  for (const fl::kernel_line& kernel : kernels) expressions.push_back(kernel.c_linkage ? "" : kernel_address(kernel.name));
   for (const std::string& expression : expressions)
-    if (rtc_code r = lib.add_name_expression(owner.program, expression.c_str()))
-      return failed(FL_RTC_API "AddNameExpression", r);
+    if (!expression.empty())
+      if (rtc_code r = lib.add_name_expression(owner.program, expression.c_str()))
+        return failed(FL_RTC_API "AddNameExpression", r);
 
   std::vector<const char*> argv;
   for (const std::string& option : options) argv.push_back(option.c_str());
@@ -172,9 +173,15 @@ int rtc_compile(const std::string& source, const std::vector<std::string>& kerne
   }
   if (compiled) return failed(FL_RTC_API "CompileProgram", compiled);
 
-  for (const std::string& expression : expressions) {
+  for (size_t i = 0; i < kernels.size(); i++) {
+    if (expressions[i].empty()) {
+      const std::string& name = kernels[i].name;
+      const size_t scope = name.rfind("::");
+      out->lowered_names.push_back(scope == std::string::npos ? name : name.substr(scope + 2));
+      continue;
+    }
     const char* lowered = nullptr;
-    if (rtc_code r = lib.get_lowered_name(owner.program, expression.c_str(), &lowered))
+    if (rtc_code r = lib.get_lowered_name(owner.program, expressions[i].c_str(), &lowered))
       return failed(FL_RTC_API "GetLoweredName", r);
     out->lowered_names.push_back(lowered);  // copied: the program owns the text
   }

@@ -116,7 +116,9 @@ typedef struct fl_backend {
   /* Run-time compilation. kernel_names: one a line, the __global__ functions to
      export, each a name expression ("k", "ns::k", "k<float, 256>"), followed by
      "\tcooperative" for one that synchronizes its grid (grid.sync()), which a
-     GPU backend then launches cooperatively (or refuses to launch). options:
+     GPU backend then launches cooperatively (or refuses to launch), and by
+     "\tc-linkage" for one declared extern "C", which a GPU backend finds by
+     its unqualified name rather than asking its compiler for it. options:
      extra compiler flags, space separated (include paths).
      timeout_ms: a compile running longer is stopped with an error (0: no limit);
      cancel() also stops a running compile. The cpu backend's compiler is a child

@@ -21,16 +21,33 @@ inline std::string kernel_address(const std::string& name) {
   return "&" + name;
 }
 
-// One line of module_compile's kernel_names (backend.h): "<name>", or "<name>\tcooperative"
-// for a kernel that syncs its grid. False, with *error saying why, for another mark.
-inline bool read_kernel_line(const std::string& line, std::string* name, bool* cooperative, std::string* error) {
-  const size_t tab = line.find('\t');
-  if (tab != std::string::npos && line.compare(tab + 1, std::string::npos, "cooperative") != 0) {
-    *error = "module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\", got \"" + line + "\"";
-    return false;
+// One line of module_compile's kernel_names (backend.h): "<name>", then a tab
+// and a mark for each of: "cooperative" (it syncs its grid), "c-linkage"
+// (declared extern "C": its symbol is its unqualified name). False, with
+// *error saying why, for another mark.
+struct kernel_line {
+  std::string name;
+  bool cooperative = false;
+  bool c_linkage = false;
+};
+
+inline bool read_kernel_line(const std::string& line, kernel_line* out, std::string* error) {
+  size_t tab = line.find('\t');
+  *out = kernel_line{line.substr(0, tab)};
+  while (tab != std::string::npos) {
+    const size_t next = line.find('\t', tab + 1);
+    const std::string mark = line.substr(tab + 1, next == std::string::npos ? std::string::npos : next - tab - 1);
+    if (mark == "cooperative") {
+      out->cooperative = true;
+    } else if (mark == "c-linkage") {
+      out->c_linkage = true;
+    } else {
+      *error = "module_compile: kernel_names must mark a kernel \"<name>\\tcooperative\" or \"<name>\\tc-linkage\", got \"" +
+               line + "\"";
+      return false;
+    }
+    tab = next;
   }
-  *cooperative = tab != std::string::npos;
-  *name = line.substr(0, tab);  // last: `name` may be `line` itself
   return true;
 }
 
