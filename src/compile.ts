@@ -181,7 +181,12 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
   // nvcc's and NVRTC's version (`#if __CUDACC_VER_MAJOR__ >= 9` picks the _sync shuffles).
   const version: Record<string, string> = nvrtc ? { __CUDACC_VER_MAJOR__: nvrtc[1], __CUDACC_VER_MINOR__: nvrtc[2] } : {};
-  if (build.backend === "cuda") return { ...common, ...cudaArch, ...version, __CUDACC__: "1", __CUDACC_RTC__: "1", __NVCC__: "1", ...addedMacros(build, source) };
+  // NVRTC's built-in header, the device side of <cuda_runtime.h>, defines its guards: the CUDA samples'
+  // helper_cuda.h compiles its host helpers under #ifdef __CUDA_RUNTIME_H__ and __DRIVER_TYPES_H__,
+  // which are left out as host code.
+  if (build.backend === "cuda") {
+    return { ...common, ...cudaArch, ...version, __CUDACC__: "1", __CUDACC_RTC__: "1", __CUDA_RUNTIME_H__: "1", __DRIVER_TYPES_H__: "1", ...addedMacros(build, source) };
+  }
   if (build.backend === "hip") {
     return { ...common, ...amdDevicePassMacros(build.arch, build.warpSize), __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
   }
@@ -190,11 +195,12 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
 
 // The macros the compiler a target stands for predefines and the compiler fuselab
 // runs does not, given to it with -D: on the CPU, the emulated compiler's
-// (emulatedMacros); under NVRTC, for a HIP source, hipcc's `__HIPCC__`, which
-// hipcc on NVIDIA's platform defines.
+// (emulatedMacros); under NVRTC, nvcc's `__NVCC__` (NVRTC defines `__CUDACC__`
+// alone), and for a HIP source hipcc's `__HIPCC__`, which hipcc on NVIDIA's platform defines.
 function addedMacros(build: Build, source: string): Record<string, string> {
   if (build.backend === "cpu") return emulatedMacros(build, source);
-  return build.backend === "cuda" && INCLUDES_HIP.test(source) ? { __HIPCC__: "1" } : {};
+  if (build.backend !== "cuda") return {};
+  return { __NVCC__: "1", ...(INCLUDES_HIP.test(source) ? { __HIPCC__: "1" } : {}) };
 }
 
 // What the compiler the CPU emulator stands in for predefines: nvcc's `__CUDACC__`

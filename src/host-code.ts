@@ -140,7 +140,7 @@ function withoutTemplateHeads(text: string): string {
 // random engines, threads), which no device code can use.
 // Also a container named without std:: (`vector<double> host_spmv(...);` after `using namespace std;`).
 // (`string s`, `string* path` after `using namespace std;` too.)
-const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b|(?<![\w:])(?:vector|unordered_map|deque|unique_ptr|shared_ptr)\s*<|(?<![\w:.>])string(?=\s*[*&]*\s*[A-Za-z_])/;
+const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque|list|unique_ptr|shared_ptr|function|cout|cerr|clog|ostream|istream|ofstream|ifstream|fstream|stringstream|ostringstream|istringstream|endl|ends|flush|setw|setprecision|setfill|fixed|scientific|boolalpha|mt19937(?:_64)?|random_device|default_random_engine|thread|mutex)\b|(?<![\w:])(?:vector|unordered_map|deque|unique_ptr|shared_ptr)\s*<|(?<![\w:.>])string(?=\s*[*&]*\s*[A-Za-z_])/;
 
 // A call into the CUDA or HIP runtime or cuBLAS (cudaEventCreate(, hipMalloc( ...), or into
 // OpenGL, which samples draw their results with (glDrawPixels(, glutMainLoop( ...).

@@ -407,6 +407,22 @@ FILL_OP(fill_any, 1.0f)
     expectThrows(() => module.fn("fill_none"), fl.ArgumentError, /got "fill_none"$/);
   });
 
+  it("reads a source with nvcc's macros on every NVIDIA target: __NVCC__, and <cuda_runtime.h>'s guards over host helpers (the CUDA samples' helper_cuda.h)", () => {
+    const module = fl.compile(`
+#include <cuda_runtime.h>
+#include <vector>
+#if defined(__CUDA_RUNTIME_H__) && defined(__DRIVER_TYPES_H__)
+inline size_t device_list_size() { std::vector<int> devices(3); return devices.size(); }
+#endif
+#if defined(__NVCC__) && defined(__CUDACC__)
+extern "C" __global__ void nvcc_fill(int* out) { out[threadIdx.x] = 1; }
+#endif
+`, { device: dev(), name: "nvcc_macros" });
+    const out = fl.full([32], 0, { dtype: "i32", device: dev() });
+    module.fn("nvcc_fill").launch({ grid: 1, block: 32 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(32).map(() => 1));
+  });
+
   it("compiles a family of extern \"C\" kernels a macro defines, each invocation ended with ';' and some only under #if __CUDA_ARCH__ (candle's binary.cu)", () => {
     // A GPU's run-time compiler looks kernels up in its host pass, where those under
     // #if __CUDA_ARCH__ do not exist: an extern "C" kernel is found by its name instead.
