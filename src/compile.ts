@@ -528,12 +528,19 @@ function overloadNames(p: Translated, name: string): string[] {
   });
 }
 
+// The source's overloaded kernels that are not templates, each named with its parameter types ("k(float*, int)").
+function typedKernels(p: Translated): string[] {
+  return [...p.overloads].flatMap(([name, overloads]) => (overloads.some(isTemplate) ? [] : overloadNames(p, name)));
+}
+
 // The source's template kernels and overloaded kernels: an instance named by
 // fn() ("k<float, 256>"), or an overload named with its parameter types
 // ("k<32>(float*, int)"), is compiled then, as a module of its own.
 function templatesOf(p: Prepared): KernelTemplates {
+  // An overloaded template's instance is named with its parameter types too (fn() says which).
+  const overloadedTemplates = [...p.overloads].filter(([, overloads]) => overloads.some(isTemplate)).map(([name]) => name);
   return {
-    names: p.templates.map((t) => t.name),
+    names: [...p.templates.map((t) => t.name), ...overloadedTemplates],
     instantiate: (name) => located(p, () => instantiateNamed(p, name)),
     instantiateVariable: (expression) => instantiateVariable(p, expression),
   };
@@ -899,7 +906,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
     () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded, unlaunchable: p.unlaunchable,
-      overloadNames: (name) => overloadNames(p, name) });
+      overloadNames: (name) => overloadNames(p, name), typedKernels: typedKernels(p) });
   perDevice.set(p.key, module);
   return module;
 }

@@ -72,6 +72,8 @@ export interface CompiledParts {
   overloaded?: ReadonlyMap<string, readonly string[]>;
   /** How the overloads of a name ("k<32>") are named with their parameter types ("k<32>(float*, int)"). */
   overloadNames?: (name: string) => string[];
+  /** The overloaded kernels that are not templates, by their names with parameter types ("k(float*, int)"). */
+  typedKernels?: readonly string[];
   /** Kernels of the source TS cannot launch, with why (a parameter of a type fuselab cannot pass). */
   unlaunchable?: ReadonlyMap<string, ArgumentError>;
 }
@@ -194,9 +196,12 @@ export class Constant {
 
 /** Kernels on one device, launched through `fn(name)`. */
 export class Module {
-  /** The names of the module's kernels: `__global__` functions and the instances of templates the source makes ("k<float>"). */
+  /**
+   * The names of the module's kernels: `__global__` functions, the instances of templates the source makes
+   * ("k<float>"), and kernels of one name overloaded in the source, by their parameter types ("k(float*, int)").
+   */
   readonly kernels: readonly string[];
-  /** The template `__global__` functions ("k", "ns::k"); `fn("k<float, 256>")` makes an instance. */
+  /** The template `__global__` functions ("k", "ns::k"); `fn("k<float, 256>")` makes an instance (an overloaded one's is named with its parameter types). */
   readonly templates: readonly string[];
   private handle: ModuleHandle | undefined;
   private readonly entries: ReadonlyMap<string, KernelEntry>;
@@ -212,7 +217,7 @@ export class Module {
               private readonly compiled?: CompiledParts) {
     this.handle = handle;
     this.entries = new Map(entries.map((e) => [e.name, e]));
-    this.kernels = Object.freeze(entries.map((e) => e.name));
+    this.kernels = Object.freeze([...entries.map((e) => e.name), ...(compiled?.typedKernels ?? [])]);
     this.templates = Object.freeze([...(compiled?.templates.names ?? [])]);
   }
 

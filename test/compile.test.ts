@@ -217,7 +217,8 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
     expect(findKernels(overloads).kernels.map((k) => k.name)).to.deep.equal(["other"]);
     expect([...findKernels(overloads).overloaded]).to.deep.equal([["k", [1, 2]]]);
     const module = fl.compile(overloads, { device: testDevice(), name: "overloads" });
-    expect(module.kernels).to.deep.equal(["other"]);
+    // Listed as fn() takes them, with their parameter types.
+    expect(module.kernels).to.deep.equal(["other", "k(float*)", "k(int*)"]);
     const x = fl.zeros([4], { dtype: "i32", device: testDevice() });
     module.fn("other").launch({ grid: 1, block: 4 }, x);
     expect(Array.from(x.toArray())).to.deep.equal([3, 3, 3, 3]);
@@ -242,6 +243,7 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
     expect(findKernels(templates).templates.map((t) => t.name)).to.deep.equal(["u"]);
     expect([...findKernels(templates).overloaded]).to.deep.equal([["t", [1, 4]]]);
     const templated = fl.compile(templates, { device: testDevice(), name: "overloaded_templates" });
+    expect(templated.templates).to.deep.equal(["u", "t"]);
     expectThrows(() => templated.fn("t<2>"), fl.ArgumentError,
       "module.fn: name must be a kernel its name alone picks, got \"t<2>\", which the source overloads (lines 1 and 4): " +
       "name the one to launch with its parameter types, \"t<2>(float*, int)\" or \"t<2>(__half*)\"");
