@@ -506,15 +506,23 @@ FL_EMU_UNINSTRUMENTED inline void switch_to(block_state& b, context* save, gpu_t
   if (target != save) context_switch(save, target);
 }
 
-// Lock step: whether the place of path x (return addresses, innermost first)
-// is before that of path y in the code. They are compared from the kernel in:
-// where they part, the one at the lower address is first.
-FL_EMU_UNINSTRUMENTED inline bool path_before(const uintptr_t* x, uint32_t x_depth, const uintptr_t* y, uint32_t y_depth) {
+// Lock step: where paths x and y (return addresses, innermost first) part,
+// compared from the kernel in: their addresses there in *a and *c; false where
+// one path holds the other.
+FL_EMU_UNINSTRUMENTED inline bool paths_part(const uintptr_t* x, uint32_t x_depth, const uintptr_t* y, uint32_t y_depth,
+                                             uintptr_t* a, uintptr_t* c) {
   for (uint32_t i = 1; i <= x_depth && i <= y_depth; i++) {
-    const uintptr_t a = x[x_depth - i], c = y[y_depth - i];
-    if (a != c) return a < c;
+    *a = x[x_depth - i], *c = y[y_depth - i];
+    if (*a != *c) return true;
   }
-  return x_depth > y_depth;
+  return false;
+}
+
+// Whether the place of path x is before that of path y in the code: where they
+// part, the one at the lower address.
+FL_EMU_UNINSTRUMENTED inline bool path_before(const uintptr_t* x, uint32_t x_depth, const uintptr_t* y, uint32_t y_depth) {
+  uintptr_t a, c;
+  return paths_part(x, x_depth, y, y_depth, &a, &c) ? a < c : x_depth > y_depth;
 }
 
 FL_EMU_UNINSTRUMENTED inline bool waits_before(const gpu_thread& x, const gpu_thread& y) {
@@ -543,16 +551,9 @@ FL_EMU_UNINSTRUMENTED inline bool in_one_loop(uintptr_t, uintptr_t) { return fal
 // next. Otherwise the one at the earlier place: lanes that left the loop wait
 // for those still in it.
 FL_EMU_UNINSTRUMENTED inline bool goes_before(const gpu_thread& x, const gpu_thread& y) {
-  if (x.step_turns != y.step_turns) {
-    for (uint32_t i = 1; i <= x.step_depth && i <= y.step_depth; i++) {
-      const uintptr_t a = x.step_path[x.step_depth - i], c = y.step_path[y.step_depth - i];
-      if (a != c) {
-        if (in_one_loop(a, c)) return x.step_turns < y.step_turns;
-        break;
-      }
-    }
-  }
-  return waits_before(x, y);
+  uintptr_t a, c;
+  if (!paths_part(x.step_path, x.step_depth, y.step_path, y.step_depth, &a, &c)) return x.step_depth > y.step_depth;
+  return x.step_turns != y.step_turns && in_one_loop(a, c) ? x.step_turns < y.step_turns : a < c;
 }
 
 // Lock step: a thread at a barrier or warp operation its warp meets at; its next step

@@ -466,7 +466,14 @@ std::vector<std::string> rtc_include_dirs() {
 #endif
 }
 
-// Loads the compiled image on d and finds each kernel in it (those of `cooperative` launched so).
+// module_compile's kernel_names, a kernel a line (backend.h); false, with *error saying why, for a bad mark.
+bool read_kernel_lines(const char* kernel_names, std::vector<fl::kernel_line>* kernels, std::string* error) {
+  for (const std::string& line : split(kernel_names ? kernel_names : "", "\n"))
+    if (!fl::read_kernel_line(line, &kernels->emplace_back(), error)) return false;
+  return true;
+}
+
+// Loads the compiled image on d and finds each kernel in it (those marked cooperative launched so).
 int load_compiled(device* d, const std::vector<fl::kernel_line>& kernels, const rtc_result& compiled, module* m) {
   m->image = compiled.code;
 #if defined(FL_GPU_HIP)
@@ -537,14 +544,11 @@ int module_compile(void* dv, const char* source, const char* kernel_names, const
   if (!source) return fail("module_compile: source must be a string, got null");
   // None is allowed: a source of kernel templates only, instantiated by later compiles.
   std::vector<fl::kernel_line> kernels;
-  for (const std::string& line : split(kernel_names ? kernel_names : "", "\n")) {
-    std::string error;
-    if (!fl::read_kernel_line(line, &kernels.emplace_back(), &error)) return fail(error);
-  }
+  std::string error;
+  if (!read_kernel_lines(kernel_names, &kernels, &error)) return fail(error);
   if (int r = enter(d)) return r;
 
   rtc_result compiled;
-  std::string error;
   if (rtc_compile(source, kernels, rtc_options(rtc_arch(d->prop), options), &compiled, &error)) {
     if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
     return fail(error);
@@ -567,8 +571,7 @@ int module_check(const char* arch, const char* source, const char* kernel_names,
   if (!source) return fail("module_check: source must be a string, got null");
   std::vector<fl::kernel_line> kernels;
   std::string error;
-  for (const std::string& line : split(kernel_names ? kernel_names : "", "\n"))
-    if (!fl::read_kernel_line(line, &kernels.emplace_back(), &error)) return fail(error);
+  if (!read_kernel_lines(kernel_names, &kernels, &error)) return fail(error);
   rtc_result compiled;
   if (rtc_compile(source, kernels, rtc_options(arch, options), &compiled, &error)) {
     if (log && !compiled.log.empty()) *log = strdup(compiled.log.c_str());
