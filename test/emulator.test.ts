@@ -691,6 +691,18 @@ __global__ void stride_sum3(float* out, const float* padded, int n) {
     __syncthreads();
     out[base + t] = tile[t] + tile[t + 1] + tile[t + 2];
   }
+}
+
+// The grid's last, partial block: its lanes past the end fill their words from the lane
+// before in one step, each reading its neighbour's word before any of them stores.
+__global__ void tail_fill(int* out, const int* x, int n) {
+  __shared__ int tile[kLanes];
+  const int t = threadIdx.x, at = blockIdx.x * kLanes + t;
+  tile[t] = at < n ? x[at] : -1;
+  __syncthreads();
+  if (at >= n) tile[t] = tile[t - 1] + 100;
+  __syncthreads();
+  out[at] = tile[t];
 }`;
     const devices = () => (testDevice().backend === "cpu" ? [testDevice(), fl.device("cpu", { warpSize: 64 })] : [testDevice()]);
 
@@ -753,6 +765,16 @@ __global__ void stride_sum3(float* out, const float* padded, int n) {
           sum3.launch({ grid, block: 16 }, out, fl.tensor(padded, { device: dev }), n);
           expect(Array.from(await out.data()), `grid ${grid} on ${dev.describe()}`).to.deep.equal(expected);
         }
+      }
+    });
+
+    it("watches the grid's last block too, whose lanes past the end take a path the full blocks' lanes do not", async () => {
+      const n = 16 * 6 + 5, x = range(n).map((i) => (i * 13) % 29), blocks = Math.ceil(n / 16);
+      const expected = range(blocks * 16).map((i) => (i < n ? x[i] : i === n ? x[n - 1] + 100 : 99));
+      for (const dev of devices()) {
+        const out = fl.full([blocks * 16], -7, { dtype: "i32", device: dev });
+        fl.compile(source, { device: dev }).fn("tail_fill").launch({ grid: blocks, block: 16 }, out, fl.tensor(x, { dtype: "i32", device: dev }), n);
+        expect(Array.from(await out.data()), dev.describe()).to.deep.equal(expected);
       }
     });
 

@@ -1498,11 +1498,13 @@ FL_EMU_UNINSTRUMENTED inline void poison_static_shared(fl_emu_worker* worker) {
 // GEMM, a reduction, a softmax) tells the launch's later blocks that lanes
 // taking turns would change nothing: they run as without lock step, which
 // costs a switch at every access to shared memory. Each launch asks again, as
-// its arguments may make it loop where the last did not. The first block to
-// find such a word says the kernel needs it, for good.
-FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_bytes) {
+// its arguments may make it loop where the last did not, and the grid's last
+// block is watched as well: a partial block's lanes may take paths the full
+// ones do not. The first block to find such a word says the kernel needs it,
+// for good.
+FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_bytes, bool last_block) {
   const bool needed = b.launch->kernel->needs_lockstep.load(std::memory_order_relaxed);
-  if (!needed && b.launch->lockstep_unneeded.load(std::memory_order_relaxed)) return;
+  if (!needed && !last_block && b.launch->lockstep_unneeded.load(std::memory_order_relaxed)) return;
   const module_thread& own = module_tls(b.worker);
   b.static_shared = reinterpret_cast<uintptr_t>(own.tls_begin);
   b.static_shared_bytes = own.tls_bytes;
@@ -1640,7 +1642,7 @@ FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_em
       if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
     }
 #if defined(FL_EMU_LOCKSTEP)
-    start_lockstep(b, desc.shared_bytes);
+    start_lockstep(b, desc.shared_bytes, index + 1 == uint64_t(desc.grid.x) * desc.grid.y * desc.grid.z);
 #endif
     run_threads(b);
 #if defined(FL_EMU_LOCKSTEP)
