@@ -612,9 +612,11 @@ FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
     const gpu_thread& first = b.threads[w.first_held];
     return !first.step_depth || w.passed_over >= kLockstepPatience || waits_at_same_place(t, first);
   };
+  bool going[kMaxThreads];
   for (uint32_t k = 0; k < held; k++) {
     const gpu_thread& t = b.threads[b.deferred[k]];
-    if (goes_on(t)) start[b.warps[t.warp].held_rank + 1]++;
+    going[k] = goes_on(t);
+    if (going[k]) start[b.warps[t.warp].held_rank + 1]++;
   }
   // A warp whose every lane goes on goes on together: its count of turns starts again.
   bool together[kMaxWarps];
@@ -626,7 +628,7 @@ FL_EMU_UNINSTRUMENTED inline void release_held(block_state& b) {
   for (uint32_t k = 0; k < held; k++) {
     const uint32_t linear = b.deferred[k];
     gpu_thread& t = b.threads[linear];
-    if (!goes_on(t)) {
+    if (!going[k]) {
       b.deferred[kept++] = linear;
     } else if (b.check) {
       push_ready(b, linear);  // check mode's order is its own
