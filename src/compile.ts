@@ -10,6 +10,7 @@ import { Device, backendStatus, checkDevice } from "./device";
 import { canonicalLines, guardFileAccess } from "./file-access";
 import { Combined, checkDefines, checkHeaders, lineName, locatedMessage, withHeaders, withLineMarkers } from "./headers";
 import { gridSyncFunctions } from "./grid-sync";
+import { Directive, Preprocessor } from "./preprocess";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { withVolatileSteps } from "./volatile-steps";
 import {
@@ -114,6 +115,8 @@ interface Build {
   assemblyStops?: boolean;
   /** The C++ standard; C++17 when left out. */
   std?: CxxStandard;
+  /** Whether the source is HIP: it includes a HIP header where hipcc would (hipSource). */
+  hip?: boolean;
 }
 
 function buildOf(dev: Device): Build {
@@ -175,7 +178,7 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   // source's header marks helpers `__host__ __device__`): here each stands for itself.
   const spaces = Object.fromEntries(["__host__", "__device__", "__global__", "__shared__", "__constant__", "__forceinline__"].map((m) => [m, m]));
   // And <cuda_runtime.h>'s CUDART_VERSION, which nvcc includes in every source (HIP on AMD's platform has none).
-  const cudart: Record<string, string> = cudaVersion && !(build.backend === "cpu" && isAmdPlatform(build, source)) ? { CUDART_VERSION: cudaVersion } : {};
+  const cudart: Record<string, string> = cudaVersion && !(build.backend === "cpu" && isAmdPlatform(build)) ? { CUDART_VERSION: cudaVersion } : {};
   const common = { __cplusplus: STANDARDS[build.std ?? "c++17"], ...spaces, ...cudart, ...(includesCuda && cudaVersion ? { CUDA_VERSION: cudaVersion } : {}) };
   const sm = /^sm_(\d+)(\d)$/.exec(build.arch);
   const cudaArch: Record<string, string> = sm ? { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10) } : {};
@@ -200,7 +203,7 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
 function addedMacros(build: Build, source: string): Record<string, string> {
   if (build.backend === "cpu") return emulatedMacros(build, source);
   if (build.backend !== "cuda") return {};
-  return { __NVCC__: "1", ...(INCLUDES_HIP.test(source) ? { __HIPCC__: "1" } : {}) };
+  return { __NVCC__: "1", ...(build.hip ? { __HIPCC__: "1" } : {}) };
 }
 
 // What the compiler the CPU emulator stands in for predefines: nvcc's `__CUDACC__`
@@ -209,27 +212,38 @@ function addedMacros(build: Build, source: string): Record<string, string> {
 // (`#define HD __host__ __device__`) takes its GPU branch here too. With the
 // device pass's macros (emulatedPassMacros).
 function emulatedMacros(build: Build, source: string): Record<string, string> {
-  const hip = INCLUDES_HIP.test(source);
   // nvcc 13.0's, as the emulator's headers are CUDA 13.0's (CUDART_VERSION 13000).
   const nvcc = { __CUDACC__: "1", __NVCC__: "1", __CUDACC_VER_MAJOR__: "13", __CUDACC_VER_MINOR__: "0", __CUDACC_VER_BUILD__: "0" };
-  const compiler: Record<string, string> = isAmdPlatform(build, source) ? { __HIPCC__: "1", __HIP__: "1" } : { ...nvcc, ...(hip ? { __HIPCC__: "1" } : {}) };
+  const compiler: Record<string, string> = isAmdPlatform(build) ? { __HIPCC__: "1", __HIP__: "1" } : { ...nvcc, ...(build.hip ? { __HIPCC__: "1" } : {}) };
   return { ...compiler, ...emulatedPassMacros(build, source) };
 }
 
-// HIP's headers, which make a source a HIP one.
-const INCLUDES_HIP = /^[ \t]*#[ \t]*include[ \t]*[<"](?:hip\/hip_\w+\.h|hipcub\/)/m;
+// HIP's headers, which make a source that includes one where hipcc would a HIP one.
+const HIP_HEADER = /^[<"](?:hip\/hip_\w+\.h|hipcub\/)/;
+
+// Whether hipcc, given the project's macros, would include a HIP header: a source
+// that names one only in a branch for a build of its own (llama.cpp's
+// `#if defined(GGML_USE_HIP)`, vLLM's `#ifdef USE_ROCM`) is a CUDA one unless
+// the project's defines take that branch.
+function hipSource(source: string, defines: ReadonlyMap<string, string>): boolean {
+  if (!/^[ \t]*#[ \t]*include[ \t]*[<"](?:hip\/hip_\w+\.h|hipcub\/)/m.test(source)) return false;
+  const hipcc = { __HIPCC__: "1", __HIP__: "1", __HIP_PLATFORM_AMD__: "1", __clang__: "1", __cplusplus: STANDARDS["c++17"], ...Object.fromEntries(defines) };
+  const directives: Directive[] = [];
+  new Preprocessor(hipcc).run(source, directives);
+  return directives.some((d) => d.active && d.name === "include" && HIP_HEADER.test(d.rest.trim()));
+}
 
 // CUDA's own headers, which make a source that includes no HIP one a CUDA one.
 const INCLUDES_CUDA = /^[ \t]*#[ \t]*include[ \t]*[<"](?:cuda[\w/]*\.h|cuda\/|cooperative_groups|cub\/|curand\w*\.h|mma\.h|thrust\/|ATen\/|torch\/|c10\/)/m;
 
-function isCudaSource(source: string): boolean {
-  return INCLUDES_CUDA.test(source) && !INCLUDES_HIP.test(source);
+function isCudaSource(build: Build, source: string): boolean {
+  return INCLUDES_CUDA.test(source) && !build.hip;
 }
 
 // A HIP source on a 64-lane device is on AMD's platform (hip_runtime.h defines
 // __HIP_PLATFORM_AMD__ there); on a 32-lane one, on NVIDIA's.
-function isAmdPlatform(build: Build, source: string): boolean {
-  return build.backend === "cpu" && build.warpSize === 64 && INCLUDES_HIP.test(source);
+function isAmdPlatform(build: Build): boolean {
+  return build.backend === "cpu" && build.warpSize === 64 && build.hip === true;
 }
 
 // What the device pass the CPU emulator compiles predefines: nvcc's for an sm_XY
@@ -238,10 +252,10 @@ function isAmdPlatform(build: Build, source: string): boolean {
 // pass has none of them.
 function emulatedPassMacros(build: Build, source: string): Record<string, string> {
   const emulates = build.emulates ?? "";
-  if (isAmdPlatform(build, source)) return AMD_ARCH.test(emulates) ? amdDevicePassMacros(emulates, build.warpSize) : {};
+  if (isAmdPlatform(build)) return AMD_ARCH.test(emulates) ? amdDevicePassMacros(emulates, build.warpSize) : {};
   const sm = /^sm_(\d+)(\d)a?$/.exec(emulates);
   if (!sm) return {};
-  return { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10), ...(INCLUDES_HIP.test(source) ? { __HIP_DEVICE_COMPILE__: "1" } : {}) };
+  return { __CUDA_ARCH__: String(Number(sm[1]) * 100 + Number(sm[2]) * 10), ...(build.hip ? { __HIP_DEVICE_COMPILE__: "1" } : {}) };
 }
 
 // An AMD GPU's name: gfx, its major version, then two hex digits (gfx90a, gfx942, gfx1100).
@@ -281,7 +295,7 @@ function ownIncludeFolders(backend: Target): string[] {
 // the device's: AMD with 64-lane warps, NVIDIA with 32. Given only to sources
 // that include them, so that other sources keep one compiled module for both widths.
 function warpWidthFlags(build: Build, source: string): string[] {
-  const fixesWidth = /^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]*\b(?:hip\/hip_\w+\.h|hipcub\/|torch\/|ATen\/|c10\/)/m.test(source);
+  const fixesWidth = build.hip || /^[ \t]*#[ \t]*include[ \t]*[<"][^>"\n]*\b(?:torch\/|ATen\/|c10\/)/m.test(source);
   return build.backend === "cpu" && fixesWidth ? [`-DFL_EMU_WARP_SIZE=${build.warpSize}`] : [];
 }
 
@@ -325,6 +339,7 @@ function checkFileName(where: string, name: unknown): string | undefined {
 // header and line where a line came from one.
 function translate(where: string, written: string, fileName: string | undefined, build: Build, project: ProjectInputs): Translated {
   const combined = withHeaders(where, written, project.headers);
+  build = { ...build, hip: hipSource(combined.text, project.defines) };
   const forBuild = (b: Build) => translateFor(where, combined, fileName, b, project.defines);
   try {
     if (build.backend !== "cpu") return forBuild(build);
@@ -333,7 +348,7 @@ function translate(where: string, written: string, fileName: string | undefined,
     // pass's where only that one leaves out what the CPU cannot run, else the
     // device code with its inline assembly stopping the launches that reach it
     // (the others run).
-    const arch = isAmdPlatform(build, combined.text) ? DEFAULT_EMULATED_AMD_ARCH : DEFAULT_EMULATED_ARCH;
+    const arch = isAmdPlatform(build) ? DEFAULT_EMULATED_AMD_ARCH : DEFAULT_EMULATED_ARCH;
     try {
       return forBuild({ ...build, emulates: arch });
     } catch (device) {
@@ -379,7 +394,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // The header comes first; #line makes the compiler count the user's lines from 1.
   // A name given with a source file's extension ("ldg.cu") is kept as it is; else
   // the extension is the source's dialect: `.cu` for one that includes CUDA's headers only.
-  const file = /\.(?:cu|cuh|hip|cpp|cc|cxx|h|hpp)$/.test(name) ? name : `${name}.${isCudaSource(source) ? "cu" : "hip"}`;
+  const file = /\.(?:cu|cuh|hip|cpp|cc|cxx|h|hpp)$/.test(name) ? name : `${name}.${isCudaSource(build, source) ? "cu" : "hip"}`;
   // Host code is left out of what the compiler reads, on every target: device
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
@@ -410,7 +425,7 @@ function emulatedPassNote(build: Build, source: string): string {
   if (build.emulates !== "host") {
     return `the CPU emulator compiles ${build.emulates}'s device code (${macros.length > 0 ? macros.join(", ") : "a HIP source on a 64-lane device: AMD's, with no __CUDA_ARCH__"}), or options.arch's`;
   }
-  const host = isAmdPlatform(build, source) ? "hipcc's host pass reads it, with no __HIP_DEVICE_COMPILE__" : "nvcc's host pass reads it, with no __CUDA_ARCH__";
+  const host = isAmdPlatform(build) ? "hipcc's host pass reads it, with no __HIP_DEVICE_COMPILE__" : "nvcc's host pass reads it, with no __CUDA_ARCH__";
   return `the CPU emulator compiled this source as ${host}, ${build.hostBecause ?
     `because ${build.hostBecause}` : "as options.arch \"host\" asks"}`;
 }

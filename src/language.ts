@@ -144,13 +144,21 @@ export function gpuBuiltinHint(log: string): string {
  * common.h: No such file or directory"): a project's own header is given with
  * its text; "" for other failures.
  */
+// The names CUDA's and HIP's toolkits give their headers.
+const TOOLKIT_HEADER = /^(?:cuda[\w/]*\.h|cu(?:blas|fft|rand|sparse|solver|dnn|tensor)\w*\.h|nv\w+\.h|sm_\d+_\w+\.h|(?:crt|cuda|cub|thrust|cooperative_groups|nvtx3|hip|hipcub|rocprim|hiprand)\/)/;
+
 export function missingHeaderHint(log: string): string {
   const found = /fatal error: ([^\s:]+): No such file or directory/.exec(log);
   if (!found) return "";
   // PyTorch's headers are stand-ins fuselab writes for what extensions' kernels use.
   const library = /^(?:ATen|c10|THC|torch|caffe2)\//.test(found[1]) ? "PyTorch's headers here are fuselab's stand-ins for what kernels use of them, and this one is not among them: " : "";
-  return `${found[1]} is none of the toolkit's or fuselab's headers: ${library}a project's own header is given with its text, ` +
-    `compile(source, { headers: { ${JSON.stringify(found[1])}: text } }).`;
+  const own = `a project's own header is given with its text, compile(source, { headers: { ${JSON.stringify(found[1])}: text } }).`;
+  // Named as the toolkits name theirs: it may be one this target lacks, or the project's own of that name.
+  if (!library && TOOLKIT_HEADER.test(found[1])) {
+    return `${found[1]} is not among this target's headers: if it is one of CUDA's or HIP's toolkit headers, this target does not ` +
+      `provide it (docs/ARCHITECTURE.md lists those it has); if it is the project's own, ${own}`;
+  }
+  return `${found[1]} is none of the toolkit's or fuselab's headers: ${library}${own}`;
 }
 
 /**

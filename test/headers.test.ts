@@ -106,6 +106,9 @@ describe("fl.compile's option headers: a project's own headers, given as text", 
     if (dev().backend === "cpu") {
       expectThrows(() => fl.compile(source, { device: dev(), headers: PROJECT }), fl.DeviceError,
         /missing\.h is none of the toolkit's or fuselab's headers: a project's own header is given with its text, compile\(source, \{ headers: \{ "missing\.h": text \} \}\)\.$/);
+      // Named as the toolkit names its headers: one the emulator lacks, or the project's own.
+      expectThrows(() => fl.compile(source.replace('"missing.h"', "<cuda_imaginary.h>"), { device: dev() }), fl.DeviceError,
+        /cuda_imaginary\.h is not among this target's headers: if it is one of CUDA's or HIP's toolkit headers, this target does not provide it \(docs\/ARCHITECTURE\.md lists those it has\); if it is the project's own, a project's own header is given with its text, compile\(source, \{ headers: \{ "cuda_imaginary\.h": text \} \}\)\.$/);
     } else {
       expectThrows(() => fl.compile(source, { device: dev(), headers: PROJECT }), fl.ArgumentError,
         /#include of "missing\.h", which is none of them, on line 1: a project's own header is given with its text in compile's option headers$/);

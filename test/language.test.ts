@@ -3899,6 +3899,46 @@ __global__ void platform(int* out) {
     }
   });
 
+  it("reads a CUDA source that names HIP's headers only in a branch for a HIP build of its own as CUDA, unless its defines take that branch", () => {
+    // llama.cpp's common.cuh and ggml-common.h: `#if defined(GGML_USE_HIP)` and
+    // `#elif defined(GGML_COMMON_DECL_HIP)` include HIP's headers; a CUDA build defines neither.
+    const source = `
+#if defined(USE_HIP)
+#define DECL_HIP
+#include <hip/hip_runtime.h>
+#else
+#define DECL_CUDA
+#include <cuda_runtime.h>
+#endif
+#if defined(DECL_HIP)
+#include <hip/hip_fp16.h>
+#endif
+__global__ void flags(int* out) {
+#ifdef __HIPCC__
+  out[0] = 1;
+#endif
+#ifdef CUDART_VERSION
+  out[1] = CUDART_VERSION;
+#endif
+#ifdef __CUDACC__
+  out[2] = 1;
+#endif
+}`;
+    const devices = dev().backend === "cpu" ? [dev(), fl.device("cpu", { warpSize: 64 })] : [dev()];
+    for (const device of devices) {
+      const cuda = fl.zeros([3], { dtype: "i32", device });
+      fl.compile(source, { device }).fn("flags").launch({ grid: 1, block: 1 }, cuda);
+      expect(Array.from(cuda.toArray()), `CUDA build on ${device.describe()}`).to.deep.equal([0, cuda.toArray()[1], 1]);
+      expect(cuda.toArray()[1], `CUDART_VERSION on ${device.describe()}`).to.be.at.least(12000);
+      if (device.backend === "hip") continue;
+      // The project's HIP build: hipcc's __HIPCC__, and on a 64-lane CPU device AMD's platform, without CUDA's macros.
+      const hip = fl.zeros([3], { dtype: "i32", device });
+      fl.compile(source, { device, defines: { USE_HIP: 1 } }).fn("flags").launch({ grid: 1, block: 1 }, hip);
+      const amd = device.backend === "cpu" && device.options.warpSize === 64;
+      expect(Array.from(hip.toArray()), `HIP build on ${device.describe()}`).to.deep.equal(amd ? [1, 0, 0] : [1, cuda.toArray()[1], 1]);
+    }
+  });
+
   it("holds a launch to the kernel's __launch_bounds__, as a GPU does (a literal, a macro, a template parameter, PyTorch's C10_LAUNCH_BOUNDS_1)", () => {
     const module = fl.compile(`
 #include <ATen/ATen.h>
