@@ -2789,11 +2789,13 @@ __global__ void online(const float* in, int n, float* out) {
     expect(Array.from(online.toArray())).to.deep.equal([4.75, NaN]);
   });
 
-  it("rounds to c10's 8-bit floats as c10 does, and gives their limits and arithmetic (vLLM's fp8 quantization)", () => {
+  it("rounds to c10's 8-bit floats as c10 does, the FNUZ ones too, and gives their limits and arithmetic (vLLM's fp8 quantization)", () => {
     const module = fl.compile(`
 #include <torch/all.h>
 #include <c10/util/Float8_e4m3fn.h>
 #include <c10/util/Float8_e5m2.h>
+#include <c10/util/Float8_e4m3fnuz.h>
+#include <c10/util/Float8_e5m2fnuz.h>
 template <typename fp8_t>
 __global__ void quantize(unsigned char* codes, float* back, const float* x, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -2817,13 +2819,24 @@ __global__ void scaled(c10::Float8_e4m3fn* out, float* limits, const float* x, f
     limits[4] = static_cast<float>(e5m2::epsilon());
     limits[5] = static_cast<float>(e5m2::infinity());
     limits[6] = static_cast<float>(c10::Float8_e4m3fn(1.5f) * c10::Float8_e4m3fn(2.75f));
+    using e4m3fnuz = std::numeric_limits<c10::Float8_e4m3fnuz>;
+    using e5m2fnuz = std::numeric_limits<c10::Float8_e5m2fnuz>;
+    limits[7] = static_cast<float>(e4m3fnuz::max());
+    limits[8] = static_cast<float>(e4m3fnuz::lowest());
+    limits[9] = static_cast<float>(e4m3fnuz::min());
+    limits[10] = static_cast<float>(e4m3fnuz::epsilon());
+    limits[11] = static_cast<float>(e5m2fnuz::max());
+    limits[12] = static_cast<float>(e5m2fnuz::min());
+    limits[13] = static_cast<float>(e5m2fnuz::epsilon());
+    limits[14] = e5m2fnuz::has_infinity ? 1.0f : 0.0f;
   }
 }
 `, { device: dev() });
     // Every code's value, the midpoints between neighbours (ties), just either side of them, and the edges.
-    const values: number[] = [0, -0, NaN, Infinity, -Infinity, 1e-9, 440, 448, 456, 460, 464, 465, 479, 480, 1e6, 57344, 60000, 61440, 61441, 65536, 2 ** -17];
-    for (const format of ["e4m3fn", "e5m2"] as const) {
-      for (let code = 0; code < 0x7c; code++) {
+    const values: number[] = [0, -0, NaN, Infinity, -Infinity, 1e-9, 240, 247.9, 248, 256, 440, 448, 456, 460, 464, 465, 479, 480, 1e6, 57344, 60000,
+      61440, 61441, 65536, 2 ** -17, 2 ** -18, -(2 ** -18), -(2 ** -11)];
+    for (const format of ["e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz"] as const) {
+      for (let code = 0; code < (format.endsWith("fnuz") ? 0x7f : 0x7c); code++) {
         const v = fp8Value(code, format), next = fp8Value(code + 1, format);
         values.push(v, -v);
         if (Number.isFinite(next)) values.push((v + next) / 2, Math.fround((v + next) / 2 * (1 + 2 ** -20)), -Math.fround((v + next) / 2 * (1 - 2 ** -20)));
@@ -2831,7 +2844,8 @@ __global__ void scaled(c10::Float8_e4m3fn* out, float* limits, const float* x, f
     }
     const inputs = values.map(Math.fround);
     const x = fl.tensor(inputs, { device: dev() });
-    for (const [format, type] of [["e4m3fn", "c10::Float8_e4m3fn"], ["e5m2", "c10::Float8_e5m2"]] as const) {
+    for (const [format, type] of [["e4m3fn", "c10::Float8_e4m3fn"], ["e5m2", "c10::Float8_e5m2"], ["e4m3fnuz", "c10::Float8_e4m3fnuz"],
+      ["e5m2fnuz", "c10::Float8_e5m2fnuz"]] as const) {
       const codes = fl.full([inputs.length], 0x55, { dtype: "u8", device: dev() });
       const back = fl.full([inputs.length], -7, { device: dev() });
       module.fn(`quantize<${type}>`).launch({ grid: Math.ceil(inputs.length / 128), block: 128 }, codes, back, x, inputs.length);
@@ -2843,10 +2857,10 @@ __global__ void scaled(c10::Float8_e4m3fn* out, float* limits, const float* x, f
     const n = 40;
     const xs = range(n).map((i) => (i - 20) * 37.5);
     const out = fl.full([n], 0x55, { dtype: "u8", device: dev() });
-    const limits = fl.full([7], NaN, { device: dev() });
+    const limits = fl.full([15], NaN, { device: dev() });
     module.fn("scaled").launch({ grid: 1, block: 64 }, out, limits, fl.tensor(xs, { device: dev() }), 0.5, n);
     expect(Array.from(out.toArray())).to.deep.equal(xs.map((v) => fp8Code(Math.max(-448, Math.min(v * 0.5, 448)), "e4m3fn")));
-    expect(Array.from(limits.toArray())).to.deep.equal([448, -448, 2 ** -6, 57344, 0.25, Infinity, 4]);
+    expect(Array.from(limits.toArray())).to.deep.equal([448, -448, 2 ** -6, 57344, 0.25, Infinity, 4, 240, -240, 2 ** -7, 0.125, 57344, 2 ** -15, 0.25, 0]);
   });
 
   it("takes PyTorch's TensorInfo (a tensor, or its fields), std::optional in host declarations, a source's own shuffle of at::Half, and kernels a header only declares", () => {

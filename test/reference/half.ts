@@ -69,18 +69,29 @@ export function roundBf16Fma(x: number, y: number, z: number): number {
   return roundBf16(...exactFma(x, y, z));
 }
 
+/** c10's 8-bit float formats: the FNUZ ones (AMD's) have no infinity, no negative zero and one NaN, 0x80. */
+export type Fp8Format = "e4m3fn" | "e5m2" | "e4m3fnuz" | "e5m2fnuz";
+const FP8_FORMATS: Record<Fp8Format, { mantissaBits: number; bias: number; fnuz: boolean }> = {
+  e4m3fn: { mantissaBits: 3, bias: 7, fnuz: false },
+  e5m2: { mantissaBits: 2, bias: 15, fnuz: false },
+  e4m3fnuz: { mantissaBits: 3, bias: 8, fnuz: true },
+  e5m2fnuz: { mantissaBits: 2, bias: 16, fnuz: true },
+};
+
 /**
  * The code of c10's 8-bit float nearest to x, ties to even, as c10 converts a
  * float: E4M3FN (3 mantissa bits, bias 7; 0x7f NaN, also reached by rounding
- * past 448) or E5M2 (2 bits, bias 15; past 57344 rounds to infinity, 0x7c).
+ * past 448) or E5M2 (2 bits, bias 15; past 57344 rounds to infinity, 0x7c);
+ * E4M3FNUZ and E5M2FNUZ (bias 8 and 16) give 0x80 for NaN, infinity and what
+ * rounds past their largest (240, 57344), and +0 for -0.
  */
-export function fp8Code(x: number, format: "e4m3fn" | "e5m2"): number {
-  const [mantissaBits, bias] = format === "e4m3fn" ? [3, 7] : [2, 15];
+export function fp8Code(x: number, format: Fp8Format): number {
+  const { mantissaBits, bias, fnuz } = FP8_FORMATS[format];
   const sign = x < 0 || Object.is(x, -0) ? 0x80 : 0;
-  const nan = 0x7f | sign;
+  const nan = fnuz ? 0x80 : 0x7f | sign;
   if (Number.isNaN(x)) return nan;
   const magnitude = Math.abs(x);
-  if (magnitude === Infinity) return format === "e4m3fn" ? nan : 0x7c | sign;
+  if (magnitude === Infinity) return format === "e5m2" ? 0x7c | sign : nan;
   const evenRound = (q: number) => {
     const n = Math.floor(q);
     return q - n > 0.5 || (q - n === 0.5 && n % 2 === 1) ? n + 1 : n;
@@ -100,17 +111,19 @@ export function fp8Code(x: number, format: "e4m3fn" | "e5m2"): number {
     }
     code = ((e + bias) << mantissaBits) | m;
   }
+  if (fnuz) return code > 0x7f ? 0x80 : code === 0 ? 0 : code | sign;
   const top = format === "e4m3fn" ? 0x7f : 0x7c;
   return (code >= top ? top : code) | sign;
 }
 
 /** The value of c10's 8-bit float `code`. */
-export function fp8Value(code: number, format: "e4m3fn" | "e5m2"): number {
-  const [mantissaBits, bias] = format === "e4m3fn" ? [3, 7] : [2, 15];
+export function fp8Value(code: number, format: Fp8Format): number {
+  const { mantissaBits, bias, fnuz } = FP8_FORMATS[format];
   const sign = code & 0x80 ? -1 : 1;
   const exponent = (code & 0x7f) >> mantissaBits, mantissa = code & ((1 << mantissaBits) - 1);
   const top = (1 << (7 - mantissaBits)) - 1;
-  if (format === "e4m3fn" ? (code & 0x7f) === 0x7f : exponent === top) return mantissa === 0 && format === "e5m2" ? sign * Infinity : NaN;
+  if (fnuz && code === 0x80) return NaN;
+  if (format === "e4m3fn" ? (code & 0x7f) === 0x7f : format === "e5m2" && exponent === top) return mantissa === 0 && format === "e5m2" ? sign * Infinity : NaN;
   if (exponent === 0) return sign * mantissa * 2 ** (1 - bias - mantissaBits);
   return sign * (1 + mantissa / 2 ** mantissaBits) * 2 ** (exponent - bias);
 }

@@ -680,29 +680,24 @@ FL_EMU_UNINSTRUMENTED inline void describe_mismatch(block_state& b, uint32_t war
        y.idx.z, warp_op_name(y.op, y.mask != kLiveLanes), y.line, static_cast<unsigned long long>(y.mask));
 }
 
-// Check mode, as compute-sanitizer's synccheck: a lane named in a warp
-// operation's mask exited without reaching it (but for __syncwarp, which CUDA
-// defines over the lanes of its mask that have not exited).
-FL_EMU_UNINSTRUMENTED inline void describe_missing_lane(block_state& b, const gpu_thread& waiting, const gpu_thread& gone) {
+// Check mode: a shuffle read a lane its mask leaves out, one it names past the
+// block's last thread (a partial last warp), or one it names that exited, whose
+// value a GPU leaves undefined. (CUDA asks only the lanes of a mask that have not
+// exited to reach the operation: `if (row >= rows) return;` before a shuffle
+// among the lanes of each row is valid.)
+enum class unread_lane { unnamed, past_end, exited };
+FL_EMU_UNINSTRUMENTED inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, unread_lane why) {
   const fl_emu_where& w = b.state->where;
-  fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): its mask 0x%llx names thread (%u,%u,%u), which exited "
-          "without reaching it (every thread a mask names must reach the operation)",
-       b.launch->desc->kernel, warp_op_name(waiting.op, true), waiting.line, w.block.x, w.block.y, w.block.z,
-       static_cast<unsigned long long>(waiting.mask), gone.idx.x, gone.idx.y, gone.idx.z);
-}
-
-// Check mode: a shuffle read a lane its mask leaves out, or one it names past the
-// block's last thread (a partial last warp), whose value a GPU leaves undefined.
-FL_EMU_UNINSTRUMENTED inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, bool exists) {
-  const fl_emu_where& w = b.state->where;
-  const bool named = source < 64 && (reader.mask >> source & 1);
+  const char* because =
+      why == unread_lane::unnamed ? "leaves out (a GPU gives an undefined value there: name every lane read in the mask)"
+      : why == unread_lane::past_end ? "names, but no thread of the block runs there (a GPU gives an undefined value: a block whose size "
+                                       "is not a multiple of the warp's reads only the lanes it has)"
+                                     : "names, but whose thread exited before it (a GPU gives an undefined value: read only lanes "
+                                       "that reach the operation)";
   fail(b, "kernel '%s': %s on line %d in block (%u,%u,%u): thread (%u,%u,%u) reads lane %u%s, which its mask 0x%llx %s",
        b.launch->desc->kernel, warp_op_name(reader.op, true), reader.line, w.block.x, w.block.y, w.block.z,
-       reader.idx.x, reader.idx.y, reader.idx.z, source, exists ? "" : " (past the block's last thread)",
-       static_cast<unsigned long long>(reader.mask),
-       named ? "names, but no thread of the block runs there (a GPU gives an undefined value: a block whose size is "
-               "not a multiple of the warp's reads only the lanes it has)"
-             : "leaves out (a GPU gives an undefined value there: name every lane read in the mask)");
+       reader.idx.x, reader.idx.y, reader.idx.z, source, why == unread_lane::past_end ? " (past the block's last thread)" : "",
+       static_cast<unsigned long long>(reader.mask), because);
 }
 
 // The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
@@ -805,14 +800,16 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
         int reader = -1, read = -1;
         shuffle([&](uint32_t self, uint32_t source) FL_EMU_UNINSTRUMENTED {
           if (source < 64 && (group >> source & 1)) return values[source];
-          // Unnamed, or named but past the block's end (a lane named that exited is reported when it exits).
-          const bool unnamed = !(source < 64 && (mask >> source & 1));
-          if (reader < 0 && mask != kLiveLanes && (unnamed || base + source >= b.size)) reader = self, read = source;
+          if (reader < 0 && mask != kLiveLanes) reader = self, read = source;
           return uint64_t(0);
         });
-        // Check mode: a GPU gives an undefined value for a lane its mask leaves out.
+        // Check mode: a GPU gives an undefined value for a lane outside the group.
         if (b.check && reader >= 0) {
-          describe_unnamed_source(b, lanes[reader], static_cast<uint32_t>(read), base + static_cast<uint32_t>(read) < b.size);
+          const uint32_t source = static_cast<uint32_t>(read);
+          const unread_lane why = !(source < 64 && (mask >> source & 1)) ? unread_lane::unnamed
+                                  : base + source >= b.size               ? unread_lane::past_end
+                                                                           : unread_lane::exited;
+          describe_unnamed_source(b, lanes[reader], source, why);
           return;
         }
       }
@@ -938,15 +935,10 @@ FL_EMU_UNINSTRUMENTED inline void mark_exited(block_state& b, gpu_thread& t) {
   warp_state& w = b.warps[warp];
   const lane_mask bit = lane_mask(1) << lane;
   w.live &= ~bit;
-  // The groups that waited for it may now be complete (in check mode, a lane a
-  // mask names must arrive).
+  // The groups that waited for it may now be complete.
   lane_mask pending = w.arrived;
   while (pending) {
     gpu_thread& waiting = b.threads[warp * b.warp_size + lowest_lane(pending)];
-    if (b.check && waiting.mask != kLiveLanes && waiting.op != warp_op::syncwarp && (waiting.mask & bit)) {
-      describe_missing_lane(b, waiting, t);
-      return;
-    }
     lane_mask group = group_of(waiting, w);
     pending &= ~group & ~(lane_mask(1) << lowest_lane(pending));
     if ((w.arrived & group) == group) complete_group(b, warp, group);
@@ -1376,18 +1368,7 @@ FL_EMU_UNINSTRUMENTED inline uint64_t warp_exchange(warp_op op, int line, uint64
     return lone_result(op, lane, value);
   }
   warp_state& w = b.warps[warp];
-  // __syncwarp waits for the lanes of its mask that have not exited, as CUDA defines it.
-  if (b.check && masked && op != warp_op::syncwarp && (mask & ~w.live)) {
-    // Lanes of the mask that already exited (lanes past the block's end do not exist and do not count).
-    const uint32_t base = warp * lanes;
-    for (lane_mask m = mask & ~w.live; m; m &= m - 1) {
-      uint32_t gone = lowest_lane(m);
-      if (base + gone >= b.size) break;
-      self.op = op, self.line = line, self.mask = mask;
-      describe_missing_lane(b, self, b.threads[base + gone]);
-      abandon_block(b);
-    }
-  }
+  // A warp operation waits for the lanes of its mask that have not exited, as CUDA defines it.
   self.status = thread_status::at_warp_op;
   self.op = op;
   self.line = line;

@@ -148,6 +148,42 @@ struct alignas(1) Float8_e5m2 {
   C10_HOST_DEVICE bool isinf() const { return (x & 0x7f) == 0x7c; }
 };
 
+// c10's FNUZ 8-bit floats (AMD's): E4M3FNUZ (bias 8, 240 the largest) and E5M2FNUZ
+// (bias 16, 57344 the largest), with no infinity, no negative zero and one NaN,
+// 0x80, which NaN, infinity and every magnitude from `past` up (2^8, 2^16) give.
+// Rounding as the other two: to nearest even, and up past the largest into 0x80.
+namespace detail {
+C10_HOST_DEVICE inline uint8_t fnuz_from_float(float f, int mantissa_bits, int bias, uint32_t past) {
+  const uint32_t magnitude = bits_of(f) & 0x7fffffffu;
+  if (magnitude >= past) return 0x80;
+  const uint8_t code = fp8_from_float(float_of(magnitude), mantissa_bits, bias, past, false);
+  return code == 0 || code >= 0x80 ? code : static_cast<uint8_t>(code | ((bits_of(f) >> 24) & 0x80));
+}
+C10_HOST_DEVICE inline float fnuz_to_float(uint8_t x, int mantissa_bits, int bias) {
+  if (x == 0x80) return float_of(0x7fc00000u);
+  const uint32_t sign = static_cast<uint32_t>(x & 0x80) << 24;
+  const uint32_t exponent = (x & 0x7fu) >> mantissa_bits, mantissa = x & ((1u << mantissa_bits) - 1u);
+  // A subnormal's mantissa counts steps of 2^(1 - bias - mantissa_bits).
+  if (exponent == 0) return float_of(sign | bits_of(static_cast<float>(mantissa) * float_of(static_cast<uint32_t>(128 - bias - mantissa_bits) << 23)));
+  return float_of(sign | ((exponent + 127u - bias) << 23) | (mantissa << (23 - mantissa_bits)));
+}
+}  // namespace detail
+
+struct alignas(1) Float8_e4m3fnuz {
+  FUSELAB_TORCH_STORED_AS(Float8_e4m3fnuz, uint8_t)
+  C10_HOST_DEVICE Float8_e4m3fnuz(float value) : x(detail::fnuz_from_float(value, 3, 8, 0x43800000u)) {}
+  C10_HOST_DEVICE operator float() const { return detail::fnuz_to_float(x, 3, 8); }
+  C10_HOST_DEVICE bool isnan() const { return x == 0x80; }
+};
+
+struct alignas(1) Float8_e5m2fnuz {
+  FUSELAB_TORCH_STORED_AS(Float8_e5m2fnuz, uint8_t)
+  C10_HOST_DEVICE Float8_e5m2fnuz(float value) : x(detail::fnuz_from_float(value, 2, 16, 0x47800000u)) {}
+  C10_HOST_DEVICE operator float() const { return detail::fnuz_to_float(x, 2, 16); }
+  C10_HOST_DEVICE bool isnan() const { return x == 0x80; }
+  C10_HOST_DEVICE bool isinf() const { return false; }
+};
+
 // PyTorch's arithmetic on its 16- and 8-bit types, one definition for each type and
 // operator: with its own type, the result rounded back to it; with float or
 // double, that type; with an integer, the integer converted first.
@@ -186,6 +222,8 @@ FUSELAB_TORCH_ARITHMETIC(Half)
 FUSELAB_TORCH_ARITHMETIC(BFloat16)
 FUSELAB_TORCH_ARITHMETIC(Float8_e4m3fn)
 FUSELAB_TORCH_ARITHMETIC(Float8_e5m2)
+FUSELAB_TORCH_ARITHMETIC(Float8_e4m3fnuz)
+FUSELAB_TORCH_ARITHMETIC(Float8_e5m2fnuz)
 #undef FUSELAB_TORCH_OPERATOR
 #undef FUSELAB_TORCH_COMPARISON
 #undef FUSELAB_TORCH_ARITHMETIC
@@ -249,6 +287,9 @@ using bfloat16_limits = float_limits<BFloat16, 0xff7f, 0x7f7f, 0x0080, 0x3c00, 0
 // E4M3FN has no infinity (its infinity() is its NaN), and neither 8-bit type a signaling NaN.
 using e4m3fn_limits = float_limits<Float8_e4m3fn, 0xfe, 0x7e, 0x08, 0x20, 0x30, 0x7f, 0x7f, 0x7f, false, false, 4, 0, 3, -5, -1, 9, 2>;
 using e5m2_limits = float_limits<Float8_e5m2, 0xfb, 0x7b, 0x04, 0x34, 0x38, 0x7c, 0x7f, 0x7f, true, false, 3, 0, 2, -13, -4, 16, 4>;
+// The FNUZ types' infinity() is their NaN too.
+using e4m3fnuz_limits = float_limits<Float8_e4m3fnuz, 0xff, 0x7f, 0x08, 0x28, 0x38, 0x80, 0x80, 0x80, false, false, 4, 0, 3, -6, -2, 8, 2>;
+using e5m2fnuz_limits = float_limits<Float8_e5m2fnuz, 0xff, 0x7f, 0x04, 0x38, 0x3c, 0x80, 0x80, 0x80, false, false, 3, 0, 2, -14, -4, 16, 4>;
 }  // namespace detail
 }  // namespace c10
 
@@ -259,6 +300,8 @@ template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
 template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
 template <> struct numeric_limits<c10::Float8_e4m3fn> : c10::detail::e4m3fn_limits {};
 template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {};
+template <> struct numeric_limits<c10::Float8_e4m3fnuz> : c10::detail::e4m3fnuz_limits {};
+template <> struct numeric_limits<c10::Float8_e5m2fnuz> : c10::detail::e5m2fnuz_limits {};
 }  // namespace std
 }  // namespace cuda
 #elif defined(__HIPCC_RTC__)
@@ -267,6 +310,8 @@ template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
 template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
 template <> struct numeric_limits<c10::Float8_e4m3fn> : c10::detail::e4m3fn_limits {};
 template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {};
+template <> struct numeric_limits<c10::Float8_e4m3fnuz> : c10::detail::e4m3fnuz_limits {};
+template <> struct numeric_limits<c10::Float8_e5m2fnuz> : c10::detail::e5m2fnuz_limits {};
 }  // namespace fuselab_rtc_std
 #else
 namespace std {
@@ -274,6 +319,8 @@ template <> struct numeric_limits<c10::Half> : c10::detail::half_limits {};
 template <> struct numeric_limits<c10::BFloat16> : c10::detail::bfloat16_limits {};
 template <> struct numeric_limits<c10::Float8_e4m3fn> : c10::detail::e4m3fn_limits {};
 template <> struct numeric_limits<c10::Float8_e5m2> : c10::detail::e5m2_limits {};
+template <> struct numeric_limits<c10::Float8_e4m3fnuz> : c10::detail::e4m3fnuz_limits {};
+template <> struct numeric_limits<c10::Float8_e5m2fnuz> : c10::detail::e5m2fnuz_limits {};
 }  // namespace std
 #endif
 
@@ -310,6 +357,8 @@ namespace at {
 using c10::BFloat16;
 using c10::Float8_e4m3fn;
 using c10::Float8_e5m2;
+using c10::Float8_e4m3fnuz;
+using c10::Float8_e5m2fnuz;
 using c10::Half;
 
 // The type a kernel computes in (at::opmath_type<scalar_t>) and accumulates in
