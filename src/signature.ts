@@ -1081,6 +1081,8 @@ function resolveAliases(tokens: Token[], aliases: Map<string, string>): Token[] 
       out.pop();
       if (/^[A-Za-z_]\w*$/.test(out[out.length - 1]?.text ?? "")) out.pop();
     }
+    // And the keyword of an enum's name written as C writes it (llama.cpp's `const enum ggml_op_pool op`).
+    if (out[out.length - 1]?.text === "enum") out.pop();
     // `const realptr p` is the pointer made const (float* const p), not its pointee.
     const constPointer = spelled.endsWith("*") && out[out.length - 1]?.text === "const";
     if (constPointer) out.pop();

@@ -1543,6 +1543,9 @@ void launch_scale(T* out, const T* in, int n, cudaStream_t stream);
 #include "launchers.h"
 typedef enum { ADAM_MODE_0 = 0, ADAM_MODE_1 = 1 } adamMode_t;
 enum class Rounding : uint8_t { Down, Up };
+enum pool_op { OP_MAX, OP_AVG };
+// An enum's name written with its keyword, as C does (llama.cpp's pool2d.cu).
+__global__ void pool_kind(float* out, const enum pool_op op) { out[0] = op == OP_AVG ? 2.0f : 1.0f; }
 struct V { int x; };
 __host__ __device__ __forceinline__ bool operator!=(const V& a, const V& b) { return a.x != b.x; }
 __host__ __device__ __forceinline__ bool operator==(const V& a, const V& b) { return a.x == b.x; }
@@ -1567,6 +1570,8 @@ INSTANTIATE_LAUNCH_SCALE(double)
     module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, fl.tensor(range(n), { device: dev() }), n, 0, 0);
     expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => (i === 3 ? -3.4028234663852886e38 : 3 * i)));
     expectThrows(() => module.fn("scale<float>").launch({ grid: 1, block: 32 }, out, out, n, 0, 256), fl.ArgumentError, /rounding.*256/);
+    module.fn("pool_kind").launch({ grid: 1, block: 1 }, out, 1);
+    expect(out.toArray()[0]).to.equal(2);
     // Host functions a macro defines, invoked through another macro, leave with the host helpers they call (cub's test_util.h).
     const overloads = fl.compile(`#include <iostream>
 template <typename T> T CoutCast(T val) { return val; }
