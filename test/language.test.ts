@@ -34,6 +34,38 @@ function bf16Bits(values: ArrayLike<number>): (number | string)[] {
   return Array.from(values, (v) => (Number.isNaN(v) ? "NaN" : f32ToBf16Bits(v)));
 }
 
+/**
+ * Expects a conversion kernel's codes, `columns` of them for each input x, to be the
+ * expected ones, naming the first that is not (its input and column).
+ */
+function expectCodes(codes: (number | string)[], expected: (number | string)[], inputs: ArrayLike<number>, columns: number): void {
+  const wrong = codes.findIndex((c, i) => c !== expected[i]);
+  const where = wrong < 0 ? "" : `x = ${inputs[Math.floor(wrong / columns)]}, column ${wrong % columns}: got ${codes[wrong]}, expected ${expected[wrong]}`;
+  expect(wrong, where).to.equal(-1);
+  expect(codes.length).to.equal(expected.length);
+}
+
+/**
+ * Runs `kernel` (x, out, n) of `module` over the doubles `values`, writing `columns`
+ * byte codes for each x, and expects them to be `expected`'s.
+ */
+function expectConversions(module: fl.Module, kernel: string, values: number[], columns: number, expected: number[]): void {
+  const n = values.length;
+  const out = fl.full([n * columns], 0xee, { dtype: "u8", device: testDevice() });
+  module.fn(kernel).launch({ grid: Math.ceil(n / 128), block: 128 }, fl.tensor(values, { dtype: "f64", device: testDevice() }), out, n);
+  expectCodes(Array.from(out.toArray()), expected, values, columns);
+}
+
+// The start of a kernel converting x[i], a double, also as a float, f, and that float as
+// a half, h, and a bfloat16, b.
+const NARROW_INPUTS = `
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double d = x[i];
+  const float f = (float)d;
+  const __half h = __float2half(f);
+  const __nv_bfloat16 b = __float2bfloat16(f);`;
+
 describe("kernel language", () => {
   const dev = testDevice;
 
@@ -3053,15 +3085,254 @@ __global__ void from_fp8(float* out, __half* halves) {
     const kinds = ["e4m3", "e4m3", "e5m2", "e5m2", "e4m3", "e5m2"] as const;
     const codes = Array.from(out.toArray(), (c, i) => (Number.isNaN(decode(kinds[i % 6], c)) ? "NaN" : c));
     const expected = Array.from(x).flatMap((v) => kinds.map((kind, column) => encode(kind, v, column !== 1 && column !== 3)));
-    const firstWrong = codes.findIndex((c, i) => c !== expected[i]);
-    expect(firstWrong, firstWrong < 0 ? "" : `x = ${x[Math.floor(firstWrong / 6)]}, column ${firstWrong % 6}: got ${codes[firstWrong]}, expected ${expected[firstWrong]}`)
-      .to.equal(-1);
+    expectCodes(codes, expected, x, 6);
     const decoded = fl.full([512], 7, { device: dev() });
     const halves = fl.full([256], 7, { dtype: "f16", device: dev() });
     module.fn("from_fp8").launch({ grid: 1, block: 256 }, decoded, halves);
     const asText = (v: number) => (Number.isNaN(v) ? "NaN" : Object.is(v, -0) ? "-0" : String(v));
     expect(Array.from(decoded.toArray(), asText)).to.deep.equal(range(256).flatMap((c) => [asText(decode("e4m3", c)), asText(decode("e5m2", c))]));
     expect(Array.from(halves.toArray(), asText)).to.deep.equal(range(256).map((c) => asText(decode("e4m3", c))));
+  });
+
+  it("converts to and from CUDA's 4- and 6-bit floats (cuda_fp4.h, cuda_fp6.h) as the GPU does: to nearest even or toward zero, saturating, every code decoded", () => {
+    const source = `
+#include <cuda_fp4.h>
+// x converted to format F (KIND) into o[0..14]: from double, float, half and bfloat16, to
+// nearest and toward zero; the pair (x, -x) of doubles toward zero, in its two bytes; four
+// floats (x, -x, 2x, x/4) and one by the classes (to nearest), the four in their bytes.
+#define ENCODE(F, KIND, T, T4, o)                                                            \\
+  o[0] = __nv_cvt_double_to_##F(d, KIND, cudaRoundNearest);                                  \\
+  o[1] = __nv_cvt_double_to_##F(d, KIND, cudaRoundZero);                                     \\
+  o[2] = __nv_cvt_float_to_##F(f, KIND, cudaRoundNearest);                                   \\
+  o[3] = __nv_cvt_float_to_##F(f, KIND, cudaRoundZero);                                      \\
+  o[4] = __nv_cvt_halfraw_to_##F(__half_raw(h), KIND, cudaRoundNearest);                     \\
+  o[5] = __nv_cvt_halfraw_to_##F(__half_raw(h), KIND, cudaRoundZero);                        \\
+  o[6] = __nv_cvt_bfloat16raw_to_##F(__nv_bfloat16_raw(b), KIND, cudaRoundNearest);          \\
+  o[7] = __nv_cvt_bfloat16raw_to_##F(__nv_bfloat16_raw(b), KIND, cudaRoundZero);             \\
+  pair = __nv_cvt_double2_to_##F##x2(make_double2(d, -d), KIND, cudaRoundZero);              \\
+  o[8] = pair & 0xff;                                                                        \\
+  o[9] = pair >> 8;                                                                          \\
+  quad = T4(make_float4(f, -f, 2.0f * f, 0.25f * f)).__x;                                    \\
+  o[10] = quad & 0xff;                                                                       \\
+  o[11] = (quad >> 8) & 0xff;                                                                \\
+  o[12] = (quad >> 16) & 0xff;                                                               \\
+  o[13] = quad >> 24;                                                                        \\
+  o[14] = T(f).__x;
+__global__ void to_narrow(const double* x, unsigned char* out, int n) {${NARROW_INPUTS}
+  unsigned int pair, quad;
+  ENCODE(fp4, __NV_E2M1, __nv_fp4_e2m1, __nv_fp4x4_e2m1, (out + i * 45))
+  ENCODE(fp6, __NV_E2M3, __nv_fp6_e2m3, __nv_fp6x4_e2m3, (out + i * 45 + 15))
+  ENCODE(fp6, __NV_E3M2, __nv_fp6_e3m2, __nv_fp6x4_e3m2, (out + i * 45 + 30))
+}
+// Byte c decoded as format F (column j): to half; by the class to float; as the pair
+// (c, 255 - c) and the four (c, 255 - c, 7c, 13c) (bytes; for fp4 the same words, cut
+// to 8 and 16 bits) to floats.
+#define DECODE(F, KIND, T, T2, T4, j)                                                        \\
+  halves[c * 3 + j] = __half(__nv_cvt_##F##_to_halfraw(c, KIND));                           \\
+  {                                                                                          \\
+    float* o = floats + (c * 3 + j) * 7;                                                     \\
+    T v;                                                                                     \\
+    v.__x = c;                                                                               \\
+    o[0] = float(v);                                                                         \\
+    T2 p;                                                                                    \\
+    p.__x = c | (255 - c) << 8;                                                              \\
+    const float2 pf = float2(p);                                                             \\
+    o[1] = pf.x;                                                                             \\
+    o[2] = pf.y;                                                                             \\
+    T4 q;                                                                                    \\
+    q.__x = c | (255 - c) << 8 | ((c * 7) & 255) << 16 | ((c * 13) & 255) << 24;             \\
+    const float4 qf = float4(q);                                                             \\
+    o[3] = qf.x;                                                                             \\
+    o[4] = qf.y;                                                                             \\
+    o[5] = qf.z;                                                                             \\
+    o[6] = qf.w;                                                                             \\
+  }
+__global__ void from_narrow(__half* halves, float* floats) {
+  const unsigned c = threadIdx.x;
+  DECODE(fp4, __NV_E2M1, __nv_fp4_e2m1, __nv_fp4x2_e2m1, __nv_fp4x4_e2m1, 0)
+  DECODE(fp6, __NV_E2M3, __nv_fp6_e2m3, __nv_fp6x2_e2m3, __nv_fp6x4_e2m3, 1)
+  DECODE(fp6, __NV_E3M2, __nv_fp6_e3m2, __nv_fp6x2_e3m2, __nv_fp6x4_e3m2, 2)
+}`;
+    // The formats from their definitions: a sign bit over the exponent and mantissa fields,
+    // exponent field 0 holding zero and the subnormals; no infinity, no NaN.
+    const formats = [{ bits: 4, m: 1, bias: 1 }, { bits: 6, m: 3, bias: 1 }, { bits: 6, m: 2, bias: 3 }];
+    type Format = (typeof formats)[number];
+    const largestCode = (f: Format) => (1 << (f.bits - 1)) - 1;
+    const decode = (f: Format, code: number): number => {
+      const sign = (code >> (f.bits - 1)) & 1, magnitude = code & largestCode(f);
+      const field = magnitude >> f.m, mantissa = magnitude & ((1 << f.m) - 1);
+      const v = field === 0 ? mantissa * 2 ** (1 - f.bias - f.m) : (1 + mantissa / 2 ** f.m) * 2 ** (field - f.bias);
+      return sign ? -v : v;
+    };
+    // x's sign and, among the magnitudes, the nearest (ties to the even code) or the largest
+    // not above |x| (toward zero), past the largest the largest. NaN: the positive largest.
+    const encode = (f: Format, x: number, nearest: boolean): number => {
+      if (Number.isNaN(x)) return largestCode(f);
+      const sign = x < 0 || Object.is(x, -0) ? 1 << (f.bits - 1) : 0, a = Math.min(Math.abs(x), decode(f, largestCode(f)));
+      let best = 0;
+      for (let code = 1; code <= largestCode(f); code++) {
+        const v = decode(f, code), d = Math.abs(v - a), bestD = Math.abs(decode(f, best) - a);
+        if (nearest ? d < bestD || (d === bestD && code % 2 === 0) : v <= a) best = code;
+      }
+      return sign | best;
+    };
+    const values = [0, -0, NaN, Infinity, -Infinity, 1e-30, -1e-30, 1e-300, 1e300, -1e300, 1e6, -7.9, 65504, 65520, 3.4e38, 2 ** -149];
+    for (const f of formats) {
+      for (let code = 0; code <= largestCode(f); code++) {
+        const v = decode(f, code), next = code < largestCode(f) ? decode(f, code + 1) : 2 * v - decode(f, code - 1);
+        for (const y of [v, (v + next) / 2, ((v + next) / 2) * (1 + 2 ** -20), ((v + next) / 2) * (1 - 2 ** -20),
+          ((v + next) / 2) * (1 + 2 ** -40), ((v + next) / 2) * (1 - 2 ** -40)]) values.push(y, -y);
+      }
+    }
+    const module = fl.compile(source, { device: dev(), name: "narrow" });
+    expectConversions(module, "to_narrow", values, 45, values.flatMap((d) => {
+      const f32 = Math.fround(d);
+      return formats.flatMap((f) => {
+        const pack = (parts: number[]) => parts.reduce((word, part, k) => word + part * 2 ** (k * (f.bits === 4 ? 4 : 8)), 0);
+        const pair = pack([encode(f, d, false), encode(f, -d, false)]);
+        const quad = pack([f32, -f32, Math.fround(2 * f32), Math.fround(0.25 * f32)].map((y) => encode(f, y, true)));
+        return [encode(f, d, true), encode(f, d, false), encode(f, f32, true), encode(f, f32, false),
+          encode(f, roundF16(f32), true), encode(f, roundF16(f32), false), encode(f, roundBf16(f32), true), encode(f, roundBf16(f32), false),
+          pair & 0xff, pair >> 8, quad & 0xff, (quad >> 8) & 0xff, (quad >> 16) & 0xff, quad >>> 24, encode(f, f32, true)];
+      });
+    }));
+    const halves = fl.full([256 * 3], 7, { dtype: "f16", device: dev() });
+    const floats = fl.full([256 * 3 * 7], 7, { device: dev() });
+    module.fn("from_narrow").launch({ grid: 1, block: 256 }, halves, floats);
+    const asText = (v: number) => (Number.isNaN(v) ? "NaN" : Object.is(v, -0) ? "-0" : String(v));
+    // The parts of a word (fp4: 4 bits each), each decoded; bits above a format's are not its.
+    const parts = (f: Format, word: number, count: number) =>
+      range(count).map((k) => decode(f, Math.floor(word / 2 ** (k * (f.bits === 4 ? 4 : 8))) % (f.bits === 4 ? 16 : 256)));
+    expect(Array.from(halves.toArray(), asText)).to.deep.equal(range(256).flatMap((c) => formats.map((f) => asText(decode(f, c)))));
+    expect(Array.from(floats.toArray(), asText)).to.deep.equal(range(256).flatMap((c) => formats.flatMap((f) => {
+      const quad = c + (255 - c) * 2 ** 8 + ((c * 7) & 255) * 2 ** 16 + ((c * 13) & 255) * 2 ** 24;
+      return [decode(f, c), ...parts(f, c + (255 - c) * 2 ** 8, 2), ...parts(f, quad, 4)].map(asText);
+    })));
+  });
+
+  it("converts to and from CUDA's E8M0 scales (cuda_fp8.h) as the GPU does: to a power of two toward zero or up, saturating or not, every code decoded", () => {
+    const source = `
+#include <cuda_fp8.h>
+__global__ void to_e8m0(const double* x, unsigned char* out, int n) {${NARROW_INPUTS}
+  unsigned char* o = out + i * 20;
+  // From double, float and bfloat16: toward zero and up, saturating and not.
+  o[0] = __nv_cvt_double_to_e8m0(d, __NV_SATFINITE, cudaRoundZero);
+  o[1] = __nv_cvt_double_to_e8m0(d, __NV_NOSAT, cudaRoundZero);
+  o[2] = __nv_cvt_double_to_e8m0(d, __NV_SATFINITE, cudaRoundPosInf);
+  o[3] = __nv_cvt_double_to_e8m0(d, __NV_NOSAT, cudaRoundPosInf);
+  o[4] = __nv_cvt_float_to_e8m0(f, __NV_SATFINITE, cudaRoundZero);
+  o[5] = __nv_cvt_float_to_e8m0(f, __NV_NOSAT, cudaRoundZero);
+  o[6] = __nv_cvt_float_to_e8m0(f, __NV_SATFINITE, cudaRoundPosInf);
+  o[7] = __nv_cvt_float_to_e8m0(f, __NV_NOSAT, cudaRoundPosInf);
+  o[8] = __nv_cvt_bfloat16raw_to_e8m0(__nv_bfloat16_raw(b), __NV_SATFINITE, cudaRoundZero);
+  o[9] = __nv_cvt_bfloat16raw_to_e8m0(__nv_bfloat16_raw(b), __NV_NOSAT, cudaRoundZero);
+  o[10] = __nv_cvt_bfloat16raw_to_e8m0(__nv_bfloat16_raw(b), __NV_SATFINITE, cudaRoundPosInf);
+  o[11] = __nv_cvt_bfloat16raw_to_e8m0(__nv_bfloat16_raw(b), __NV_NOSAT, cudaRoundPosInf);
+  // The pairs, the first in the low byte: (f, 2f) toward zero; (b, -b) and (d, d / 2) up.
+  const unsigned short floats = __nv_cvt_float2_to_e8m0x2(make_float2(f, 2.0f * f), __NV_NOSAT, cudaRoundZero);
+  __nv_bfloat162_raw bs;
+  bs.x = __nv_bfloat16_raw(b).x;
+  bs.y = bs.x ^ 0x8000;
+  const unsigned short bfloats = __nv_cvt_bfloat162raw_to_e8m0x2(bs, __NV_SATFINITE, cudaRoundPosInf);
+  const unsigned short doubles = __nv_cvt_double2_to_e8m0x2(make_double2(d, 0.5 * d), __NV_NOSAT, cudaRoundPosInf);
+  o[12] = floats & 0xff;
+  o[13] = floats >> 8;
+  o[14] = bfloats & 0xff;
+  o[15] = bfloats >> 8;
+  o[16] = doubles & 0xff;
+  o[17] = doubles >> 8;
+  // The class's constructors: up, saturating.
+  o[18] = __nv_fp8_e8m0(d).__x;
+  o[19] = __nv_fp8_e8m0(h).__x;
+}
+__global__ void from_e8m0(unsigned short* bits, float* floats, __half* halves, int* ints, long long* wide) {
+  const unsigned c = threadIdx.x;
+  bits[c * 3] = __nv_cvt_e8m0_to_bf16raw(c).x;
+  const __nv_bfloat162_raw pair = __nv_cvt_e8m0x2_to_bf162raw(c | (255 - c) << 8);
+  bits[c * 3 + 1] = pair.x;
+  bits[c * 3 + 2] = pair.y;
+  __nv_fp8_e8m0 v;
+  v.__x = c;
+  floats[c * 5] = float(v);
+  __nv_fp8x4_e8m0 q;
+  q.__x = c | (255 - c) << 8 | ((c * 7) & 255) << 16 | ((c * 13) & 255) << 24;
+  const float4 qf = float4(q);
+  floats[c * 5 + 1] = qf.x;
+  floats[c * 5 + 2] = qf.y;
+  floats[c * 5 + 3] = qf.z;
+  floats[c * 5 + 4] = qf.w;
+  halves[c] = __half(v);
+  ints[c * 3] = int(v);
+  ints[c * 3 + 1] = (unsigned char)(v);
+  ints[c * 3 + 2] = bool(v);
+  wide[c] = (long long)v;
+}
+// From the integers: the power of two at or above the magnitude, exactly.
+__global__ void from_integers(unsigned char* out) {
+  out[0] = __nv_fp8_e8m0(0).__x;
+  out[1] = __nv_fp8_e8m0(1).__x;
+  out[2] = __nv_fp8_e8m0(-5).__x;
+  out[3] = __nv_fp8_e8m0(1000u).__x;
+  out[4] = __nv_fp8_e8m0((short)-16385).__x;
+  out[5] = __nv_fp8_e8m0((unsigned short)65535).__x;
+  out[6] = __nv_fp8_e8m0(2147483649u).__x;
+  out[7] = __nv_fp8_e8m0(9007199254740993LL).__x;
+  out[8] = __nv_fp8_e8m0(-9007199254740993LL).__x;
+  out[9] = __nv_fp8_e8m0(9223372036854775807LL).__x;
+  out[10] = __nv_fp8_e8m0(-9223372036854775807LL - 1).__x;
+  out[11] = __nv_fp8_e8m0(4611686018427387904ULL).__x;
+  out[12] = __nv_fp8_e8m0(4611686018427387905ULL).__x;
+  out[13] = __nv_fp8_e8m0(18446744073709551615ULL).__x;
+}`;
+    // |x| to a power of two 2^k, code k + 127: toward zero the largest not above, up the least
+    // not below; below 2^-127, 2^-127 (code 0); past 2^127, 2^127 when saturating, else NaN
+    // (0xff), as NaN gives.
+    const encode = (x: number, up: boolean, saturate: boolean): number => {
+      if (Number.isNaN(x)) return 0xff;
+      const a = Math.abs(x);
+      let k = -127;
+      while (k <= 127 && (up ? 2 ** k < a : 2 ** (k + 1) <= a)) k++;
+      return k <= 127 ? k + 127 : saturate ? 0xfe : 0xff;
+    };
+    // The GPU narrows a double to float toward zero, setting the last bit where inexact: the
+    // power of two it rounds to is the double's, but a finite double past float's range
+    // becomes float's largest, below 2^128.
+    const FLOAT_MAX = 2 ** 128 - 2 ** 104;
+    const viaFloat = (d: number) => (Number.isFinite(d) && Math.abs(d) > FLOAT_MAX ? Math.sign(d) * FLOAT_MAX : d);
+    const values = [0, -0, NaN, Infinity, -Infinity, FLOAT_MAX, -FLOAT_MAX, 2 ** 128, -(2 ** 200), 1e300, 1e-300, -1e-300, 2 ** -149, 3 * 2 ** -149];
+    for (let k = -152; k <= 130; k++) {
+      for (const y of [1, 1 + 2 ** -20, 1 - 2 ** -20, 1 + 2 ** -40, 1 - 2 ** -40, 1.5]) values.push(y * 2 ** k, -y * 2 ** k);
+    }
+    const module = fl.compile(source, { device: dev(), name: "e8m0" });
+    expectConversions(module, "to_e8m0", values, 20, values.flatMap((d) => {
+      const f = Math.fround(d), b = roundBf16(f), modes = [[false, true], [false, false], [true, true], [true, false]];
+      return [...modes.map(([up, sat]) => encode(viaFloat(d), up, sat)), ...modes.map(([up, sat]) => encode(f, up, sat)),
+        ...modes.map(([up, sat]) => encode(b, up, sat)), encode(f, false, false), encode(Math.fround(2 * f), false, false),
+        encode(b, true, true), encode(-b, true, true), encode(viaFloat(d), true, false), encode(viaFloat(0.5 * d), true, false),
+        encode(viaFloat(d), true, true), encode(roundF16(f), true, true)];
+    }));
+    // Code c is 2^(c - 127) (code 0, 2^-127, a subnormal in bfloat16 and float), 0xff NaN.
+    const value = (c: number) => (c === 0xff ? NaN : 2 ** (c - 127));
+    const bits = fl.full([256 * 3], 7, { dtype: "u16", device: dev() });
+    const floats = fl.full([256 * 5], 7, { device: dev() });
+    const halves = fl.full([256], 7, { dtype: "f16", device: dev() });
+    const ints = fl.full([256 * 3], 7, { dtype: "i32", device: dev() });
+    const wide = fl.zeros([256], { dtype: "i64", device: dev() });
+    module.fn("from_e8m0").launch({ grid: 1, block: 256 }, bits, floats, halves, ints, wide);
+    const bf16 = (c: number) => (c === 0xff ? 0x7fff : f32ToBf16Bits(value(c)));
+    expect(Array.from(bits.toArray())).to.deep.equal(range(256).flatMap((c) => [bf16(c), bf16(c), bf16(255 - c)]));
+    const asText = (v: number) => (Number.isNaN(v) ? "NaN" : String(v));
+    expect(Array.from(floats.toArray(), asText)).to.deep.equal(range(256).flatMap((c) =>
+      [c, c, 255 - c, (c * 7) & 255, (c * 13) & 255].map((code) => asText(value(code)))));
+    expect(Array.from(halves.toArray(), asText)).to.deep.equal(range(256).map((c) => asText(roundF16(value(c)))));
+    // To integers toward zero, saturating, NaN giving 0 (0x8000000000000000 to a 64-bit one); never false.
+    expect(Array.from(ints.toArray())).to.deep.equal(range(256).flatMap((c) =>
+      c === 0xff ? [0, 0, 1] : [Math.min(Math.trunc(value(c)), 2 ** 31 - 1), Math.min(Math.trunc(value(c)), 255), 1]));
+    expect(Array.from(wide.toArray())).to.deep.equal(range(256).map((c) =>
+      c === 0xff ? -(2n ** 63n) : c - 127 >= 63 ? 2n ** 63n - 1n : BigInt(Math.trunc(value(c)))));
+    const fromIntegers = fl.full([14], 7, { dtype: "u8", device: dev() });
+    module.fn("from_integers").launch({ grid: 1, block: 1 }, fromIntegers);
+    expect(Array.from(fromIntegers.toArray())).to.deep.equal([0, ...[0, 3, 10, 15, 16, 32, 54, 54, 63, 63, 62, 63, 64].map((k) => k + 127)]);
   });
 
   it("defines HIP's platform for HIP sources as HIP's headers do (AMD on 64-lane warps, NVIDIA on 32 and on NVIDIA GPUs), and __lane_id()", () => {

@@ -90,6 +90,9 @@ enum hipSharedMemConfig {
   hipSharedMemBankSizeFourByte = 1,
   hipSharedMemBankSizeEightByte = 2
 };
+// The roundings that conversions name (cuda_fp8.h's to E8M0, cuda_fp6.h's and cuda_fp4.h's);
+// the toolkit's device_types.h, which its cuda_runtime.h includes, declares it.
+enum cudaRoundMode { cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRoundMinInf };
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
