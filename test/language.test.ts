@@ -2311,6 +2311,17 @@ __global__ void conversions(double* out, const double* in) {
     expect(Array.from(out.toArray())).to.deep.equal([
       -4, 7, 9, 123456790528, 4, -2, 2, 4294967295, -4, 6, 6, Infinity,
       16777216, 16777218, -16777218, 1, 256, 2, -3, -3, -7, 1, 2048, 18446744073709549568]);
+    // NaN to a 64-bit signed integer: the most negative one, as an H200's cvt gives it.
+    const nan = fl.compile(`
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void nan_to_ll(long long* out, const float* in) {
+  out[0] = __float2ll_rz(in[0]); out[1] = __half2ll_rz(__float2half(in[0])); out[2] = __bfloat162ll_rz(__float2bfloat16(in[0]));
+}
+`, { device: dev() });
+    const lls = fl.zeros([3], { dtype: "i64", device: dev() });
+    nan.fn("nan_to_ll").launch({ grid: 1, block: 1 }, lls, fl.tensor([NaN], { device: dev() }));
+    expect(Array.from(lls.toArray())).to.deep.equal([-(2n ** 63n), -(2n ** 63n), -(2n ** 63n)]);
   });
 
   it("runs the fast math forms and the wrapping, 16-bit and double atomics", () => {

@@ -20,9 +20,11 @@
 #include "types.h"
 
 // Float to integer: out-of-range values clamp and NaN gives 0, as the GPU's cvt
-// does (the intrinsics __float2int_rz ... and the 16-bit types' conversions).
+// does (the intrinsics __float2int_rz ... and the 16-bit types' conversions),
+// but for a 64-bit signed type, which it gives the most negative value (measured
+// on an H200: __float2ll_rz, __half2ll_rz, __bfloat162ll_rz).
 template <typename I> inline I fl_float_to_int(double v) {
-  if (v != v) return 0;
+  if (v != v) return std::numeric_limits<I>::is_signed && sizeof(I) == 8 ? std::numeric_limits<I>::min() : I(0);
   if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
   if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
   return static_cast<I>(v);

@@ -277,8 +277,9 @@ inline double __hiloint2double(int hi, int lo) {
   return __longlong_as_double(static_cast<long long>((uint64_t(static_cast<unsigned int>(hi)) << 32) | static_cast<unsigned int>(lo)));
 }
 // Float and double to the integer types, each rounding, saturating as cvt
-// does (NaN gives 0 from float; from double, INT_MIN for the signed types, as
-// the H100's cvt.s32.f64 gives), and the integer types to float and double.
+// does (NaN gives 0 from float, but LLONG_MIN for long long; from double,
+// INT_MIN for the signed types, as the H100's cvt.s32.f64 gives), and the
+// integer types to float and double.
 #define FL_FLOAT_TO_INTEGER(F, I, T, NAN_VALUE)                                                                  \
   inline T __##F##2##I##_rn(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(rint(v)); }                    \
   inline T __##F##2##I##_rz(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(trunc(v)); }                   \
@@ -290,7 +291,7 @@ inline double __hiloint2double(int hi, int lo) {
   inline F __##I##2##F##_rd(T v) { return fl_int_to_float<F>(v, FL_ROUND_DOWN); }                                \
   inline F __##I##2##F##_ru(T v) { return fl_int_to_float<F>(v, FL_ROUND_UP); }
 #define FL_INTEGER_TYPE(I, T, DOUBLE_NAN)          \
-  FL_FLOAT_TO_INTEGER(float, I, T, static_cast<T>(0)) \
+  FL_FLOAT_TO_INTEGER(float, I, T, fl_float_to_int<T>(v)) \
   FL_FLOAT_TO_INTEGER(double, I, T, DOUBLE_NAN)   \
   FL_INTEGER_TO_FLOAT(I, T, float)                \
   FL_INTEGER_TO_FLOAT(I, T, double)
