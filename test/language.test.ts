@@ -567,8 +567,8 @@ void launcher(float* out, const int* cache) {
     expect(Array.from(out.toArray())).to.deep.equal([3, 4, 8, -1]);
   });
 
-  it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint and u_int32_t, M_PI with no #include, cub's umbrella header", () => {
-    const module = fl.compile(`
+  it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint and u_int32_t, M_PI with no #include, cub's umbrella header", async () => {
+    const source = `
 #include <cub/cub.cuh>
 #define FLOOR(a, b) (a - (a % b))
 static const char* sample_name = "block sums";
@@ -590,13 +590,19 @@ __global__ void block_sums(int* sums, const int* x, u_int32_t n) {
   if (threadIdx.x == 0) sums[blockIdx.x] = total + (M_PI > 3.14 && M_PI < 3.15 ? 0 : 1000);
 }
 template __global__ void block_sums<128>(int*, const int*, u_int32_t);
-`, { device: dev() });
+`;
+    const module = fl.compile(source, { device: dev() });
     const n = 1000, blocks = Math.ceil(n / 128);
     const xs = range(n).map((i) => ((i * 7) % 11) - 5);
     const sums = fl.full([blocks], -1, { dtype: "i32", device: dev() });
     module.fn("block_sums<128>").launch({ grid: blocks, block: 128 }, sums, fl.tensor(xs, { dtype: "i32", device: dev() }), n);
     expect(Array.from(sums.toArray())).to.deep.equal(
       range(blocks).map((b) => xs.slice(b * 128, (b + 1) * 128).reduce((s, v) => s + v, 0)));
+    // A BlockReduce sized for more threads than the block runs: a GPU combines warp totals no thread wrote.
+    const checked = fl.device("cpu", { check: true });
+    fl.compile(source, { device: checked }).fn("block_sums<128>")
+      .launch({ grid: 1, block: 100 }, fl.zeros([1], { dtype: "i32", device: checked }), fl.zeros([100], { dtype: "i32", device: checked }), 100);
+    await expectRejects(checked.synchronize(), fl.DeviceError, /kernel 'block_sums<128>': cub::BlockReduce of 128 threads in a block of 100: a full Reduce or Sum needs the block to run the threads the template names/);
   });
 
   it("finds kernels a source defines only for newer GPUs (#if __CUDA_ARCH__ >= 800) on NVIDIA GPUs and the CPU emulator, and says why AMD's have none", () => {
@@ -1576,8 +1582,20 @@ void launch_scale(T* out, const T* in, int n, cudaStream_t stream);
 typedef enum { ADAM_MODE_0 = 0, ADAM_MODE_1 = 1 } adamMode_t;
 enum class Rounding : uint8_t { Down, Up };
 enum pool_op { OP_MAX, OP_AVG };
-// An enum's name written with its keyword, as C does (llama.cpp's pool2d.cu).
-__global__ void pool_kind(float* out, const enum pool_op op) { out[0] = op == OP_AVG ? 2.0f : 1.0f; }
+// An enum's name written with its keyword, as C does (llama.cpp's pool2d.cu), and GNU's
+// __extension__ on an anonymous union (its ggml-common.h's block formats).
+typedef struct {
+  __extension__ union {
+    struct { short d; short m; };
+    int dm;
+  };
+} block_q;
+__global__ void pool_kind(float* out, const enum pool_op op) {
+  block_q q;
+  q.dm = 0;
+  q.m = 1;
+  out[0] = (op == OP_AVG ? 2.0f : 1.0f) + q.d + (q.dm != 0 ? 0.0f : 100.0f);
+}
 struct V { int x; };
 __host__ __device__ __forceinline__ bool operator!=(const V& a, const V& b) { return a.x != b.x; }
 __host__ __device__ __forceinline__ bool operator==(const V& a, const V& b) { return a.x == b.x; }

@@ -209,8 +209,21 @@ class BlockReduce {
 
   explicit BlockReduce(TempStorage& storage) : storage_(storage) {}
 
-  // The result is valid in thread 0.
-  template <typename Op> T Reduce(T input, Op op) { return Reduce(input, op, BLOCK_THREADS); }
+  // The result is valid in thread 0. Every thread the template names takes part:
+  // in a block of another size a GPU combines warp totals no thread wrote (or
+  // writes past them), which check mode reports; plain mode reduces the block's.
+  template <typename Op> T Reduce(T input, Op op) {
+    const fl_emu_dim3& d = ::fl::emu::tls().block_dim;
+    ::fl::emu::block_state& b = ::fl::emu::current_block();
+    if (b.check && d.x * d.y * d.z != static_cast<unsigned>(BLOCK_THREADS)) {
+      ::fl::emu::fail(b, "kernel '%s': cub::BlockReduce of %d threads in a block of %u: a full Reduce or Sum needs the block to "
+                         "run the threads the template names (a GPU combines warp totals no thread wrote): size it to the block, "
+                         "or pass the count of valid items",
+                      b.launch->desc->kernel, BLOCK_THREADS, d.x * d.y * d.z);
+      ::fl::emu::abandon_block(b);
+    }
+    return Reduce(input, op, BLOCK_THREADS);
+  }
   template <typename Op> T Reduce(T input, Op op, int num_valid) {
     unsigned thread = detail::linear_thread();
     unsigned warp_size = ::fl::emu::tls().warp_size;

@@ -38,6 +38,9 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 #define HUGE_VAL (::cuda::std::numeric_limits<double>::infinity())
 #endif
 #include <fuselab_rtc_math_constants.h>
+// GNU's __extension__, which nvcc's front end takes and NVRTC's does not (llama.cpp's
+// ggml-common.h marks its anonymous unions with it): it only quiets pedantic warnings.
+#define __extension__
 #include <fuselab_rtc_math_promotions.h>
 #include <fuselab_rtc_std_math.h>
 #include <fuselab_rtc_glibc_types.h>
