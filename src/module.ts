@@ -307,6 +307,19 @@ export class Module {
         `${describe(name)}, ${refused.received.startsWith("parameter ") ?
           `whose ${refused.received.replace(/^(parameter \d+) of .* \(((?:on )?line [^()]*)\) declared as/, "$1 ($2) is declared as")}` : refused.received}`);
     }
+    if (!entry && typeof canonical === "string" && !canonical.includes("<") && this.templates.includes(canonical)) {
+      // A template whose parameters all have defaults is launched by its bare name, as `k<<<grid, block>>>` launches it.
+      let instance: Kernel | undefined;
+      try {
+        instance = this.fn(`${canonical}<>`);
+      } catch {
+        // Not all defaulted: the error below lists its instances.
+      }
+      if (instance) {
+        this.functions.set(canonical, instance);
+        return instance;
+      }
+    }
     if (!entry && typeof canonical === "string") {
       const instance = this.compiled?.templates.instantiate(canonical);
       if (instance) {

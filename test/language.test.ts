@@ -265,6 +265,10 @@ __global__ void fill_iota(T* out, T start, int n) {
 }
 template __global__ void fill_iota<int, 64>(int*, int, int);
 
+// Every parameter defaulted: launched by its bare name, as \`block_size<<<grid, block>>>\` launches it.
+template <const int NUM_THREADS = 256>
+__global__ void block_size(int* out) { if (threadIdx.x == 0) out[blockIdx.x] = NUM_THREADS; }
+
 namespace ops {
 namespace detail {
 __global__ void negate(float* x, int n) {
@@ -275,7 +279,11 @@ __global__ void negate(float* x, int n) {
 }  // namespace ops
 `, { device: dev() });
     expect(module.kernels).to.deep.equal(["fill_iota<int, 64>", "ops::detail::negate"]);
-    expect(module.templates).to.deep.equal(["fill_iota"]);
+    expect(module.templates).to.deep.equal(["fill_iota", "block_size"]);
+    const sizes = fl.full([2], -1, { dtype: "i32", device: dev() });
+    module.fn("block_size").launch({ grid: 2, block: 32 }, sizes);
+    expect(Array.from(sizes.toArray())).to.deep.equal([256, 256]);
+    expect(module.fn("block_size")).to.equal(module.fn("block_size<>"));
     const n = 300;
     const ints = fl.empty([n], { dtype: "i32", device: dev() });
     module.fn("fill_iota<int,64>").launch({ grid: Math.ceil(n / 64), block: 64 }, ints, 7, n);
@@ -292,7 +300,8 @@ __global__ void negate(float* x, int n) {
     expect(Array.from(floats.toArray())).to.deep.equal(range(n).map((i) => -(i + 0.5)));
 
     expectThrows(() => module.fn("negate"), fl.ArgumentError,
-      "module.fn: name must be one of the module's kernels (fill_iota<int, 64>, ops::detail::negate, fill_iota<...>), got \"negate\"");
+      "module.fn: name must be one of the module's kernels (fill_iota<int, 64>, ops::detail::negate, fill_iota<...>, block_size<...>), got \"negate\"");
+    expectThrows(() => module.fn("fill_iota"), fl.ArgumentError, /got "fill_iota"$/);
     expectThrows(() => module.fn("fill_iota<float, 32, 1>"), fl.ArgumentError,
       "module.fn: name must be fill_iota with at most 2 template arguments (line 3), got \"fill_iota<float, 32, 1>\"");
     expectThrows(() => module.fn("fill_iota<double, 64>").launch({ grid: 1, block: 64 }, floats, 1, n), fl.ArgumentError,
