@@ -863,6 +863,14 @@ describe("kernel corpus: tensor cores through nvcuda::wmma", () => {
       const product = (w: number) => matmul(16, 16, 16, (i, k) => as[w * 256 + i * 16 + k], (k, j) => bs[w * 256 + k * 16 + j]).flat();
       const p0 = product(0), p1 = product(1);
       fl.assertClose(out, range(256).map((e) => roundF16(roundF16(p0[e]) + roundF16(p1[e]))), { rtol: 1e-2, atol: 1e-2 });
+      // A sum just past a half's midpoint, 1 + 2^-11 + 2^-24: the emulator rounds it once, to 1 + 2^-10
+      // (through a float it would round to 1 + 2^-11, then to 1); a GPU's tensor cores, summing their own
+      // way, give one of the two.
+      const tieA = range(512).map((i) => [1, 2 ** -11, 2 ** -12][i] ?? 0), tieB = range(512).map((i) => (i === 0 || i === 16 ? 1 : i === 32 ? 2 ** -12 : 0));
+      const tie = fl.full([256], NaN, { device: dev(), dtype: "f16" });
+      compile("wmma_gemm.cu", dev()).fn("wmma_half_accumulate")
+        .launch({ grid: 1, block: 64 }, tie, fl.tensor(tieA, { device: dev(), dtype: "f16" }), fl.tensor(tieB, { device: dev(), dtype: "f16" }));
+      expect(dev().backend === "cpu" ? [1 + 2 ** -10] : [1, 1 + 2 ** -10]).to.include(tie.toArray()[0]);
     });
   }
 });

@@ -114,8 +114,11 @@ template <typename T> inline T rounded(double sum, bool satf) {
     if (satf) return whole > INT32_MAX ? INT32_MAX : whole < INT32_MIN ? INT32_MIN : static_cast<int>(whole);
     return static_cast<int>(static_cast<uint32_t>(static_cast<uint64_t>(whole)));
   } else {
-    T result = T(static_cast<float>(sum));
+    // Rounded once from the double: a __half from it directly, not through a float.
+    T result;
     if constexpr (std::is_same<T, double>::value) result = sum;
+    else if constexpr (std::is_same<T, float>::value) result = static_cast<float>(sum);
+    else result = T(sum);
     if (satf) {
       const double v = value_of(result);
       if (v != v) return T(0.0f);
