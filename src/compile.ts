@@ -188,20 +188,20 @@ function predefinedMacros(build: Build, source: string): Record<string, string> 
   // helper_cuda.h compiles its host helpers under #ifdef __CUDA_RUNTIME_H__ and __DRIVER_TYPES_H__,
   // which are left out as host code.
   if (build.backend === "cuda") {
-    return { ...common, ...cudaArch, ...version, __CUDACC__: "1", __CUDACC_RTC__: "1", __CUDA_RUNTIME_H__: "1", __DRIVER_TYPES_H__: "1", ...addedMacros(build, source) };
+    return { ...common, ...cudaArch, ...version, __CUDACC__: "1", __CUDACC_RTC__: "1", __CUDA_RUNTIME_H__: "1", __DRIVER_TYPES_H__: "1", ...addedMacros(build) };
   }
   if (build.backend === "hip") {
     return { ...common, ...amdDevicePassMacros(build.arch, build.warpSize), __HIP__: "1", __HIPCC__: "1", __HIPCC_RTC__: "1", __HIP_PLATFORM_AMD__: "1" };
   }
-  return { ...common, FL_TARGET_CPU: "1", ...addedMacros(build, source) };
+  return { ...common, FL_TARGET_CPU: "1", ...addedMacros(build) };
 }
 
 // The macros the compiler a target stands for predefines and the compiler fuselab
 // runs does not, given to it with -D: on the CPU, the emulated compiler's
 // (emulatedMacros); under NVRTC, nvcc's `__NVCC__` (NVRTC defines `__CUDACC__`
 // alone), and for a HIP source hipcc's `__HIPCC__`, which hipcc on NVIDIA's platform defines.
-function addedMacros(build: Build, source: string): Record<string, string> {
-  if (build.backend === "cpu") return emulatedMacros(build, source);
+function addedMacros(build: Build): Record<string, string> {
+  if (build.backend === "cpu") return emulatedMacros(build);
   if (build.backend !== "cuda") return {};
   return { __NVCC__: "1", ...(build.hip ? { __HIPCC__: "1" } : {}) };
 }
@@ -211,26 +211,28 @@ function addedMacros(build: Build, source: string): Record<string, string> {
 // on AMD's platform, hipcc's `__HIPCC__` and clang's `__HIP__`. So a source's `#ifdef __CUDACC__`
 // (`#define HD __host__ __device__`) takes its GPU branch here too. With the
 // device pass's macros (emulatedPassMacros).
-function emulatedMacros(build: Build, source: string): Record<string, string> {
+function emulatedMacros(build: Build): Record<string, string> {
   // nvcc 13.0's, as the emulator's headers are CUDA 13.0's (CUDART_VERSION 13000).
   const nvcc = { __CUDACC__: "1", __NVCC__: "1", __CUDACC_VER_MAJOR__: "13", __CUDACC_VER_MINOR__: "0", __CUDACC_VER_BUILD__: "0" };
   const compiler: Record<string, string> = isAmdPlatform(build) ? { __HIPCC__: "1", __HIP__: "1" } : { ...nvcc, ...(build.hip ? { __HIPCC__: "1" } : {}) };
-  return { ...compiler, ...emulatedPassMacros(build, source) };
+  return { ...compiler, ...emulatedPassMacros(build) };
 }
 
 // HIP's headers, which make a source that includes one where hipcc would a HIP one.
-const HIP_HEADER = /^[<"](?:hip\/hip_\w+\.h|hipcub\/)/;
+const HIP_HEADER = String.raw`[<"](?:hip\/hip_\w+\.h|hipcub\/)`;
+const NAMES_HIP_HEADER = new RegExp(String.raw`^[ \t]*#[ \t]*include[ \t]*` + HIP_HEADER, "m");
+const IS_HIP_HEADER = new RegExp(`^${HIP_HEADER}`);
 
 // Whether hipcc, given the project's macros, would include a HIP header: a source
 // that names one only in a branch for a build of its own (llama.cpp's
 // `#if defined(GGML_USE_HIP)`, vLLM's `#ifdef USE_ROCM`) is a CUDA one unless
 // the project's defines take that branch.
 function hipSource(source: string, defines: ReadonlyMap<string, string>): boolean {
-  if (!/^[ \t]*#[ \t]*include[ \t]*[<"](?:hip\/hip_\w+\.h|hipcub\/)/m.test(source)) return false;
+  if (!NAMES_HIP_HEADER.test(source)) return false;
   const hipcc = { __HIPCC__: "1", __HIP__: "1", __HIP_PLATFORM_AMD__: "1", __clang__: "1", __cplusplus: STANDARDS["c++17"], ...Object.fromEntries(defines) };
   const directives: Directive[] = [];
   new Preprocessor(hipcc).run(source, directives);
-  return directives.some((d) => d.active && d.name === "include" && HIP_HEADER.test(d.rest.trim()));
+  return directives.some((d) => d.active && d.name === "include" && IS_HIP_HEADER.test(d.rest.trim()));
 }
 
 // CUDA's own headers, which make a source that includes no HIP one a CUDA one.
@@ -250,7 +252,7 @@ function isAmdPlatform(build: Build): boolean {
 // (__CUDA_ARCH__; a HIP source there, on NVIDIA's platform, also gets
 // __HIP_DEVICE_COMPILE__); on AMD's platform, hipcc's for a gfx GPU. The host
 // pass has none of them.
-function emulatedPassMacros(build: Build, source: string): Record<string, string> {
+function emulatedPassMacros(build: Build): Record<string, string> {
   const emulates = build.emulates ?? "";
   if (isAmdPlatform(build)) return AMD_ARCH.test(emulates) ? amdDevicePassMacros(emulates, build.warpSize) : {};
   const sm = /^sm_(\d+)(\d)a?$/.exec(emulates);
@@ -406,22 +408,22 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const projectMacros = [...defines].map(([name, value]) => `#define ${name} ${value}\n`).join("");
   const text = `${projectMacros}#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
-    ...Object.entries(addedMacros(build, source)).map(([name, value]) => `-D${name}=${value}`)];
+    ...Object.entries(addedMacros(build)).map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
   return {
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
     gridSync: gridSyncFunctions(source, predefined),
     located: (message) => locatedMessage(message, combined.segments),
     leftOutBy: (name) => {
-      const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build, source) : "");
+      const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build) : "");
       return why === undefined ? undefined : locatedMessage(why, combined.segments);
     },
   };
 }
 
 // What the emulator compiled a source as, for a message about a branch it left out.
-function emulatedPassNote(build: Build, source: string): string {
-  const macros = Object.entries(emulatedPassMacros(build, source)).map(([name, value]) => `${name} ${value}`);
+function emulatedPassNote(build: Build): string {
+  const macros = Object.entries(emulatedPassMacros(build)).map(([name, value]) => `${name} ${value}`);
   if (build.emulates !== "host") {
     return `the CPU emulator compiles ${build.emulates}'s device code (${macros.length > 0 ? macros.join(", ") : "a HIP source on a 64-lane device: AMD's, with no __CUDA_ARCH__"}), or options.arch's`;
   }
@@ -499,7 +501,7 @@ function hostPassAfter(p: Prepared, e: unknown): Prepared | undefined {
 // Said once a source, when its device code did not compile and its host pass did:
 // the kernels run then, but their `#if __CUDA_ARCH__` branches are not a GPU's.
 function warnHostPass(where: string, p: Prepared, host: Prepared): void {
-  process.emitWarning(`${where}: ${emulatedPassNote(host.build, host.text)}; so its kernels take their host-pass branches, ` +
+  process.emitWarning(`${where}: ${emulatedPassNote(host.build)}; so its kernels take their host-pass branches, ` +
     `not a GPU's (options.arch "${p.build.emulates}" shows the device pass's errors)`, { type: "FuselabWarning", code: "FUSELAB_HOST_PASS" });
 }
 
