@@ -139,14 +139,14 @@ export function gpuBuiltinHint(log: string): string {
     `${guard} for other devices.`;
 }
 
+// The names CUDA's and HIP's toolkits give their headers.
+const TOOLKIT_HEADER = /^(?:cuda[\w/]*\.h|cu(?:blas|fft|rand|sparse|solver|dnn|tensor)\w*\.h|nv\w+\.h|sm_\d+_\w+\.h|(?:crt|cuda|cub|thrust|cooperative_groups|nvtx3|hip|hipcub|rocprim|hiprand)\/)/;
+
 /**
  * Why a compile failed on a header the compiler did not find (GCC: "fatal error:
  * common.h: No such file or directory"): a project's own header is given with
  * its text; "" for other failures.
  */
-// The names CUDA's and HIP's toolkits give their headers.
-const TOOLKIT_HEADER = /^(?:cuda[\w/]*\.h|cu(?:blas|fft|rand|sparse|solver|dnn|tensor)\w*\.h|nv\w+\.h|sm_\d+_\w+\.h|(?:crt|cuda|cub|thrust|cooperative_groups|nvtx3|hip|hipcub|rocprim|hiprand)\/)/;
-
 export function missingHeaderHint(log: string): string {
   const found = /fatal error: ([^\s:]+): No such file or directory/.exec(log);
   if (!found) return "";

@@ -312,8 +312,9 @@ export class Module {
       let instance: Kernel | undefined;
       try {
         instance = this.fn(`${canonical}<>`);
-      } catch {
-        // Not all defaulted: the error below lists its instances.
+      } catch (e) {
+        // Not all defaulted: the error below lists its instances. A defaulted one that fails to compile says why.
+        if (!(e instanceof ArgumentError)) throw e;
       }
       if (instance) {
         this.functions.set(canonical, instance);

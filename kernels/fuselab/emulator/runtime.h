@@ -686,7 +686,7 @@ FL_EMU_UNINSTRUMENTED inline void describe_mismatch(block_state& b, uint32_t war
 // exited to reach the operation: `if (row >= rows) return;` before a shuffle
 // among the lanes of each row is valid.)
 enum class unread_lane { unnamed, past_end, exited };
-FL_EMU_UNINSTRUMENTED inline void describe_unnamed_source(block_state& b, const gpu_thread& reader, uint32_t source, unread_lane why) {
+FL_EMU_UNINSTRUMENTED inline void describe_undefined_read(block_state& b, const gpu_thread& reader, uint32_t source, unread_lane why) {
   const fl_emu_where& w = b.state->where;
   const char* because =
       why == unread_lane::unnamed ? "leaves out (a GPU gives an undefined value there: name every lane read in the mask)"
@@ -809,7 +809,7 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
           const unread_lane why = !(source < 64 && (mask >> source & 1)) ? unread_lane::unnamed
                                   : base + source >= b.size               ? unread_lane::past_end
                                                                            : unread_lane::exited;
-          describe_unnamed_source(b, lanes[reader], source, why);
+          describe_undefined_read(b, lanes[reader], source, why);
           return;
         }
       }
