@@ -8,6 +8,8 @@ import * as os from "os";
 import * as path from "path";
 import { ensureSelfLink, findJupyter, installKernelSpec } from "../src/jupyter";
 
+// A kernel that starts slowly on a busy machine is waited for as long as a cell is
+// (nbclient's own limit is 60 s).
 // tslab reports a failing cell (a type error, an exception) on stderr with the
 // reply status "error", and aborts the cells after it: every one of those counts.
 const EXECUTE = `
@@ -19,7 +21,7 @@ nb = nbformat.read(notebook_file, as_version=4)
 status = {}
 def executed(cell, cell_index, execute_reply):
     status[cell_index] = execute_reply["content"]["status"]
-NotebookClient(nb, kernel_name="fuselab", timeout=600, allow_errors=True, on_cell_executed=executed,
+NotebookClient(nb, kernel_name="fuselab", timeout=600, startup_timeout=600, allow_errors=True, on_cell_executed=executed,
                resources={"metadata": {"path": cwd}}).execute()
 if save:
     nbformat.write(nb, notebook_file)
@@ -78,10 +80,19 @@ export function executeNotebook(jupyter: TestJupyter, notebook: string, options:
     execFile(jupyter.python!, ["-c", EXECUTE, notebook, path.dirname(notebook), options.save ? "save" : "check"],
       { env: { ...process.env, ...options.env, JUPYTER_PATH: jupyter.jupyterPath }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        if (error) reject(new Error(`executing ${path.basename(notebook)} failed: ${stderr.trim().split("\n").slice(-8).join("\n")}`));
+        if (error) reject(new Error(`executing ${path.basename(notebook)} failed: ${firstFailure(stderr)}`));
         else resolve(JSON.parse(stdout) as Problem[]);
       });
   });
+}
+
+/**
+ * The end of the first traceback in nbclient's stderr: when a kernel fails to start,
+ * nbclient's exit handler raises again, and that second traceback says nothing.
+ */
+function firstFailure(stderr: string): string {
+  const first = stderr.split(/^(?:Error in atexit\._run_exitfuncs:|Exception ignored in atexit)/m)[0];
+  return first.trim().split("\n").slice(-12).join("\n");
 }
 
 /** One line a failed cell; the cells tslab then skipped, in one line. */
