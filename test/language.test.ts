@@ -2338,17 +2338,19 @@ __global__ void conversions(double* out, const double* in) {
     expect(Array.from(out.toArray())).to.deep.equal([
       -4, 7, 9, 123456790528, 4, -2, 2, 4294967295, -4, 6, 6, Infinity,
       16777216, 16777218, -16777218, 1, 256, 2, -3, -3, -7, 1, 2048, 18446744073709549568]);
-    // NaN to a 64-bit signed integer: the most negative one, as an H200's cvt gives it.
+    // NaN to a 64-bit integer, signed or not: 0x8000000000000000, as an H200's cvt gives it; to 32 bits, 0.
     const nan = fl.compile(`
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 __global__ void nan_to_ll(long long* out, const float* in) {
   out[0] = __float2ll_rz(in[0]); out[1] = __half2ll_rz(__float2half(in[0])); out[2] = __bfloat162ll_rz(__float2bfloat16(in[0]));
+  out[3] = (long long)__float2ull_rz(in[0]); out[4] = (long long)__double2ull_rz(in[0]); out[5] = (long long)__half2ull_rn(__float2half(in[0]));
+  out[6] = __float2uint_rz(in[0]); out[7] = __half2int_rz(__float2half(in[0]));
 }
 `, { device: dev() });
-    const lls = fl.zeros([3], { dtype: "i64", device: dev() });
+    const lls = fl.full([8], 7, { dtype: "i64", device: dev() });
     nan.fn("nan_to_ll").launch({ grid: 1, block: 1 }, lls, fl.tensor([NaN], { device: dev() }));
-    expect(Array.from(lls.toArray())).to.deep.equal([-(2n ** 63n), -(2n ** 63n), -(2n ** 63n)]);
+    expect(Array.from(lls.toArray())).to.deep.equal([...Array(6).fill(-(2n ** 63n)), 0n, 0n]);
   });
 
   it("runs the fast math forms and the wrapping, 16-bit and double atomics", () => {
@@ -4039,6 +4041,63 @@ __global__ void bf16_ops(__nv_bfloat16* out, const __nv_bfloat16* a, const __nv_
       return [roundBf16(x + y), roundBf16(x * y), roundBf16Fma(x, y, z), roundBf16(roundBf16(x * z) - roundBf16(y * z))];
     });
     expect(bf16Bits(bfOut.toArray())).to.deep.equal(bf16Bits(bfExpected));
+  });
+  it("fuses a 16-bit multiply into the add or subtract it goes into, rounding once, as ptxas does on sm_90", () => {
+    const source = `
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+template <typename H, typename H2> __global__ void multiply_add(H* out, const H* v, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const H a = v[4 * i], b = v[4 * i + 1], c = v[4 * i + 2], d = v[4 * i + 3];
+  H* o = out + 12 * i;
+  o[0] = a * b + c;
+  o[1] = c - a * b;
+  o[2] = a * b + c * d;
+  o[3] = __hadd(__hmul(a, b), c);
+  o[4] = __hsub(__hmul(a, b), c);
+  o[5] = __hadd_rn(a * b, c);
+  o[6] = __hadd(__hmul_rn(a, b), c);
+  o[7] = -(a * b) + d;
+  H acc = d;
+  for (int k = 0; k < 4; ++k) acc += v[4 * ((i + k) % n)] * v[4 * ((i + k) % n) + 1];
+  o[8] = acc;
+  o[9] = H(float(a * b) + float(c));
+  const H2 r = H2(a, c) * H2(b, d) + H2(c, a);
+  o[10] = r.x;
+  o[11] = r.y;
+}
+template __global__ void multiply_add<__half, __half2>(__half*, const __half*, int);
+template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat16*, const __nv_bfloat16*, int);
+`;
+    const n = 301;
+    const values = range(4 * n).map((i) => (Math.sin(i * 12.9898) * 43758.5453 % 1) * 8);
+    const run = (module: fl.Module, dtype: "f16" | "bf16", name: string) => {
+      const v = fl.tensor(values, { dtype, device: dev() });
+      const out = fl.full([12 * n], NaN, { dtype, device: dev() });
+      module.fn(name).launch({ grid: Math.ceil(n / 64), block: 64 }, out, v, n);
+      return { got: Array.from(out.toArray()), h: Array.from(v.toArray()) };
+    };
+    // a * b is exact in a double for both types; fma rounds a * b + c once, round once more.
+    const expectedFor = (h: number[], round: (x: number) => number, fma: (x: number, y: number, z: number) => number, fused: boolean) => {
+      const times = (x: number, y: number, z: number) => (fused ? fma(x, y, z) : round(round(x * y) + z));
+      return range(n).flatMap((i) => {
+        const [a, b, c, d] = h.slice(4 * i, 4 * i + 4);
+        let acc = d;
+        for (let k = 0; k < 4; ++k) acc = times(h[4 * ((i + k) % n)], h[4 * ((i + k) % n) + 1], acc);
+        return [times(a, b, c), times(-a, b, c), times(a, b, round(c * d)), times(a, b, c), times(a, b, -c), round(round(a * b) + c),
+          round(round(a * b) + c), times(-a, b, d), acc, round(Math.fround(round(a * b) + c)), times(a, b, c), times(c, d, a)];
+      });
+    };
+    const module = fl.compile(source, { device: dev() });
+    const half = run(module, "f16", "multiply_add<__half, __half2>");
+    expect(f16Bits(half.got)).to.deep.equal(f16Bits(expectedFor(half.h, roundF16, roundF16Fma, true)));
+    const bf16 = run(module, "bf16", "multiply_add<__nv_bfloat16, __nv_bfloat162>");
+    expect(bf16Bits(bf16.got)).to.deep.equal(bf16Bits(expectedFor(bf16.h, roundBf16, roundBf16Fma, true)));
+    if (dev().backend !== "cpu") return;
+    // Before sm_90, cuda_bf16.hpp writes bf16's multiply and add as fma.rn forms, which are never fused.
+    const sm80 = run(fl.compile(source, { device: dev(), arch: "sm_80" }), "bf16", "multiply_add<__nv_bfloat16, __nv_bfloat162>");
+    expect(bf16Bits(sm80.got)).to.deep.equal(bf16Bits(expectedFor(sm80.h, roundBf16, roundBf16Fma, false)));
   });
   it("lets a constexpr __host__ __device__ function object call the 16-bit intrinsics, as AMD's libraries write them", () => {
     const module = fl.compile(`

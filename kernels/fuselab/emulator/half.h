@@ -21,10 +21,10 @@
 
 // Float to integer: out-of-range values clamp and NaN gives 0, as the GPU's cvt
 // does (the intrinsics __float2int_rz ... and the 16-bit types' conversions),
-// but for a 64-bit signed type, which it gives the most negative value (measured
-// on an H200: __float2ll_rz, __half2ll_rz, __bfloat162ll_rz).
+// but for a 64-bit type, signed or not, which it gives 0x8000000000000000
+// (measured on an H200: __float2ll_rz, __float2ull_rz, __half2ull_rz ...).
 template <typename I> inline I fl_float_to_int(double v) {
-  if (v != v) return std::numeric_limits<I>::is_signed && sizeof(I) == 8 ? std::numeric_limits<I>::min() : I(0);
+  if (v != v) return sizeof(I) == 8 ? static_cast<I>(uint64_t(1) << 63) : I(0);
   if (v <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
   if (v >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
   return static_cast<I>(v);
@@ -221,6 +221,60 @@ typedef __half2 half2;
 typedef __nv_bfloat162 nv_bfloat162;
 typedef __nv_bfloat162 __hip_bfloat162;
 
+// ---- products an add can fuse with
+// ptxas fuses a 16-bit multiply whose result goes only into adds and subtracts
+// into one fma.rn, rounded once: mul.f16 into add.f16 and sub.f16 (on sm_90
+// also their bf16 forms), which are what the operators, +=, -=, __hmul, __hadd,
+// __hsub and __hneg compile to; the _rn forms are never fused, and of two
+// products added, the left one is (measured on an H200, docs/gpu-runs.md). So a
+// product here is its rounded value with its factors kept, and an add or
+// subtract it goes straight into rounds once. Stored in a named __half, a
+// product is rounded there, where ptxas may still fuse it (docs/ARCHITECTURE.md).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define FL_FUSES_BF16 false  // before sm_90, bf16's mul and add are fma.rn forms
+#else
+#define FL_FUSES_BF16 true
+#endif
+template <typename H> struct fl_product : H {
+  H left, right;
+  fl_product() = default;
+  fl_product(H a, H b) : H(float(a) * float(b)), left(a), right(b) {}
+  fl_product(H a, H b, H rounded) : H(rounded), left(a), right(b) {}
+  // Assigned a plain value, it is that value times one.
+  fl_product& operator=(const H& h) {
+    H::operator=(h);
+    left = h;
+    right = H(1.0f);
+    return *this;
+  }
+  // Whether the value is still the factors' product (not changed through an H&).
+  bool whole() const { return H(float(left) * float(right)).__x == this->__x; }
+};
+template <typename H> constexpr bool fl_fuses() { return !std::is_same<H, __nv_bfloat16>::value || FL_FUSES_BF16; }
+#undef FL_FUSES_BF16
+// sign * p + c: rounded once where p is still a product ptxas would fuse.
+template <typename H> inline H fl_multiply_add(const fl_product<H>& p, float sign, const H& c) {
+  if (!fl_fuses<H>() || !p.whole()) return H(sign * float(static_cast<const H&>(p)) + float(c));
+  return H(fl::emu::fma_to_odd(sign * float(p.left), float(p.right), float(c)));
+}
+// -p, still a product (-(a * b) + c is fused too).
+template <typename H> inline fl_product<H> fl_negated(const fl_product<H>& p) {
+  H negated = p, left = p.left;
+  negated.__x ^= 0x8000u;
+  left.__x ^= 0x8000u;
+  return p.whole() ? fl_product<H>(left, p.right, negated) : fl_product<H>(negated, H(1.0f));
+}
+// A pair's product: each lane a product.
+template <typename H, typename H2> struct fl_pair_product : H2 {
+  H2 left, right;
+  fl_pair_product() = default;
+  fl_pair_product(H2 a, H2 b) : H2(fl_product<H>(a.x, b.x), fl_product<H>(a.y, b.y)), left(a), right(b) {}
+  fl_pair_product(fl_product<H> x, fl_product<H> y) : H2(x, y), left(x.left, y.left), right(x.right, y.right) {}
+  fl_pair_product& operator=(const H2& h) { return *this = fl_pair_product(fl_product<H>(h.x, H(1.0f)), fl_product<H>(h.y, H(1.0f))); }
+  fl_product<H> lane_x() const { return {left.x, right.x, this->x}; }
+  fl_product<H> lane_y() const { return {left.y, right.y, this->y}; }
+};
+
 // ---- conversions
 FL_INTRINSIC float __half2float(__half h) { return float(h); }
 FL_INTRINSIC __half __float2half(float f) { return __half(f); }
@@ -301,13 +355,20 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
 #define FL_HALF_ARITHMETIC(H, H2, P)                                                                       \
   FL_INTRINSIC H __hadd(H a, H b) { return H(float(a) + float(b)); }                                             \
   FL_INTRINSIC H __hsub(H a, H b) { return H(float(a) - float(b)); }                                             \
-  FL_INTRINSIC H __hmul(H a, H b) { return H(float(a) * float(b)); }                                             \
+  FL_INTRINSIC fl_product<H> __hmul(H a, H b) { return {a, b}; }                                                \
   FL_INTRINSIC H __hdiv(H a, H b) { return H(float(a) / float(b)); }                                             \
   FL_INTRINSIC H __hadd_rn(H a, H b) { return __hadd(a, b); }                                                    \
   FL_INTRINSIC H __hsub_rn(H a, H b) { return __hsub(a, b); }                                                    \
   FL_INTRINSIC H __hmul_rn(H a, H b) { return __hmul(a, b); }                                                    \
   FL_INTRINSIC H __hfma(H a, H b, H c) { return H(fl::emu::fma_to_odd(float(a), float(b), float(c))); }          \
   FL_INTRINSIC H __hneg(H a) { H r = a; r.__x ^= 0x8000u; return r; }                                            \
+  FL_INTRINSIC fl_product<H> __hneg(const fl_product<H>& p) { return fl_negated(p); }                             \
+  FL_INTRINSIC H __hadd(const fl_product<H>& p, H c) { return fl_multiply_add(p, 1.0f, c); }                      \
+  FL_INTRINSIC H __hadd(H c, const fl_product<H>& p) { return fl_multiply_add(p, 1.0f, c); }                      \
+  FL_INTRINSIC H __hadd(const fl_product<H>& p, const fl_product<H>& q) { return fl_multiply_add(p, 1.0f, H(q)); } \
+  FL_INTRINSIC H __hsub(const fl_product<H>& p, H c) { return fl_multiply_add(p, 1.0f, __hneg(c)); }              \
+  FL_INTRINSIC H __hsub(H c, const fl_product<H>& p) { return fl_multiply_add(p, -1.0f, c); }                     \
+  FL_INTRINSIC H __hsub(const fl_product<H>& p, const fl_product<H>& q) { return fl_multiply_add(p, 1.0f, __hneg(H(q))); } \
   FL_INTRINSIC H __habs(H a) { H r = a; r.__x &= 0x7fffu; return r; }                                            \
   FL_INTRINSIC H fl_saturate_##P(H a) { float f = float(a); return f != f ? H(0.0f) : H(f < 0 ? 0.0f : f > 1 ? 1.0f : f); } \
   FL_INTRINSIC H __hadd_sat(H a, H b) { return fl_saturate_##P(__hadd(a, b)); }                                 \
@@ -332,7 +393,16 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC int __hisinf(H a) { float f = float(a); return isinf(f) ? (f < 0 ? -1 : 1) : 0; }                \
   inline H operator+(const H& a, const H& b) { return __hadd(a, b); }                                      \
   inline H operator-(const H& a, const H& b) { return __hsub(a, b); }                                      \
-  inline H operator*(const H& a, const H& b) { return __hmul(a, b); }                                      \
+  inline fl_product<H> operator*(const H& a, const H& b) { return __hmul(a, b); }                          \
+  inline H operator+(const fl_product<H>& p, const H& c) { return __hadd(p, c); }                          \
+  inline H operator+(const H& c, const fl_product<H>& p) { return __hadd(c, p); }                          \
+  inline H operator+(const fl_product<H>& p, const fl_product<H>& q) { return __hadd(p, q); }              \
+  inline H operator-(const fl_product<H>& p, const H& c) { return __hsub(p, c); }                          \
+  inline H operator-(const H& c, const fl_product<H>& p) { return __hsub(c, p); }                          \
+  inline H operator-(const fl_product<H>& p, const fl_product<H>& q) { return __hsub(p, q); }              \
+  inline H& operator+=(H& a, const fl_product<H>& p) { return a = __hadd(a, p); }                          \
+  inline H& operator-=(H& a, const fl_product<H>& p) { return a = __hsub(a, p); }                          \
+  inline fl_product<H> operator-(const fl_product<H>& p) { return fl_negated(p); }                         \
   inline H operator/(const H& a, const H& b) { return __hdiv(a, b); }                                      \
   inline H& operator+=(H& a, const H& b) { return a = __hadd(a, b); }                                      \
   inline H& operator-=(H& a, const H& b) { return a = __hsub(a, b); }                                      \
@@ -353,10 +423,18 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   /* pairs: each half on its own */                                                                       \
   FL_INTRINSIC H2 __hadd2(H2 a, H2 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }                          \
   FL_INTRINSIC H2 __hsub2(H2 a, H2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                          \
-  FL_INTRINSIC H2 __hmul2(H2 a, H2 b) { return {__hmul(a.x, b.x), __hmul(a.y, b.y)}; }                          \
+  FL_INTRINSIC fl_pair_product<H, H2> __hmul2(H2 a, H2 b) { return {a, b}; }                                    \
+  FL_INTRINSIC fl_pair_product<H, H2> __hneg2(const fl_pair_product<H, H2>& p) { return {fl_negated(p.lane_x()), fl_negated(p.lane_y())}; } \
+  FL_INTRINSIC H2 __hadd2(const fl_pair_product<H, H2>& p, H2 c) { return {__hadd(p.lane_x(), c.x), __hadd(p.lane_y(), c.y)}; } \
+  FL_INTRINSIC H2 __hadd2(H2 c, const fl_pair_product<H, H2>& p) { return {__hadd(c.x, p.lane_x()), __hadd(c.y, p.lane_y())}; } \
+  FL_INTRINSIC H2 __hadd2(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hadd2(p, H2(q)); } \
+  FL_INTRINSIC H2 __hsub2(const fl_pair_product<H, H2>& p, H2 c) { return {__hsub(p.lane_x(), c.x), __hsub(p.lane_y(), c.y)}; } \
+  FL_INTRINSIC H2 __hsub2(H2 c, const fl_pair_product<H, H2>& p) { return {__hsub(c.x, p.lane_x()), __hsub(c.y, p.lane_y())}; } \
+  FL_INTRINSIC H2 __hsub2(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hsub2(p, H2(q)); } \
   FL_INTRINSIC H2 __h2div(H2 a, H2 b) { return {__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }                          \
   FL_INTRINSIC H2 __hadd2_rn(H2 a, H2 b) { return __hadd2(a, b); }                                               \
   FL_INTRINSIC H2 __hmul2_rn(H2 a, H2 b) { return __hmul2(a, b); }                                               \
+  FL_INTRINSIC H2 __hsub2_rn(H2 a, H2 b) { return __hsub2(a, b); }                                               \
   FL_INTRINSIC H2 __hfma2(H2 a, H2 b, H2 c) { return {__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }          \
   /* a complex multiply-add, (x real, y imaginary), in the toolkit's order of fmas */                          \
   FL_INTRINSIC H2 __hcmadd(H2 a, H2 b, H2 c) {                                                                   \
@@ -382,7 +460,16 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC H2 __hisnan2(H2 a) { return {H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)}; }  \
   inline H2 operator+(const H2& a, const H2& b) { return __hadd2(a, b); }                                  \
   inline H2 operator-(const H2& a, const H2& b) { return __hsub2(a, b); }                                  \
-  inline H2 operator*(const H2& a, const H2& b) { return __hmul2(a, b); }                                  \
+  inline fl_pair_product<H, H2> operator*(const H2& a, const H2& b) { return __hmul2(a, b); }              \
+  inline H2 operator+(const fl_pair_product<H, H2>& p, const H2& c) { return __hadd2(p, c); }              \
+  inline H2 operator+(const H2& c, const fl_pair_product<H, H2>& p) { return __hadd2(c, p); }              \
+  inline H2 operator+(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hadd2(p, q); } \
+  inline H2 operator-(const fl_pair_product<H, H2>& p, const H2& c) { return __hsub2(p, c); }              \
+  inline H2 operator-(const H2& c, const fl_pair_product<H, H2>& p) { return __hsub2(c, p); }              \
+  inline H2 operator-(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hsub2(p, q); } \
+  inline H2& operator+=(H2& a, const fl_pair_product<H, H2>& p) { return a = __hadd2(a, p); }              \
+  inline H2& operator-=(H2& a, const fl_pair_product<H, H2>& p) { return a = __hsub2(a, p); }              \
+  inline fl_pair_product<H, H2> operator-(const fl_pair_product<H, H2>& p) { return __hneg2(p); }          \
   inline H2 operator/(const H2& a, const H2& b) { return __h2div(a, b); }                                  \
   inline H2& operator+=(H2& a, const H2& b) { return a = __hadd2(a, b); }                                  \
   inline H2& operator-=(H2& a, const H2& b) { return a = __hsub2(a, b); }                                  \

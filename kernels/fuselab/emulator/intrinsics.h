@@ -277,9 +277,9 @@ inline double __hiloint2double(int hi, int lo) {
   return __longlong_as_double(static_cast<long long>((uint64_t(static_cast<unsigned int>(hi)) << 32) | static_cast<unsigned int>(lo)));
 }
 // Float and double to the integer types, each rounding, saturating as cvt
-// does (NaN gives 0 from float, but LLONG_MIN for long long; from double,
-// INT_MIN for the signed types, as the H100's cvt.s32.f64 gives), and the
-// integer types to float and double.
+// does (NaN gives 0 from float, but 0x8000000000000000 for the 64-bit types;
+// from double, INT_MIN and that, as the H100's and H200's cvt give them), and
+// the integer types to float and double.
 #define FL_FLOAT_TO_INTEGER(F, I, T, NAN_VALUE)                                                                  \
   inline T __##F##2##I##_rn(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(rint(v)); }                    \
   inline T __##F##2##I##_rz(F v) { return v != v ? NAN_VALUE : fl_float_to_int<T>(trunc(v)); }                   \
@@ -298,7 +298,7 @@ inline double __hiloint2double(int hi, int lo) {
 FL_INTEGER_TYPE(int, int, std::numeric_limits<int>::min())
 FL_INTEGER_TYPE(uint, unsigned int, 0u)
 FL_INTEGER_TYPE(ll, long long, std::numeric_limits<long long>::min())
-FL_INTEGER_TYPE(ull, unsigned long long, 0ull)
+FL_INTEGER_TYPE(ull, unsigned long long, 1ull << 63)
 #undef FL_INTEGER_TYPE
 #undef FL_INTEGER_TO_FLOAT
 #undef FL_FLOAT_TO_INTEGER

@@ -133,11 +133,6 @@ template <typename Part, typename Word> inline Part low_half(Word w) {
 template <typename Part, typename Word> inline Part high_half(Word w) {
   return static_cast<Part>(w >> (4 * sizeof(Word)));
 }
-// A float to an integer type toward zero, saturating, as the GPU's cvt: NaN
-// gives 0, and 0x8000000000000000 to a 64-bit type, signed or not.
-template <typename I> inline I to_integer(float v) {
-  return v != v && sizeof(I) == 8 ? static_cast<I>(1ull << 63) : fl_float_to_int<I>(v);
-}
 // A narrow type's value with the given bits.
 template <typename T, typename Bits> inline T with_bits(Bits bits) {
   T t;
@@ -267,17 +262,17 @@ inline __nv_bfloat162_raw __nv_cvt_e8m0x2_to_bf162raw(__nv_fp8x2_storage_t x) {
 // A class's conversions to the integer types: its float value toward zero,
 // saturating, as the GPU's cvt.
 #define FL_NARROW_TO_INTEGERS                                                                            \
-  explicit operator char() const { return fl::emu::to_integer<char>(float(*this)); }                     \
-  explicit operator signed char() const { return fl::emu::to_integer<signed char>(float(*this)); }       \
-  explicit operator unsigned char() const { return fl::emu::to_integer<unsigned char>(float(*this)); }   \
-  explicit operator short() const { return fl::emu::to_integer<short>(float(*this)); }                   \
-  explicit operator unsigned short() const { return fl::emu::to_integer<unsigned short>(float(*this)); } \
-  explicit operator int() const { return fl::emu::to_integer<int>(float(*this)); }                       \
-  explicit operator unsigned int() const { return fl::emu::to_integer<unsigned int>(float(*this)); }     \
-  explicit operator long() const { return fl::emu::to_integer<long>(float(*this)); }                     \
-  explicit operator unsigned long() const { return fl::emu::to_integer<unsigned long>(float(*this)); }   \
-  explicit operator long long() const { return fl::emu::to_integer<long long>(float(*this)); }           \
-  explicit operator unsigned long long() const { return fl::emu::to_integer<unsigned long long>(float(*this)); }
+  explicit operator char() const { return fl_float_to_int<char>(float(*this)); }                     \
+  explicit operator signed char() const { return fl_float_to_int<signed char>(float(*this)); }       \
+  explicit operator unsigned char() const { return fl_float_to_int<unsigned char>(float(*this)); }   \
+  explicit operator short() const { return fl_float_to_int<short>(float(*this)); }                   \
+  explicit operator unsigned short() const { return fl_float_to_int<unsigned short>(float(*this)); } \
+  explicit operator int() const { return fl_float_to_int<int>(float(*this)); }                       \
+  explicit operator unsigned int() const { return fl_float_to_int<unsigned int>(float(*this)); }     \
+  explicit operator long() const { return fl_float_to_int<long>(float(*this)); }                     \
+  explicit operator unsigned long() const { return fl_float_to_int<unsigned long>(float(*this)); }   \
+  explicit operator long long() const { return fl_float_to_int<long long>(float(*this)); }           \
+  explicit operator unsigned long long() const { return fl_float_to_int<unsigned long long>(float(*this)); }
 
 // One value of a family F (fp8, fp6, fp4, e8m0): constructed (explicitly)
 // from the floats through the family's conversions given ARGUMENTS (the
