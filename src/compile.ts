@@ -14,7 +14,7 @@ import { Directive, Preprocessor } from "./preprocess";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { withVolatileSteps } from "./volatile-steps";
 import {
-  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
+  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, productHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
   withAssemblyStopped,
 } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -809,7 +809,7 @@ function compileError(where: string, p: Translated, e: unknown): Error {
   const shown = lines.slice(0, LOG_LINES_SHOWN).join("\n");
   const total = e.log.replace(/\n$/, "").split("\n").length;
   const more = total > Math.min(lines.length, LOG_LINES_SHOWN) ? `\n... ${total - Math.min(lines.length, LOG_LINES_SHOWN)} more lines in the error's .log` : "";
-  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || textureReferenceHint(e.log) || vectorMemberHint(e.log) || undefinedFunctionHint(e.log) ||
+  const hint = hostRuntimeCallHint(e.log) || gpuBuiltinHint(e.log) || missingHeaderHint(e.log) || textureReferenceHint(e.log) || vectorMemberHint(e.log) || productHint(e.log) || undefinedFunctionHint(e.log) ||
     (p.build.std === "c++20" ? "" : standardHint(e.log));
   return new DeviceError(`${where}: compilation failed on ${p.build.label}:\n${shown}${more}${hint ? `\n${hint}` : ""}`, e.log);
 }

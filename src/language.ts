@@ -209,6 +209,17 @@ export function vectorMemberHint(log: string): string {
     "a swizzle (v.xy) is clang's alone." : "";
 }
 
+// g++'s words for a template given the emulator's 16-bit product beside a plain value.
+const PRODUCT_DEDUCTION = /deduced conflicting types for parameter ‘(\w+)’ \(‘(?:fl_product|fl_pair_product)</;
+
+/** A note for a compile that failed on a 16-bit product passed to a template (`max(a * b, c)`): how to pass it. */
+export function productHint(log: string): string {
+  const found = PRODUCT_DEDUCTION.exec(log);
+  return found ? "On the CPU emulator a product of 16-bit floats (a * b, __hmul) keeps its factors until it is stored, so that an add it goes " +
+    "into rounds once, as the GPU's compiler fuses the two; a template taking it beside a plain __half deduces two types for " +
+    `${found[1]}: round the product first, __half(a * b), or name the type, f<__half>(...).` : "";
+}
+
 /** The macros a source reads to tell a device pass (NVIDIA's, AMD's) from the host pass. */
 export const DEVICE_PASS_MACRO = /__CUDA_ARCH__|__HIP_DEVICE_COMPILE__|__AMDGCN\w*|__AMDGPU__|__GFX\d+__|__gfx\w+__/;
 

@@ -4046,11 +4046,12 @@ __global__ void bf16_ops(__nv_bfloat16* out, const __nv_bfloat16* a, const __nv_
     const source = `
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+template <typename T> __device__ T positive(T x) { return x > T(0) ? x : T(0); }
 template <typename H, typename H2> __global__ void multiply_add(H* out, const H* v, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const H a = v[4 * i], b = v[4 * i + 1], c = v[4 * i + 2], d = v[4 * i + 3];
-  H* o = out + 12 * i;
+  H* o = out + 14 * i;
   o[0] = a * b + c;
   o[1] = c - a * b;
   o[2] = a * b + c * d;
@@ -4066,6 +4067,8 @@ template <typename H, typename H2> __global__ void multiply_add(H* out, const H*
   const H2 r = H2(a, c) * H2(b, d) + H2(c, a);
   o[10] = r.x;
   o[11] = r.y;
+  o[12] = positive(a * b);
+  o[13] = c > d ? a * b : c;
 }
 template __global__ void multiply_add<__half, __half2>(__half*, const __half*, int);
 template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat16*, const __nv_bfloat16*, int);
@@ -4074,7 +4077,7 @@ template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat
     const values = range(4 * n).map((i) => (Math.sin(i * 12.9898) * 43758.5453 % 1) * 8);
     const run = (module: fl.Module, dtype: "f16" | "bf16", name: string) => {
       const v = fl.tensor(values, { dtype, device: dev() });
-      const out = fl.full([12 * n], NaN, { dtype, device: dev() });
+      const out = fl.full([14 * n], NaN, { dtype, device: dev() });
       module.fn(name).launch({ grid: Math.ceil(n / 64), block: 64 }, out, v, n);
       return { got: Array.from(out.toArray()), h: Array.from(v.toArray()) };
     };
@@ -4086,7 +4089,8 @@ template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat
         let acc = d;
         for (let k = 0; k < 4; ++k) acc = times(h[4 * ((i + k) % n)], h[4 * ((i + k) % n) + 1], acc);
         return [times(a, b, c), times(-a, b, c), times(a, b, round(c * d)), times(a, b, c), times(a, b, -c), round(round(a * b) + c),
-          round(round(a * b) + c), times(-a, b, d), acc, round(Math.fround(round(a * b) + c)), times(a, b, c), times(c, d, a)];
+          round(round(a * b) + c), times(-a, b, d), acc, round(Math.fround(round(a * b) + c)), times(a, b, c), times(c, d, a),
+          Math.max(round(a * b), 0), c > d ? round(a * b) : c];
       });
     };
     const module = fl.compile(source, { device: dev() });
@@ -4098,6 +4102,12 @@ template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat
     // Before sm_90, cuda_bf16.hpp writes bf16's multiply and add as fma.rn forms, which are never fused.
     const sm80 = run(fl.compile(source, { device: dev(), arch: "sm_80" }), "bf16", "multiply_add<__nv_bfloat16, __nv_bfloat162>");
     expect(bf16Bits(sm80.got)).to.deep.equal(bf16Bits(expectedFor(sm80.h, roundBf16, roundBf16Fma, false)));
+    // A template taking a product beside a __half deduces two types here, where the GPU's compiler deduces one: the error says why.
+    expectThrows(() => fl.compile(`
+#include <cuda_fp16.h>
+template <typename T> __device__ T larger(T a, T b) { return a > b ? a : b; }
+__global__ void k(__half* o, const __half* v) { o[0] = larger(v[0] * v[1], v[2]); }
+`, { device: dev() }), fl.DeviceError, /keeps its factors until it is stored, .* deduces two types for T: round the product first, __half\(a \* b\), or name the type/);
   });
   it("lets a constexpr __host__ __device__ function object call the 16-bit intrinsics, as AMD's libraries write them", () => {
     const module = fl.compile(`

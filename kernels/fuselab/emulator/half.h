@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <limits>
+#include <type_traits>
 
 #include "types.h"
 
@@ -240,6 +241,11 @@ template <typename H> struct fl_product : H {
   fl_product() = default;
   fl_product(H a, H b) : H(float(a) * float(b)), left(a), right(b) {}
   fl_product(H a, H b, H rounded) : H(rounded), left(a), right(b) {}
+  // Made from a value (T(0) in a template given a product), it is that value
+  // times one; explicit, so that `c ? a * b : h` still takes the __half.
+  template <typename A, typename = typename std::enable_if<std::is_constructible<H, const A&>::value &&
+                                                           !std::is_base_of<fl_product, A>::value>::type>
+  explicit fl_product(const A& value) : H(value), left(static_cast<const H&>(*this)), right(1.0f) {}
   // Assigned a plain value, it is that value times one.
   fl_product& operator=(const H& h) {
     H::operator=(h);

@@ -201,9 +201,10 @@ inline void shift_out_of_bounds(void* data, void* count) {
 // And each conversion of a floating value to an integer type
 // (-fsanitize=float-cast-overflow): one outside the type's range, or of NaN or
 // infinity, is undefined in C++, and the CPU and a GPU give different results
-// for it (a GPU's cvt saturates and gives 0 for NaN; x86 gives the "integer
-// indefinite" 0x80000000, or the low bits of a wider conversion). A negative
-// double converted to unsigned is 0 on the GPU and wraps on the CPU.
+// for it (a GPU's cvt saturates and gives 0 for NaN, 0x8000000000000000 in 64
+// bits; x86 gives the "integer indefinite" 0x80000000, or the low bits of a
+// wider conversion). A negative double converted to unsigned is 0 on the GPU
+// and wraps on the CPU.
 namespace fl::emu {
 struct sanitizer_float_cast {
   sanitizer_location where;
@@ -239,7 +240,7 @@ inline void float_cast_overflow(void* data, void* from) {
   char what[FL_EMU_ERROR_BYTES / 2];
   snprintf(what, sizeof what,
            "%.9g converted to %.*s, outside its range: undefined in C++, and the CPU and a GPU differ "
-           "(a GPU saturates to the nearest value the type holds, and gives 0 for NaN)",
+           "(a GPU saturates to the nearest value the type holds, and gives 0 for NaN, 0x8000000000000000 in 64 bits)",
            value, to.length, to.text);
   device_stop(what, located ? d->where.file : "<unknown>", located ? d->where.line : 0);
 }
