@@ -4051,7 +4051,7 @@ template <typename H, typename H2> __global__ void multiply_add(H* out, const H*
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const H a = v[4 * i], b = v[4 * i + 1], c = v[4 * i + 2], d = v[4 * i + 3];
-  H* o = out + 14 * i;
+  H* o = out + 15 * i;
   o[0] = a * b + c;
   o[1] = c - a * b;
   o[2] = a * b + c * d;
@@ -4069,6 +4069,7 @@ template <typename H, typename H2> __global__ void multiply_add(H* out, const H*
   o[11] = r.y;
   o[12] = positive(a * b);
   o[13] = c > d ? a * b : c;
+  o[14] = __shfl_sync(__activemask(), a * b, threadIdx.x % warpSize) + c;
 }
 template __global__ void multiply_add<__half, __half2>(__half*, const __half*, int);
 template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat16*, const __nv_bfloat16*, int);
@@ -4076,8 +4077,8 @@ template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat
     const n = 301;
     const values = range(4 * n).map((i) => (Math.sin(i * 12.9898) * 43758.5453 % 1) * 8);
     const run = (module: fl.Module, dtype: "f16" | "bf16", name: string) => {
-      const v = fl.tensor(values, { dtype, device: dev() });
-      const out = fl.full([14 * n], NaN, { dtype, device: dev() });
+      const v = fl.tensor(values, { dtype, device: module.device });
+      const out = fl.full([15 * n], NaN, { dtype, device: module.device });
       module.fn(name).launch({ grid: Math.ceil(n / 64), block: 64 }, out, v, n);
       return { got: Array.from(out.toArray()), h: Array.from(v.toArray()) };
     };
@@ -4090,14 +4091,17 @@ template __global__ void multiply_add<__nv_bfloat16, __nv_bfloat162>(__nv_bfloat
         for (let k = 0; k < 4; ++k) acc = times(h[4 * ((i + k) % n)], h[4 * ((i + k) % n) + 1], acc);
         return [times(a, b, c), times(-a, b, c), times(a, b, round(c * d)), times(a, b, c), times(a, b, -c), round(round(a * b) + c),
           round(round(a * b) + c), times(-a, b, d), acc, round(Math.fround(round(a * b) + c)), times(a, b, c), times(c, d, a),
-          Math.max(round(a * b), 0), c > d ? round(a * b) : c];
+          Math.max(round(a * b), 0), c > d ? round(a * b) : c, round(round(a * b) + c)];
       });
     };
-    const module = fl.compile(source, { device: dev() });
-    const half = run(module, "f16", "multiply_add<__half, __half2>");
-    expect(f16Bits(half.got)).to.deep.equal(f16Bits(expectedFor(half.h, roundF16, roundF16Fma, true)));
-    const bf16 = run(module, "bf16", "multiply_add<__nv_bfloat16, __nv_bfloat162>");
-    expect(bf16Bits(bf16.got)).to.deep.equal(bf16Bits(expectedFor(bf16.h, roundBf16, roundBf16Fma, true)));
+    const devices = dev().backend === "cpu" ? [dev(), fl.device("cpu", { check: true }), fl.device("cpu", { warpSize: 64 })] : [dev()];
+    for (const device of devices) {
+      const module = fl.compile(source, { device });
+      const half = run(module, "f16", "multiply_add<__half, __half2>");
+      expect(f16Bits(half.got)).to.deep.equal(f16Bits(expectedFor(half.h, roundF16, roundF16Fma, true)));
+      const bf16 = run(module, "bf16", "multiply_add<__nv_bfloat16, __nv_bfloat162>");
+      expect(bf16Bits(bf16.got)).to.deep.equal(bf16Bits(expectedFor(bf16.h, roundBf16, roundBf16Fma, true)));
+    }
     if (dev().backend !== "cpu") return;
     // Before sm_90, cuda_bf16.hpp writes bf16's multiply and add as fma.rn forms, which are never fused.
     const sm80 = run(fl.compile(source, { device: dev(), arch: "sm_80" }), "bf16", "multiply_add<__nv_bfloat16, __nv_bfloat162>");

@@ -270,6 +270,8 @@ template <typename H> inline fl_product<H> fl_negated(const fl_product<H>& p) {
   left.__x ^= 0x8000u;
   return p.whole() ? fl_product<H>(left, p.right, negated) : fl_product<H>(negated, H(1.0f));
 }
+// Moved by a shuffle, a product is its rounded value times one (runtime.h).
+template <typename H> inline fl_product<H> fl_as_register(const fl_product<H>& p) { return fl_product<H>(static_cast<const H&>(p)); }
 // A pair's product: each lane a product.
 template <typename H, typename H2> struct fl_pair_product : H2 {
   H2 left, right;
@@ -280,6 +282,9 @@ template <typename H, typename H2> struct fl_pair_product : H2 {
   fl_product<H> lane_x() const { return {left.x, right.x, this->x}; }
   fl_product<H> lane_y() const { return {left.y, right.y, this->y}; }
 };
+template <typename H, typename H2> inline fl_pair_product<H, H2> fl_as_register(const fl_pair_product<H, H2>& p) {
+  return {fl_product<H>(p.x), fl_product<H>(p.y)};
+}
 
 // ---- conversions
 FL_INTRINSIC float __half2float(__half h) { return float(h); }
