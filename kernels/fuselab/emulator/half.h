@@ -239,7 +239,7 @@ typedef __nv_bfloat162 __hip_bfloat162;
 template <typename H> struct fl_product : H {
   H left, right;
   fl_product() = default;
-  fl_product(H a, H b) : H(float(a) * float(b)), left(a), right(b) {}
+  fl_product(H a, H b) : H(rounded(a, b)), left(a), right(b) {}
   fl_product(H a, H b, H rounded) : H(rounded), left(a), right(b) {}
   // Made from a value (T(0) in a template given a product), it is that value
   // times one; explicit, so that `c ? a * b : h` still takes the __half.
@@ -247,14 +247,10 @@ template <typename H> struct fl_product : H {
                                                            !std::is_base_of<fl_product, A>::value>::type>
   explicit fl_product(const A& value) : H(value), left(static_cast<const H&>(*this)), right(1.0f) {}
   // Assigned a plain value, it is that value times one.
-  fl_product& operator=(const H& h) {
-    H::operator=(h);
-    left = h;
-    right = H(1.0f);
-    return *this;
-  }
+  fl_product& operator=(const H& h) { return *this = fl_product(h); }
   // Whether the value is still the factors' product (not changed through an H&).
-  bool whole() const { return H(float(left) * float(right)).__x == this->__x; }
+  bool whole() const { return rounded(left, right).__x == this->__x; }
+  static H rounded(H a, H b) { return H(float(a) * float(b)); }
 };
 template <typename H> constexpr bool fl_fuses() { return !std::is_same<H, __nv_bfloat16>::value || FL_FUSES_BF16; }
 #undef FL_FUSES_BF16
@@ -268,7 +264,7 @@ template <typename H> inline fl_product<H> fl_negated(const fl_product<H>& p) {
   H negated = p, left = p.left;
   negated.__x ^= 0x8000u;
   left.__x ^= 0x8000u;
-  return p.whole() ? fl_product<H>(left, p.right, negated) : fl_product<H>(negated, H(1.0f));
+  return p.whole() ? fl_product<H>(left, p.right, negated) : fl_product<H>(negated);
 }
 // Moved by a shuffle, a product is its rounded value times one (runtime.h).
 template <typename H> inline fl_product<H> fl_as_register(const fl_product<H>& p) { return fl_product<H>(static_cast<const H&>(p)); }
@@ -278,7 +274,7 @@ template <typename H, typename H2> struct fl_pair_product : H2 {
   fl_pair_product() = default;
   fl_pair_product(H2 a, H2 b) : H2(fl_product<H>(a.x, b.x), fl_product<H>(a.y, b.y)), left(a), right(b) {}
   fl_pair_product(fl_product<H> x, fl_product<H> y) : H2(x, y), left(x.left, y.left), right(x.right, y.right) {}
-  fl_pair_product& operator=(const H2& h) { return *this = fl_pair_product(fl_product<H>(h.x, H(1.0f)), fl_product<H>(h.y, H(1.0f))); }
+  fl_pair_product& operator=(const H2& h) { return *this = fl_pair_product(fl_product<H>(h.x), fl_product<H>(h.y)); }
   fl_product<H> lane_x() const { return {left.x, right.x, this->x}; }
   fl_product<H> lane_y() const { return {left.y, right.y, this->y}; }
 };

@@ -1399,12 +1399,11 @@ FL_EMU_UNINSTRUMENTED inline T from_lane_bits(uint64_t bits) {
   return v;
 }
 
-}  // namespace fl::emu
 // A value as a GPU's register holds it, which is what a shuffle moves: half.h's
-// 16-bit products overload it to forget their factors (rounded, as the GPU
-// rounds a product it moves, they fuse with no add after the move).
+// 16-bit products overload it (found by argument-dependent lookup) to forget
+// their factors (rounded, as the GPU rounds a product it moves, they fuse with
+// no add after the move).
 template <typename T> FL_EMU_UNINSTRUMENTED inline T fl_as_register(const T& v) { return v; }
-namespace fl::emu {
 
 // A shuffle of a value of type T; width < 0: the whole warp. A value wider than
 // 8 bytes (a uint4, a struct) moves 8 bytes at a time, as a GPU shuffles it a
