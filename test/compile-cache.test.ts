@@ -46,6 +46,14 @@ describe("the CPU compile cache", function () {
     if (!clang) this.skip();
     expect(scratch.compile([source(5)], { CXX: clang! })).to.deep.equal([{ values: expected(5) }]);
     expect(scratch.compile([source(5)], { CXX: clang!, FL_TEST_CHECK: "1" })).to.deep.equal([{ values: expected(5) }]);
+    // Shared memory: two builds, plain and in lock step, linked into one module (native/backends/cpu/twin.cc).
+    const shared = `__global__ void k(int* out) {
+  __shared__ int tile[4];
+  tile[threadIdx.x] = threadIdx.x * 6;
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x];
+}`;
+    expect(scratch.compile([shared], { CXX: clang! })).to.deep.equal([{ values: expected(6) }]);
   });
 
   it("rebuilds a module whose entry was changed on disk, and never runs the changed code", () => {

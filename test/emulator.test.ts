@@ -778,6 +778,36 @@ __global__ void tail_fill(int* out, const int* x, int n) {
       }
     });
 
+    it("gives the blocks in lock step and the rest one program's data: __device__ counters and __constant__ values", async () => {
+      // On the CPU the first and last blocks run in lock step and the others not, in two
+      // builds of the module: a ticket taken twice, or an offset unset, would show.
+      const tickets = `
+__device__ unsigned int next_ticket;
+__constant__ int first_ticket;
+__global__ void take_ticket(int* out) {
+  __shared__ int ticket;
+  if (threadIdx.x == 0) ticket = first_ticket + (int)atomicAdd(&next_ticket, 1u);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = ticket;
+}`;
+      const blocks = 9;
+      for (const dev of devices()) {
+        const module = fl.compile(tickets, { device: dev });
+        module.constant("first_ticket").set([1000]);
+        const taken: number[] = [];
+        for (let launch = 0; launch < 2; launch++) {
+          const out = fl.full([blocks * 16], -1, { dtype: "i32", device: dev });
+          module.fn("take_ticket").launch({ grid: blocks, block: 16 }, out);
+          const got = Array.from(await out.data());
+          for (let b = 0; b < blocks; b++) {
+            expect(got.slice(b * 16, b * 16 + 16), `block ${b} on ${dev.describe()}`).to.deep.equal(Array(16).fill(got[b * 16]));
+            taken.push(got[b * 16]);
+          }
+        }
+        expect(taken.sort((a, b) => a - b), dev.describe()).to.deep.equal(range(2 * blocks).map((i) => 1000 + i));
+      }
+    });
+
     it("leaves lock step out of check mode, whose order of lanes shows that such code has a race", () => {
       const dev = fl.device("cpu", { check: true });
       const n = 40, out = fl.full([n], NaN, { device: dev });

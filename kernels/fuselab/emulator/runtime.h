@@ -192,10 +192,20 @@ struct kernel_history {
   std::atomic<bool> needs_lockstep{false};  // lockstep.h: a block of it changed with lock step (start_lockstep)
 };
 
+// A kernel's code as a block runs it.
+struct thread_code {
+  void (*invoke)(const void* args);                        // one GPU thread
+  void (*run_in_order)(const void* args, block_state& b);  // loop mode: all, in order
+};
+
+// Runs one block of a launch in lock step: the kernel's code in the module's
+// instrumented twin (lockstep.h), called by the plain module's launch.
+using lockstep_block_fn = void (*)(void* launch, uint64_t index, fl_emu_worker* worker);
+
 struct launch_state {
   const fl_emu_launch* desc;
-  void (*invoke)(const void* args);                    // one GPU thread
-  void (*run_in_order)(const void* args, block_state& b);  // loop mode: all, in order
+  thread_code code;
+  lockstep_block_fn lockstep_block;  // null where the module has no twin
   const void* args;
   kernel_history* kernel;
   std::atomic<bool> failed{false};
@@ -222,6 +232,7 @@ struct shared_word {
 
 struct block_state {
   const launch_state* launch;
+  const thread_code* code;  // the plain module's, or its twin's in lock step
   fl_emu_worker* worker;
   thread_state* state;       // tls(), looked up once
   uint32_t size;
@@ -992,7 +1003,7 @@ FL_EMU_UNINSTRUMENTED inline void fiber_main(void* arg) {
   self.base_frame = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   block_state& b = current_block();
   try {
-    b.launch->invoke(b.launch->args);
+    b.code->invoke(b.launch->args);
   } catch (...) {
     fail(b, "kernel '%s' threw a C++ exception", b.launch->desc->kernel);
   }
@@ -1492,9 +1503,15 @@ FL_EMU_UNINSTRUMENTED inline void poison_static_shared(fl_emu_worker* worker) {
 // block is watched as well: a partial block's lanes may take paths the full
 // ones do not. The first block to find such a word says the kernel needs it,
 // for good.
-FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_bytes, bool last_block) {
+FL_EMU_UNINSTRUMENTED inline bool lockstep_wanted(const launch_state& L, uint64_t index) {
+  const uint64_t blocks = uint64_t(L.desc->grid.x) * L.desc->grid.y * L.desc->grid.z;
+  return L.kernel->needs_lockstep.load(std::memory_order_relaxed) || index + 1 == blocks ||
+         !L.lockstep_unneeded.load(std::memory_order_relaxed);
+}
+
+FL_EMU_UNINSTRUMENTED inline void start_lockstep(block_state& b, size_t dynamic_bytes, uint64_t index) {
+  if (!lockstep_wanted(*b.launch, index)) return;
   const bool needed = b.launch->kernel->needs_lockstep.load(std::memory_order_relaxed);
-  if (!needed && !last_block && b.launch->lockstep_unneeded.load(std::memory_order_relaxed)) return;
   const module_thread& own = module_tls(b.worker);
   b.static_shared = reinterpret_cast<uintptr_t>(own.tls_begin);
   b.static_shared_bytes = own.tls_bytes;
@@ -1541,7 +1558,7 @@ FL_EMU_UNINSTRUMENTED inline void loop_shuffled(block_state& b) {
   for (uint32_t k = 0; k < b.size; k++) {
     b.loop_position = k;
     thread = thread_index(b.order[k], dim);
-    L.invoke(L.args);
+    b.code->invoke(L.args);
     if (b.fibers) return;
   }
 }
@@ -1555,7 +1572,7 @@ FL_EMU_UNINSTRUMENTED inline void run_threads_from_start(block_state& b) {
       run_fibers(b);
     } else {
       if (b.order) loop_shuffled(b);
-      else L.run_in_order(L.args, b);
+      else b.code->run_in_order(L.args, b);
       if (b.fibers) {  // changed over: the thread on the OS stack has finished
         mark_exited(b, *b.current);
         run_fibers(b);
@@ -1571,9 +1588,8 @@ __attribute__((noinline)) FL_EMU_UNINSTRUMENTED inline void run_threads(block_st
   if (__builtin_setjmp(b.escape) == 0) run_threads_from_start(b);
 }
 
-// The pool's body: runs one block of the launch.
-FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
-  launch_state& L = *static_cast<launch_state*>(context);
+// Runs one block of the launch with `code`.
+FL_EMU_UNINSTRUMENTED inline void run_block_with(launch_state& L, const thread_code& code, uint64_t index, fl_emu_worker* worker) {
   if (L.failed.load(std::memory_order_relaxed)) return;
   const fl_emu_launch& desc = *L.desc;
   thread_state& t = tls();
@@ -1587,6 +1603,7 @@ FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_em
 
   block_state b;
   b.launch = &L;
+  b.code = &code;
   b.worker = worker;
   b.size = L.threads_per_block;
   b.warp_size = desc.warp_size;
@@ -1632,7 +1649,7 @@ FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_em
       if (b.dynamic_shared) memset(b.dynamic_shared, 0xFF, desc.shared_bytes);
     }
 #if defined(FL_EMU_LOCKSTEP)
-    start_lockstep(b, desc.shared_bytes, index + 1 == uint64_t(desc.grid.x) * desc.grid.y * desc.grid.z);
+    start_lockstep(b, desc.shared_bytes, index);
 #endif
     run_threads(b);
 #if defined(FL_EMU_LOCKSTEP)
@@ -1646,13 +1663,20 @@ FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_em
   if (desc.cooperative) note_block_finished(L, index);
 }
 
-FL_EMU_UNINSTRUMENTED inline int run_launch(fl_emu_launch* desc, void (*invoke)(const void*),
-                      void (*run_in_order)(const void*, block_state&), const void* args,
-                      kernel_history* kernel) {
+// The pool's body: runs one block of the launch, in the module's twin where it
+// is to run in lock step (start_lockstep).
+FL_EMU_UNINSTRUMENTED inline void run_block(void* context, uint64_t index, fl_emu_worker* worker) {
+  launch_state& L = *static_cast<launch_state*>(context);
+  if (L.lockstep_block && lockstep_wanted(L, index)) return L.lockstep_block(context, index, worker);
+  run_block_with(L, L.code, index, worker);
+}
+
+FL_EMU_UNINSTRUMENTED inline int run_launch(fl_emu_launch* desc, thread_code code, lockstep_block_fn lockstep_block,
+                                            const void* args, kernel_history* kernel) {
   launch_state L;
   L.desc = desc;
-  L.invoke = invoke;
-  L.run_in_order = run_in_order;
+  L.code = code;
+  L.lockstep_block = lockstep_block;
   L.args = args;
   L.kernel = kernel;
   L.threads_per_block = desc->block.x * desc->block.y * desc->block.z;
@@ -1678,26 +1702,35 @@ FL_EMU_UNINSTRUMENTED inline T argument_value(const void* bytes) {
   }
 }
 
+// Kernel F's code for a block: each GPU thread calls F with the launch's
+// arguments, unpacked once into F's parameter types.
+template <auto F, typename... A>
+constexpr thread_code code_of(void (*)(A...)) {
+  using packed = std::tuple<std::decay_t<A>...>;
+  return {[](const void* p) { std::apply(F, *static_cast<const packed*>(p)); },
+          [](const void* p, block_state& b) {
+            const packed& a = *static_cast<const packed*>(p);
+            loop_in_order(b, [&] { std::apply(F, a); });
+          }};
+}
+
 // The typed trampoline of kernel F: unpacks args[i] into F's parameter types
-// once per launch, then calls F for every GPU thread.
+// once per launch, then runs its blocks; those in lock step with `lockstep_block`.
 template <auto F, typename... A, size_t... I>
-FL_EMU_UNINSTRUMENTED inline int launch_with(fl_emu_launch* desc, void (*)(A...), std::index_sequence<I...>) {
+FL_EMU_UNINSTRUMENTED inline int launch_with(fl_emu_launch* desc, lockstep_block_fn lockstep_block, void (*)(A...),
+                                             std::index_sequence<I...>) {
   using packed = std::tuple<std::decay_t<A>...>;
   static kernel_history kernel;
-  auto invoke = [](const void* p) { std::apply(F, *static_cast<const packed*>(p)); };
-  auto run_in_order = [](const void* p, block_state& b) {
-    const packed& a = *static_cast<const packed*>(p);
-    loop_in_order(b, [&] { std::apply(F, a); });
-  };
+  constexpr thread_code code = code_of<F>(F);
   if constexpr ((std::is_default_constructible_v<std::decay_t<A>> && ...) && (std::is_trivially_copyable_v<std::decay_t<A>> && ...)) {
     // On the heap, copied in place: a kernel may take 32 KB of parameters (CUDA's
     // limit since 12.1), more than this frame may hold beside its copies.
     auto args = std::make_unique<packed>();
     (memcpy(static_cast<void*>(&std::get<I>(*args)), desc->args[I], sizeof(std::tuple_element_t<I, packed>)), ...);
-    return run_launch(desc, invoke, run_in_order, args.get(), &kernel);
+    return run_launch(desc, code, lockstep_block, args.get(), &kernel);
   } else {
     packed args{argument_value<std::decay_t<A>>(desc->args[I])...};
-    return run_launch(desc, invoke, run_in_order, &args, &kernel);
+    return run_launch(desc, code, lockstep_block, &args, &kernel);
   }
 }
 
@@ -1706,9 +1739,17 @@ constexpr size_t parameter_count(void (*)(A...)) {
   return sizeof...(A);
 }
 
-template <auto F>
+// The launch of kernel F; LockstepBlock, the module's twin's block of F in lock step, if it has one.
+template <auto F, lockstep_block_fn LockstepBlock = nullptr>
 FL_EMU_UNINSTRUMENTED inline int launch(fl_emu_launch* desc) {
-  return launch_with<F>(desc, F, std::make_index_sequence<parameter_count(F)>{});
+  return launch_with<F>(desc, LockstepBlock, F, std::make_index_sequence<parameter_count(F)>{});
+}
+
+// In a module's twin (FL_EMU_TWIN): a block of kernel F in lock step, its launch the plain module's.
+template <auto F>
+FL_EMU_UNINSTRUMENTED inline void run_lockstep_block(void* launch, uint64_t index, fl_emu_worker* worker) {
+  static constexpr thread_code code = code_of<F>(F);
+  run_block_with(*static_cast<launch_state*>(launch), code, index, worker);
 }
 
 }  // namespace fl::emu

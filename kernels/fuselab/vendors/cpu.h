@@ -384,11 +384,31 @@ inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { r
 // Exports the kernel at the address __VA_ARGS__ (&ns::k, &k<float, 256>, or an
 // overload's static_cast<void (*)(float*)>(&k<32>)) of a run-time module under
 // the name text; id makes the registrar's name unique.
+//
+// A module that uses shared memory is built twice (native/backends/cpu/twin.cc):
+// plainly (FL_EMU_HAS_TWIN), and instrumented for lock step (FL_EMU_TWIN), its
+// twin, which registers nothing and gives each kernel's launch the function
+// that runs a block of it in lock step.
+#if defined(FL_EMU_TWIN)
+#define FL_KERNEL_EXPORT_AS(id, text, ...)                                                                              \
+  extern "C" __attribute__((visibility("hidden"))) void fl_emu_twin_block_##id(void* launch, uint64_t index,         \
+                                                                               fl_emu_worker* worker) {              \
+    ::fl::emu::run_lockstep_block<__VA_ARGS__>(launch, index, worker);                                              \
+  }
+#define FL_KERNEL_REGISTRAR(id, text, params, ...)
+#elif defined(FL_EMU_HAS_TWIN)
+#define FL_KERNEL_EXPORT_AS(id, text, ...)                                                                              \
+  extern "C" __attribute__((visibility("hidden"))) void fl_emu_twin_block_##id(void*, uint64_t, fl_emu_worker*);    \
+  FL_KERNEL_REGISTRAR_WITH(id, text, "", (&::fl::emu::launch<__VA_ARGS__, &fl_emu_twin_block_##id>), __VA_ARGS__)
+#define FL_KERNEL_REGISTRAR(id, text, params, ...) FL_KERNEL_REGISTRAR_WITH(id, text, params, (&::fl::emu::launch<__VA_ARGS__>), __VA_ARGS__)
+#else
 #define FL_KERNEL_EXPORT_AS(id, text, ...) FL_KERNEL_REGISTRAR(id, text, "", __VA_ARGS__)
-#define FL_KERNEL_REGISTRAR(id, text, params, ...)                                                  \
+#define FL_KERNEL_REGISTRAR(id, text, params, ...) FL_KERNEL_REGISTRAR_WITH(id, text, params, (&::fl::emu::launch<__VA_ARGS__>), __VA_ARGS__)
+#endif
+#define FL_KERNEL_REGISTRAR_WITH(id, text, params, launcher, ...)                                   \
   static ::fl::kernel_registrar fl_registrar_##id(                                                  \
       text, ::fl::signature_of(__VA_ARGS__), params, reinterpret_cast<const void*>(__VA_ARGS__),    \
-      reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(&::fl::emu::launch<__VA_ARGS__>)));
+      reinterpret_cast<void*>(static_cast<fl_emu_launch_fn>(launcher)));
 
 namespace fl::emu {
 // The registry as the plugin reads it, in C. Built at the first call, after the
@@ -405,7 +425,11 @@ inline const fl_emu_module* module_table() {
 }  // namespace fl::emu
 
 // Ends a module compiled at run time: its one exported symbol.
+#if defined(FL_EMU_TWIN)
+#define FL_EMU_MODULE_ENTRY()
+#else
 #define FL_EMU_MODULE_ENTRY() \
   extern "C" __attribute__((visibility("default"))) const fl_emu_module* fuselab_cpu_module(void) { return ::fl::emu::module_table(); }
+#endif
 
 #endif

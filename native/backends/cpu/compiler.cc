@@ -20,6 +20,8 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "loops.h"
 #include "module_cache.h"
 #include "sha256.h"
+#include "twin.h"
 
 #ifndef FUSELAB_VERSION
 #error "FUSELAB_VERSION (package.json's version) must be defined by the build"
@@ -398,6 +401,7 @@ shared_use largest_kernel_shared(const std::string& assembly) {
       // "void fl::emu::launch<&(k(float*))>(...)": the kernel is the template's argument.
       const size_t open = text.find("launch<"), close = text.rfind(">(");
       if (open != std::string::npos && close != std::string::npos && close > open + 7) text = text.substr(open + 7, close - open - 7);
+      text = text.substr(0, text.rfind(", &fl_emu_twin_block_"));  // a module's twin's block of it (twin.h)
       if (text.rfind("&(", 0) == 0 && text.back() == ')') text = text.substr(2, text.size() - 3);
       else if (text.rfind("&", 0) == 0) text = text.substr(1);
       largest = {bytes, text};
@@ -478,6 +482,82 @@ std::string megabytes_text(uint64_t bytes) {
   char text[32];
   snprintf(text, sizeof text, "%g", static_cast<double>(bytes) / 1048576.0);
   return text;
+}
+
+// A compile to assembly that ran (`run`, `command` with the module's common
+// `flags`): the headers it opened, each checked and added to *dependencies,
+// its log without them in *log, and its assembly, checked, in *assembly. False,
+// with *why, where it failed or the source reached what it may not.
+bool to_assembly(const process_result& run, const std::vector<std::string>& command, const std::vector<std::string>& flags,
+                 const std::string& folder, const char* log_name, const char* assembly_name, const process_limits& limits,
+                 std::vector<dependency>* dependencies, std::string* assembly, std::string* log, std::string* why) {
+  auto fail = [why](const std::string& reason) {
+    *why = reason;
+    return false;
+  };
+  if (run.outcome == process_outcome::not_started)
+    return fail("cannot run '" + kSettings.program + "': " + strerror(run.error) + " (install g++ or set $CXX)");
+  if (run.outcome == process_outcome::timed_out)
+    return fail("the compiler ran past the time limit of " + std::to_string(limits.timeout_ms) +
+                " ms and was stopped (compile's option timeoutMs)");
+  if (run.outcome == process_outcome::stopped) return fail("the compile was interrupted, and the compiler stopped");
+
+  std::string full_log;
+  read_file(folder + "/" + log_name, &full_log);
+  std::vector<std::string> headers;
+  split_header_lines(full_log, &headers, log);
+  // Only fuselab's headers and the compiler's may be included: a file from
+  // elsewhere could be shown in the log or embedded in the module. Neither the
+  // log nor the file's content is shown; its name, which the source gave, is.
+  std::vector<std::string> allowed = named_include_folders(command);
+  const std::vector<std::string>& own_folders = compiler_include_folders(flags, folder);
+  if (own_folders.empty())
+    return fail("cannot learn where " + kSettings.compiler[0] + " looks for headers ('" + command_text() +
+                " -E -v' listed no include folder)");
+  allowed.insert(allowed.end(), own_folders.begin(), own_folders.end());
+  *log = without_foreign_excerpts(*log, allowed);
+  for (const std::string& header : headers) {
+    std::error_code ec;
+    const fs::path spelled = fs::path(header).is_absolute() ? fs::path(header) : fs::path(folder) / header;
+    const std::string file = fs::weakly_canonical(spelled, ec).string();
+    if (!inside_any(file, allowed)) {
+      log->clear();
+      return fail("the source includes " + spelled.lexically_normal().string() +
+                  ", which is neither one of fuselab's headers nor one of the compiler's: kernels may include only those");
+    }
+    dependency d;
+    if (std::none_of(dependencies->begin(), dependencies->end(), [&file](const dependency& seen) { return seen.path == file; })) {
+      if (!describe_dependency(file, &d)) return fail("cannot read " + file + ", which the source includes");
+      dependencies->push_back(d);
+    }
+  }
+  if (run.outcome != process_outcome::exited || run.code != 0) {
+    std::string full = disk_full_note(full_log, kSettings.cache_folder);
+    if (!full.empty()) {
+      log->clear();  // not an error in the source: the message says it all
+      return fail(full);
+    }
+    if (run.outcome == process_outcome::killed_by_signal)
+      return fail("the compiler (" + kSettings.compiler[0] + ") was killed by signal " + std::to_string(run.code) +
+                  " (it may have run out of its 4 GiB of memory)");
+    return fail("compilation failed (" + kSettings.compiler[0] + ")");
+  }
+  if (!read_file(folder + "/" + assembly_name, assembly)) return fail("the compiler wrote no assembly");
+  const std::string directive = file_reading_directive(*assembly);
+  if (!directive.empty()) {
+    log->clear();
+    return fail("the compiled source holds the assembler directive " + directive +
+                ", which could read a file: kernels may not reach files that way");
+  }
+  // As a GPU's compiler refuses a kernel with more static __shared__ memory than a block may have.
+  const shared_use shared = largest_kernel_shared(*assembly);
+  if (shared.bytes > kStaticSharedPerKernel) {
+    log->clear();
+    return fail("the kernel " + shared.kernel + " has " + std::to_string(shared.bytes) +
+                " bytes of static __shared__ memory, more than the " + std::to_string(kStaticSharedPerKernel) +
+                " bytes a kernel may declare");
+  }
+  return true;
 }
 
 }  // namespace
@@ -562,30 +642,47 @@ compile_result compile_module(const std::string& source, const std::string& kern
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
   const bool lockstep = !check && uses_shared_memory(source);
+  // Lock step's instrumented code costs time also where lock step turns itself
+  // off: such a module is built twice (twin.h), plainly for the blocks without.
+  // Not where volatile accesses step (src/volatile-steps.ts): they take the
+  // order of lanes of lock step's build in every block.
+  const bool twinned = lockstep && source.find("fl::emu::stepped") == std::string::npos;
+  std::vector<std::string> lockstep_flags;
   if (lockstep) {
     // Lock step (emulator/lockstep.h): the compiler calls a function before every
     // load and store, which the module defines. Not in check mode, whose scrambled
     // order of lanes shows code that relies on lock step instead.
-    flags.push_back("-fsanitize=thread");
-    flags.push_back("-DFL_EMU_LOCKSTEP=1");
-    flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel
-    flags.push_back("-Wno-tsan");  // "atomic_thread_fence is not supported": the module makes it one
+    lockstep_flags.push_back("-fsanitize=thread");
+    lockstep_flags.push_back("-DFL_EMU_LOCKSTEP=1");
+    lockstep_flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel
+    lockstep_flags.push_back("-Wno-tsan");  // "atomic_thread_fence is not supported": the module makes it one
     if (compiler_is_clang()) {
       // clang also routes atomics through the sanitizer, also in the module's own definitions of those
       // functions (they would call themselves): left as they are, as they need no turn.
       for (const char* flag : {"-mllvm", "-tsan-instrument-func-entry-exit=0", "-mllvm", "-tsan-instrument-memintrinsics=0",
                                "-mllvm", "-tsan-instrument-atomics=0"})
-        flags.push_back(flag);
+        lockstep_flags.push_back(flag);
     } else {
-      flags.push_back("--param=tsan-instrument-func-entry-exit=0");
+      lockstep_flags.push_back("--param=tsan-instrument-func-entry-exit=0");
       // The code in the order of the source, which the lanes of a warp take in turn (lockstep_step).
-      flags.push_back("-fno-reorder-blocks");
-      flags.push_back("-fno-reorder-blocks-and-partition");
+      lockstep_flags.push_back("-fno-reorder-blocks");
+      lockstep_flags.push_back("-fno-reorder-blocks-and-partition");
     }
+    if (twinned) lockstep_flags.push_back("-DFL_EMU_TWIN=1");
   }
+  const std::vector<std::string> user_options = split_spaces(options);
   std::vector<std::string> command = kSettings.compiler;
   command.insert(command.end(), flags.begin(), flags.end());
-  for (const std::string& option : split_spaces(options)) command.push_back(option);
+  std::vector<std::string> twin_command;
+  if (twinned) {
+    twin_command = command;
+    twin_command.insert(twin_command.end(), lockstep_flags.begin(), lockstep_flags.end());
+    twin_command.insert(twin_command.end(), user_options.begin(), user_options.end());
+    command.push_back("-DFL_EMU_HAS_TWIN=1");
+  } else {
+    command.insert(command.end(), lockstep_flags.begin(), lockstep_flags.end());
+  }
+  command.insert(command.end(), user_options.begin(), user_options.end());
 
   std::string text = source + "\n#line 1 \"<fuselab exports>\"\n";
   int exported = 0;
@@ -612,6 +709,7 @@ compile_result compile_module(const std::string& source, const std::string& kern
   key_hash.add_field("fuselab cpu module").add_field(FUSELAB_VERSION).add_field(std::to_string(FL_EMU_ABI)).add_field(kCheckedAs);
   key_hash.add_field(compiler_identity());
   for (const std::string& word : command) key_hash.add_field(word);
+  for (const std::string& word : twin_command) key_hash.add_field(word);
   key_hash.add_field(text);
   const std::string key = to_hex(key_hash.digest());
   if (cache->find(key, &result.code)) {
@@ -632,75 +730,43 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // in the log, whether it succeeds or not.
   const auto started = std::chrono::steady_clock::now();
   command.insert(command.end(), {"-H", "-S", "-x", "c++", "cell.cc", "-o", "cell.s"});
+  process_result twin_run;
+  std::thread twin_compile;
+  if (twinned) {
+    // Beside the plain build, on a thread of its own: a compile takes one core.
+    twin_command.insert(twin_command.end(), {"-H", "-S", "-x", "c++", "cell.cc", "-o", "twin.s"});
+    auto compile_twin = [&] {
+      twin_run = run_process(kSettings.program, twin_command, environment_in(work.path), work.path, work.path + "/twin-log.txt", limits);
+    };
+    try {
+      twin_compile = std::thread(compile_twin);
+    } catch (const std::system_error&) {
+      compile_twin();  // a process that may start no thread: one after the other
+    }
+  }
   process_result run = run_process(kSettings.program, command, environment_in(work.path), work.path, log_path, limits);
-  if (run.outcome == process_outcome::not_started)
-    return fail("cannot run '" + kSettings.program + "': " + strerror(run.error) + " (install g++ or set $CXX)");
-  if (run.outcome == process_outcome::timed_out)
-    return fail("the compiler ran past the time limit of " + std::to_string(limits.timeout_ms) +
-                " ms and was stopped (compile's option timeoutMs)");
-  if (run.outcome == process_outcome::stopped) return fail("the compile was interrupted, and the compiler stopped");
-
-  std::string log;
-  read_file(log_path, &log);
-  std::vector<std::string> headers;
-  split_header_lines(log, &headers, &result.log);
-  // Only fuselab's headers and the compiler's may be included: a file from
-  // elsewhere could be shown in the log or embedded in the module. Neither the
-  // log nor the file's content is shown; its name, which the source gave, is.
-  std::vector<std::string> allowed = named_include_folders(command);
-  const std::vector<std::string>& own_folders = compiler_include_folders(flags, work.path);
-  if (own_folders.empty())
-    return fail("cannot learn where " + kSettings.compiler[0] + " looks for headers ('" + command_text() +
-                " -E -v' listed no include folder)");
-  allowed.insert(allowed.end(), own_folders.begin(), own_folders.end());
-  result.log = without_foreign_excerpts(result.log, allowed);
+  if (twin_compile.joinable()) twin_compile.join();
   std::vector<dependency> dependencies;
-  for (const std::string& header : headers) {
-    std::error_code ec;
-    const fs::path spelled = fs::path(header).is_absolute() ? fs::path(header) : fs::path(work.path) / header;
-    const std::string file = fs::weakly_canonical(spelled, ec).string();
-    if (!inside_any(file, allowed)) {
-      result.log.clear();
-      return fail("the source includes " + spelled.lexically_normal().string() +
-                  ", which is neither one of fuselab's headers nor one of the compiler's: kernels may include only those");
+  std::string assembly, why;
+  if (!to_assembly(run, command, flags, work.path, "log.txt", "cell.s", limits, &dependencies, &assembly, &result.log, &why))
+    return fail(why);
+  std::string twin_assembly;
+  if (twinned) {
+    std::string twin_log;  // its warnings are the plain build's, already in the log
+    if (!to_assembly(twin_run, twin_command, flags, work.path, "twin-log.txt", "twin.s", limits, &dependencies, &twin_assembly,
+                     &twin_log, &why)) {
+      result.log = twin_log;
+      return fail(why);
     }
-    dependency d;
-    if (std::none_of(dependencies.begin(), dependencies.end(), [&file](const dependency& seen) { return seen.path == file; })) {
-      if (!describe_dependency(file, &d)) return fail("cannot read " + file + ", which the source includes");
-      dependencies.push_back(d);
-    }
-  }
-  if (run.outcome != process_outcome::exited || run.code != 0) {
-    std::string full = disk_full_note(log, kSettings.cache_folder);
-    if (!full.empty()) {
-      result.log.clear();  // not an error in the source: the message says it all
-      return fail(full);
-    }
-    if (run.outcome == process_outcome::killed_by_signal)
-      return fail("the compiler (" + kSettings.compiler[0] + ") was killed by signal " + std::to_string(run.code) +
-                  " (it may have run out of its 4 GiB of memory)");
-    return fail("compilation failed (" + kSettings.compiler[0] + ")");
-  }
-  std::string assembly;
-  if (!read_file(work.path + "/cell.s", &assembly)) return fail("the compiler wrote no assembly");
-  const std::string directive = file_reading_directive(assembly);
-  if (!directive.empty()) {
-    result.log.clear();
-    return fail("the compiled source holds the assembler directive " + directive +
-                ", which could read a file: kernels may not reach files that way");
-  }
-  // As a GPU's compiler refuses a kernel with more static __shared__ memory than a block may have.
-  const shared_use shared = largest_kernel_shared(assembly);
-  if (shared.bytes > kStaticSharedPerKernel) {
-    result.log.clear();
-    return fail("the kernel " + shared.kernel + " has " + std::to_string(shared.bytes) +
-                " bytes of static __shared__ memory, more than the " + std::to_string(kStaticSharedPerKernel) +
-                " bytes a kernel may declare");
+    if (!make_twins(&assembly, &twin_assembly, &why)) return fail(why);
   }
   // Lock step tells a loop's next turn from the code past it by the loops' extents.
-  if (lockstep) {
-    std::ofstream out(work.path + "/cell.s", std::ios::binary | std::ios::trunc);
-    out << with_loop_table(assembly);
+  std::string& stepped = twinned ? twin_assembly : assembly;
+  if (lockstep) stepped = with_loop_table(stepped);
+  for (const auto& [file, content] : {std::pair<const char*, const std::string*>{"cell.s", &assembly}, {"twin.s", &twin_assembly}}) {
+    if (content->empty()) continue;
+    std::ofstream out(work.path + "/" + file, std::ios::binary | std::ios::trunc);
+    out << *content;
     out.flush();
     if (!out) return fail(disk_error(errno, "write the assembly", work.path));
   }
@@ -711,7 +777,9 @@ compile_result compile_module(const std::string& source, const std::string& kern
     rest.timeout_ms = std::max(1, limits.timeout_ms - static_cast<int>(spent.count()));
   }
   std::vector<std::string> assemble = kSettings.compiler;
-  assemble.insert(assemble.end(), {"-shared", "-fPIC", "-x", "assembler", "cell.s", "-o", "module.so"});
+  assemble.insert(assemble.end(), {"-shared", "-fPIC", "-x", "assembler", "cell.s"});
+  if (twinned) assemble.push_back("twin.s");
+  assemble.insert(assemble.end(), {"-o", "module.so"});
   const std::string link_log_path = work.path + "/link.txt";
   process_result linked = run_process(kSettings.program, assemble, environment_in(work.path), work.path, link_log_path, rest);
   if (linked.outcome == process_outcome::timed_out)

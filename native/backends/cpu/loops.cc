@@ -1,5 +1,7 @@
 #include "loops.h"
 
+#include "assembly.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -9,12 +11,7 @@
 namespace fl::cpu {
 namespace {
 
-std::string trimmed(const std::string& line) {
-  size_t begin = 0, end = line.size();
-  while (begin < end && std::isspace(static_cast<unsigned char>(line[begin]))) begin++;
-  while (end > begin && std::isspace(static_cast<unsigned char>(line[end - 1]))) end--;
-  return line.substr(begin, end - begin);
-}
+using assembly::trimmed;
 
 bool is_local_label(const std::string& word) {
   if (word.size() < 3 || word.compare(0, 2, ".L") != 0) return false;
@@ -37,17 +34,6 @@ std::string branch_target(const std::string& instruction) {
   return is_local_label(operand) ? operand : "";
 }
 
-// The section a directive line switches to, or "" where it switches none.
-std::string section_of(const std::string& directive, const std::string& previous) {
-  if (directive == ".text" || directive == ".data" || directive == ".bss") return directive;
-  if (directive.compare(0, 9, ".section ") == 0 || directive.compare(0, 9, ".section\t") == 0) {
-    std::string name = trimmed(directive.substr(9));
-    return name.substr(0, name.find_first_of(", \t"));
-  }
-  if (directive == ".previous") return previous;
-  return "";
-}
-
 }  // namespace
 
 std::string with_loop_table(const std::string& assembly) {
@@ -56,7 +42,8 @@ std::string with_loop_table(const std::string& assembly) {
   };
   std::map<std::string, std::string> labels;  // label: its section
   std::vector<loop> loops;
-  std::string section = ".text", previous = ".text", out;
+  assembly::section_tracker section;
+  std::string out;
   out.reserve(assembly.size() + assembly.size() / 16);
   std::istringstream in(assembly);
   std::string line;
@@ -66,20 +53,16 @@ std::string with_loop_table(const std::string& assembly) {
     const std::string text = trimmed(line);
     const size_t colon = text.find(':');
     if (colon != std::string::npos && is_local_label(text.substr(0, colon))) {
-      labels[text.substr(0, colon)] = section;
+      labels[text.substr(0, colon)] = section.name();
       continue;
     }
     if (!text.empty() && text[0] == '.') {
-      const std::string next = section_of(text, previous);
-      if (!next.empty()) {
-        previous = section;
-        section = next;
-      }
+      section.read(text);
       continue;
     }
     const std::string target = branch_target(text);
     const auto found = labels.find(target);
-    if (target.empty() || found == labels.end() || found->second != section) continue;
+    if (target.empty() || found == labels.end() || found->second != section.name()) continue;
     const std::string end = ".Lfuselab_loop_end" + std::to_string(loops.size());
     out += end + ":\n";
     loops.push_back({target, end});
