@@ -703,6 +703,18 @@ __global__ void tail_fill(int* out, const int* x, int n) {
   if (at >= n) tile[t] = tile[t - 1] + 100;
   __syncthreads();
   out[at] = tile[t];
+}
+
+// Lanes at a gap (a negative value) take their left neighbour's value plus 100 in one
+// step: all read before any stores, so a gap after a gap gets 99.
+__global__ void fill_gaps(int* out, const int* x) {
+  __shared__ int tile[kLanes];
+  const int t = threadIdx.x, at = blockIdx.x * kLanes + t;
+  tile[t] = x[at];
+  __syncthreads();
+  if (t > 0 && tile[t] < 0) tile[t] = tile[t - 1] + 100;
+  __syncthreads();
+  out[at] = tile[t];
 }`;
     const devices = () => (testDevice().backend === "cpu" ? [testDevice(), fl.device("cpu", { warpSize: 64 })] : [testDevice()]);
 
@@ -778,8 +790,19 @@ __global__ void tail_fill(int* out, const int* x, int n) {
       }
     });
 
+    it("watches blocks in the grid's middle too: a block at a power of two whose data alone takes the path that needs lock step", async () => {
+      // Gaps in block 4 of 9 only: the first and last blocks take no gap's path.
+      const blocks = 9, x = range(blocks * 16).map((i) => (i === 4 * 16 + 5 || i === 4 * 16 + 6 ? -1 : i));
+      const expected = x.map((v, i) => (i === 4 * 16 + 5 ? x[i - 1] + 100 : i === 4 * 16 + 6 ? 99 : v));
+      for (const dev of devices()) {
+        const out = fl.full([blocks * 16], -7, { dtype: "i32", device: dev });
+        fl.compile(source, { device: dev }).fn("fill_gaps").launch({ grid: blocks, block: 16 }, out, fl.tensor(x, { dtype: "i32", device: dev }));
+        expect(Array.from(await out.data()), dev.describe()).to.deep.equal(expected);
+      }
+    });
+
     it("gives the blocks in lock step and the rest one program's data: __device__ counters and __constant__ values", async () => {
-      // On the CPU the first and last blocks run in lock step and the others not, in two
+      // On the CPU the first, the last and those at powers of two run in lock step and the others not, in two
       // builds of the module: a ticket taken twice, or an offset unset, would show.
       const tickets = `
 __device__ unsigned int next_ticket;

@@ -1500,12 +1500,14 @@ FL_EMU_UNINSTRUMENTED inline void poison_static_shared(fl_emu_worker* worker) {
 // taking turns would change nothing: they run as without lock step, which
 // costs a switch at every access to shared memory. Each launch asks again, as
 // its arguments may make it loop where the last did not, and the grid's last
-// block is watched as well: a partial block's lanes may take paths the full
-// ones do not. The first block to find such a word says the kernel needs it,
-// for good.
+// block is watched as well (a partial block's lanes may take paths the full
+// ones do not), and those at powers of two. The first block to find such a
+// word says the kernel needs it, for good.
 FL_EMU_UNINSTRUMENTED inline bool lockstep_wanted(const launch_state& L, uint64_t index) {
   const uint64_t blocks = uint64_t(L.desc->grid.x) * L.desc->grid.y * L.desc->grid.z;
-  return L.kernel->needs_lockstep.load(std::memory_order_relaxed) || index + 1 == blocks ||
+  // Beside the first and the last, the blocks at powers of two are watched: a few of the
+  // middle's, whose data may take paths the ends' do not.
+  return L.kernel->needs_lockstep.load(std::memory_order_relaxed) || index + 1 == blocks || (index & (index - 1)) == 0 ||
          !L.lockstep_unneeded.load(std::memory_order_relaxed);
 }
 
