@@ -1165,8 +1165,50 @@ export function typeDeclaration(type: string): string {
   return declarationText(typeName(words), pointer, isConst);
 }
 
+/**
+ * A kernel named as NVRTC's name expressions may pick an overload, by a cast to
+ * its function pointer type (`(void (*)(float*, int))k<float>`,
+ * `static_cast<void (*)(float*, int)>(&k<float>)`) or by its address (`&k<float>`),
+ * written with its parameter types instead ("k<float>(float*, int)"); undefined
+ * for any other expression.
+ */
+function withoutCast(expression: string): string | undefined {
+  const tokens = tokenize(expression);
+  // `void (*)(types)` from `from`: the parameters' tokens, or undefined.
+  const pointerType = (from: number, to: number): Token[][] | undefined => {
+    const t = tokens.slice(from, to).map((token) => token.text);
+    if (t[0] !== "void" || t[1] !== "(" || t[2] !== "*" || t[3] !== ")" || t[4] !== "(") return undefined;
+    const close = closing(tokens, from + 4);
+    if (close !== to - 1) return undefined;
+    return splitTopLevel(tokens, from + 5, close);
+  };
+  const named = (from: number, to: number, params?: Token[][]): string | undefined => {
+    const start = tokens[from]?.text === "&" ? from + 1 : from;
+    if (start >= to) return undefined;
+    const name = spell(tokens.slice(start, to));
+    if (!params) return name;
+    const types = params.length === 1 && spell(params[0]) === "void" ? [] : params.map(spell);
+    return `${name}(${types.join(", ")})`;
+  };
+  if (tokens[0]?.text === "&") return named(0, tokens.length);
+  if (tokens[0]?.text === "(") {
+    const close = closing(tokens, 0);
+    const params = pointerType(1, close);
+    return params ? named(close + 1, tokens.length, params) : undefined;
+  }
+  if (tokens[0]?.text === "static_cast" && tokens[1]?.text === "<") {
+    const close = closing(tokens, 1);
+    const params = pointerType(2, close);
+    if (!params || tokens[close + 1]?.text !== "(" || closing(tokens, close + 1) !== tokens.length - 1) return undefined;
+    return named(close + 2, tokens.length - 1, params);
+  }
+  return undefined;
+}
+
 /** The canonical spelling of a kernel name expression (spaces as `spell` puts them), or undefined when malformed. */
 export function canonicalName(expression: string): string | undefined {
+  const uncast = withoutCast(expression);
+  if (uncast !== undefined) return canonicalName(uncast);
   const typed = splitParameterList(expression);
   if (typed) {
     const name = canonicalName(typed.name);

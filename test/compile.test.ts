@@ -256,6 +256,10 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
     const halves = fl.tensor([1, 2, 3], { dtype: "f16", device: testDevice() });
     templated.fn("t<2>(__half*)").launch({ grid: 1, block: 3 }, halves);
     expect(Array.from(halves.toArray())).to.deep.equal([2, 4, 6]);
+    // NVRTC's name expressions for an overload: a cast to its function pointer type, or an address.
+    expect(templated.fn("(void (*)(float*, int))t<3>")).to.equal(templated.fn("t<3>(float*, int)"));
+    expect(templated.fn("static_cast<void(*)(__half*)>(&t<2>)")).to.equal(templated.fn("t<2>(__half*)"));
+    expect(templated.fn("&u<5>")).to.equal(templated.fn("u<5>"));
     expectThrows(() => templated.fn("t(__half*)"), fl.ArgumentError,
       "module.fn: name must be t named as the source declares it (with its template arguments), got \"t(__half*)\"");
     const y = fl.zeros([4], { device: testDevice() });

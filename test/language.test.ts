@@ -2821,6 +2821,28 @@ __global__ void tile_sums(const int* in, int* out, int n) {
     }
   });
 
+  it("gives a tile of several warps, passed as a thread_group, its ranks and a sync across its warps", () => {
+    // rocm-examples' cooperative_groups passes its tiles to a device function as thread_group.
+    const module = fl.compile(`
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__device__ __noinline__ unsigned exchange(cg::thread_group g, unsigned* slot) {
+  slot[threadIdx.x] = threadIdx.x * 3;
+  g.sync();
+  return g.thread_rank() * 100000 + slot[threadIdx.x ^ (unsigned)(g.size() / 2)];
+}
+template <unsigned TileSize>
+__global__ void tile_group(unsigned* out) {
+  __shared__ unsigned slot[256];
+  out[threadIdx.x] = exchange(cg::tiled_partition<TileSize>(cg::this_thread_block()), slot);
+}`, { device: dev(), name: "tile_group" });
+    for (const tile of [32, 64, 128]) {
+      const out = fl.full([256], 0xabab, { dtype: "u32", device: dev() });
+      module.fn(`tile_group<${tile}>`).launch({ grid: 1, block: 256 }, out);
+      expect(Array.from(out.toArray()), `tiles of ${tile}`).to.deep.equal(range(256).map((t) => (t % tile) * 100000 + (t ^ (tile / 2)) * 3));
+    }
+  });
+
   it("reduces a tile of several warps in CUDA's order: each warp's butterfly, then one over the warps' results (float sums to the bit, an online softmax's NaN)", () => {
     const module = fl.compile(`
 #include <cooperative_groups.h>

@@ -236,8 +236,9 @@ class thread_group {
     }
   }
 
+  // The block's, and a tile's past a warp, as such a tile syncs (every tile of the block together).
   void sync(int line = __builtin_LINE()) const {
-    if (tile_size_ == 0 && coalesced_ == 0) ::fl::emu::syncthreads(line);
+    if ((tile_size_ == 0 && coalesced_ == 0) || tile_size_ > ::fl::emu::tls().warp_size) ::fl::emu::syncthreads(line);
     else ::fl::emu::syncwarp(line, lanes());
   }
   unsigned long long size() const {
@@ -246,7 +247,7 @@ class thread_group {
   unsigned long long num_threads() const { return size(); }
   unsigned int thread_rank() const {
     if (coalesced_) return __builtin_popcountll(coalesced_ & ((1ull << lane()) - 1));
-    return tile_size_ ? lane() & (tile_size_ - 1) : details::linear_thread();
+    return tile_size_ ? details::linear_thread() & (tile_size_ - 1) : details::linear_thread();
   }
   unsigned int meta_group_rank() const { return tile_size_ ? details::linear_thread() / tile_size_ : 0; }
   unsigned int meta_group_size() const { return tile_size_ ? (details::block_threads() + tile_size_ - 1) / tile_size_ : 1; }
