@@ -217,13 +217,27 @@ inline coalesced_group binary_partition(const Group& parent, bool predicate, int
   return coalesced_group(predicate ? votes : lanes & ~votes);
 }
 
+// The largest tile a thread_group holds: a warp, of 64 lanes where HIP's headers
+// are on AMD's platform, else of 32 as CUDA's (a module of a CUDA source serves
+// both widths).
+#if defined(FL_EMU_WARP_SIZE) && FL_EMU_WARP_SIZE == 64
+constexpr unsigned kMostGroupTile = 64;
+#else
+constexpr unsigned kMostGroupTile = 32;
+#endif
+
 // Any group, its kind known at run time: the thread block, a tile of a warp
 // (a thread_block_tile, or tiled_partition(parent, n) with n chosen at run time),
 // or a coalesced group.
 class thread_group {
  public:
   thread_group(const thread_block&) : tile_size_(0) {}
-  template <unsigned Size, typename Parent> thread_group(const thread_block_tile<Size, Parent>&) : tile_size_(Size) {}
+  // A tile of a warp at most: CUDA's headers convert no larger one (NVRTC refuses it too), and HIP's have none.
+  template <unsigned Size, typename Parent> thread_group(const thread_block_tile<Size, Parent>&) : tile_size_(Size) {
+    static_assert(Size <= kMostGroupTile,
+                  "a thread_block_tile of more threads than a warp converts to no cooperative_groups::thread_group, as in "
+                  "CUDA's headers: pass the tile as its own type (a template parameter, or thread_block_tile<Size>)");
+  }
   thread_group(const coalesced_group& g) : tile_size_(0), coalesced_(g.lanes()) {}
   // A tile of `size` threads, a power of two from 1 to warpSize; 0 for the block.
   explicit thread_group(unsigned size) : tile_size_(size) {
@@ -236,9 +250,8 @@ class thread_group {
     }
   }
 
-  // The block's, and a tile's past a warp, as such a tile syncs (every tile of the block together).
   void sync(int line = __builtin_LINE()) const {
-    if ((tile_size_ == 0 && coalesced_ == 0) || tile_size_ > ::fl::emu::tls().warp_size) ::fl::emu::syncthreads(line);
+    if (tile_size_ == 0 && coalesced_ == 0) ::fl::emu::syncthreads(line);
     else ::fl::emu::syncwarp(line, lanes());
   }
   unsigned long long size() const {
@@ -247,7 +260,7 @@ class thread_group {
   unsigned long long num_threads() const { return size(); }
   unsigned int thread_rank() const {
     if (coalesced_) return __builtin_popcountll(coalesced_ & ((1ull << lane()) - 1));
-    return tile_size_ ? details::linear_thread() & (tile_size_ - 1) : details::linear_thread();
+    return tile_size_ ? lane() & (tile_size_ - 1) : details::linear_thread();
   }
   unsigned int meta_group_rank() const { return tile_size_ ? details::linear_thread() / tile_size_ : 0; }
   unsigned int meta_group_size() const { return tile_size_ ? (details::block_threads() + tile_size_ - 1) / tile_size_ : 1; }
