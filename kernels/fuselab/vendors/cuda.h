@@ -18,14 +18,6 @@ namespace std {
 using ::cuda::std::ptrdiff_t;
 using ::cuda::std::size_t;
 }  // namespace std
-// std's type traits and <utility> (std::is_same, std::enable_if, std::move, std::swap ...),
-// which nvcc's implicit cuda_runtime.h brings every .cu file through the host's <cmath>
-// (FasterTransformer's T5addResidual names std::is_same with no #include of its own).
-#include <cuda/std/type_traits>
-#include <cuda/std/utility>
-namespace std {
-using namespace ::cuda::std;
-}  // namespace std
 // INT_MIN, INT_MAX ...: nvcc's cuda_runtime.h brings <limits.h> to every .cu file.
 #include <cuda/std/climits>
 #ifndef INFINITY
