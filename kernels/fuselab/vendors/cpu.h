@@ -396,14 +396,15 @@ inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { r
     ::fl::emu::run_lockstep_block<__VA_ARGS__>(launch, index, worker);                                              \
   }
 #define FL_KERNEL_REGISTRAR(id, text, params, ...)
-#elif defined(FL_EMU_HAS_TWIN)
+#else
+#define FL_KERNEL_REGISTRAR(id, text, params, ...) FL_KERNEL_REGISTRAR_WITH(id, text, params, (&::fl::emu::launch<__VA_ARGS__>), __VA_ARGS__)
+#if defined(FL_EMU_HAS_TWIN)
 #define FL_KERNEL_EXPORT_AS(id, text, ...)                                                                              \
   extern "C" __attribute__((visibility("hidden"))) void fl_emu_twin_block_##id(void*, uint64_t, fl_emu_worker*);    \
   FL_KERNEL_REGISTRAR_WITH(id, text, "", (&::fl::emu::launch<__VA_ARGS__, &fl_emu_twin_block_##id>), __VA_ARGS__)
-#define FL_KERNEL_REGISTRAR(id, text, params, ...) FL_KERNEL_REGISTRAR_WITH(id, text, params, (&::fl::emu::launch<__VA_ARGS__>), __VA_ARGS__)
 #else
 #define FL_KERNEL_EXPORT_AS(id, text, ...) FL_KERNEL_REGISTRAR(id, text, "", __VA_ARGS__)
-#define FL_KERNEL_REGISTRAR(id, text, params, ...) FL_KERNEL_REGISTRAR_WITH(id, text, params, (&::fl::emu::launch<__VA_ARGS__>), __VA_ARGS__)
+#endif
 #endif
 #define FL_KERNEL_REGISTRAR_WITH(id, text, params, launcher, ...)                                   \
   static ::fl::kernel_registrar fl_registrar_##id(                                                  \
