@@ -4579,6 +4579,46 @@ void launch(float* y, float a, int n) { scale<<<GET_THREADS / 256, 256>>>(y, a, 
     expect(Array.from(y.toArray())).to.deep.equal(range(300).map((i) => i / 2));
   });
 
+  it("gives std's type traits, move, forward, declval and numeric_limits with no #include, as nvcc's implicit <cuda_runtime.h> does (FasterTransformer's T5addResidual)", () => {
+    const module = fl.compile(`
+template <typename T, typename U>
+__device__ T pass_on(U&& u) { return static_cast<T>(std::forward<U>(u)); }
+
+template <typename T>
+__global__ void clamp_range(T* out, const float* in, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  using Plain = std::remove_cv_t<std::remove_reference_t<const T&>>;
+  static_assert(std::is_same<Plain, T>::value && std::is_floating_point_v<T>, "T is a float type");
+  typedef typename std::conditional<std::is_same<T, double>::value, double, float>::type Wide;
+  static_assert(std::is_same_v<decltype(std::declval<Wide>() * 2), Wide>, "");
+  float v = in[i];
+  if (std::is_same<T, double>::value && v > 100.0f) v = 100.0f;
+  T low = std::numeric_limits<T>::lowest();
+  Wide w = pass_on<Wide>(std::move(v));
+  out[i] = w > low ? (T)w : low;
+}`, { device: dev(), name: "implicit_std" });
+    const x = [1.5, 250, -3, 99];
+    for (const [type, dtype, expected] of [["double", "f64", [1.5, 100, -3, 99]], ["float", "f32", x]] as const) {
+      const out = fl.full([4], NaN, { dtype, device: dev() });
+      module.fn(`clamp_range<${type}>`).launch({ grid: 1, block: 32 }, out, fl.tensor(x, { device: dev() }), 4);
+      expect(Array.from(out.toArray()), type).to.deep.equal(expected);
+    }
+    // cuda::std's <tuple> specializes std::tuple_size for structured bindings: the names above
+    // must not make it ambiguous (a using-directive did, on the H200).
+    const tuples = fl.compile(`
+#include <cuda/std/tuple>
+#include <cooperative_groups.h>
+__global__ void split(int* out) {
+  cuda::std::tuple<int, int> t(threadIdx.x, 7);
+  auto [a, b] = t;
+  out[threadIdx.x] = a * b + (int)std::is_same<decltype(a), int>::value;
+}`, { device: dev(), name: "implicit_std_tuple" });
+    const out = fl.full([32], -1, { dtype: "i32", device: dev() });
+    tuples.fn("split").launch({ grid: 1, block: 32 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(32).map((t) => t * 7 + 1));
+  });
+
   it("defines CUDART_VERSION as nvcc's implicit <cuda_runtime.h> does (not on AMD's platform), and finds GLFW's and glad's headers, which declare nothing", () => {
     const source = (header: string) => `
 #include <${header}>
