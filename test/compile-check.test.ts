@@ -249,6 +249,19 @@ __global__ void limits(float* out, int n) {
         expect(fl.compileCheck(source, { target }).kernels.map((k) => k.name)).to.deep.equal(["limits"]);
       });
 
+      it("gives std's type traits, move, forward, declval and numeric_limits with no #include, as nvcc's and hipcc's implicit headers do", () => {
+        const source = `template <typename T>
+__global__ void shift(T* out, int n) {
+  static_assert(std::is_same<T, float>::value, "float");
+  typename std::enable_if<std::is_floating_point<T>::value, int>::type i = threadIdx.x;
+  static_assert(std::is_same<decltype(std::declval<T>() * 2), T>::value, "product");
+  T v = std::move(out[i]);
+  if (i < n) out[i] = std::forward<T&>(v) + std::numeric_limits<T>::lowest();
+}
+template __global__ void shift<float>(float*, int);`;
+        expect(fl.compileCheck(source, { target }).kernels.map((k) => k.name)).to.deep.equal(["shift<float>"]);
+      });
+
       it("reports a compile error with the compiler's log, its lines counted from the source's first line", () => {
         const source = `__global__ void broken(float* o) {\n  o[0] = 1.f;\n  o[1] = undeclared_name;\n}`;
         const error = expectThrows(() => fl.compileCheck(source, { target, name: "broken" }), fl.DeviceError,

@@ -40,6 +40,22 @@ using ::uint16_t;
 using ::uint8_t;
 using ::uintptr_t;
 
+// std::move, std::forward and std::declval, which hipcc's host headers give every source;
+// hiprtc before HIP 6 declares std's type traits but not these.
+template <class T> struct remove_reference_of { typedef T type; };
+template <class T> struct remove_reference_of<T&> { typedef T type; };
+template <class T> struct remove_reference_of<T&&> { typedef T type; };
+template <class T> __host__ __device__ constexpr typename remove_reference_of<T>::type&& move(T&& t) noexcept {
+  return static_cast<typename remove_reference_of<T>::type&&>(t);
+}
+template <class T> __host__ __device__ constexpr T&& forward(typename remove_reference_of<T>::type& t) noexcept {
+  return static_cast<T&&>(t);
+}
+template <class T> __host__ __device__ constexpr T&& forward(typename remove_reference_of<T>::type&& t) noexcept {
+  return static_cast<T&&>(t);
+}
+template <class T> __host__ __device__ T&& declval() noexcept;
+
 template <class T> struct numeric_limits {
   static constexpr bool is_specialized = false;
 };

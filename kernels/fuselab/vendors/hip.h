@@ -8,6 +8,9 @@
 #include <hip/hip_fp16.h>
 #else
 #include <fuselab_rtc_glibc_types.h>
+// std::numeric_limits, std::move, std::forward, std::declval and the fixed-width integers,
+// which hipcc's host headers give every source.
+#include <fuselab_rtc_std.h>
 // std::exp, std::sqrt ... as hipcc's headers give every source.
 #include <fuselab_rtc_std_math.h>
 #endif
