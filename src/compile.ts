@@ -666,23 +666,26 @@ function withInstances(where: string, t: Translated, instances: unknown): Kernel
 // so compiler messages keep the user's line numbers. At file scope (in no
 // function), where the GPU takes the declaration as it is, the CPU gets a macro
 // that reads the running block's dynamic shared memory wherever the name is used.
-const EXTERN_DECLARATION = /(\b__shared__\s+)?\bextern\b([^;{}"]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;/g;
+const EXTERN_DECLARATION = /(\b__shared__\s+)?\bextern\b([^;{}"]*?)\b([A-Za-z_]\w*)\s*\[\s*\]((?:\s*\[[^\[\];{}]+\])*)\s*;/g;
 const BALANCED = String.raw`\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)`;
 const ALIGNMENT = new RegExp(String.raw`\b(?:__align__|alignas)\s*${BALANCED}|\b__attribute__\s*\(${BALANCED}\)`, "g");
 
 function withPortableDynamicShared(source: string, target: Target, file: string): string {
-  return source.replace(EXTERN_DECLARATION, (all: string, before: string | undefined, after: string, name: string, offset: number) => {
+  return source.replace(EXTERN_DECLARATION, (all: string, before: string | undefined, after: string, name: string, rows: string, offset: number) => {
     const specifiers = `${before ?? ""}${after}`;
     if (!/\b__shared__\b/.test(specifiers)) return all;
-    const type = specifiers.replace(ALIGNMENT, " ").replace(/\b__shared__\b/g, " ").replace(/\s+/g, " ").trim();
-    if (type === "") return all;
-    if (!atNamespaceScope(source, offset)) return `FL_DYNAMIC_SHARED(${type}, ${name});`;
+    const element = specifiers.replace(ALIGNMENT, " ").replace(/\b__shared__\b/g, " ").replace(/\s+/g, " ").trim();
+    if (element === "") return all;
+    // An array of rows (`extern __shared__ half smem[][N];`, cuda_hgemm's): its element is a row, named by an alias.
+    const row = rows.trim() === "" ? "" : `using fl_dynamic_shared_row_${name} = ${element}${rows.replace(/\s+/g, "")}; `;
+    const type = row === "" ? element : `fl_dynamic_shared_row_${name}`;
+    if (!atNamespaceScope(source, offset)) return `${row}FL_DYNAMIC_SHARED(${type}, ${name});`;
     if (target !== "cpu") return all;
     // A function where the array was declared (so that ns::name finds it) and a macro
     // calling it, each on a line of its own; #line gives the rest of the line its place again.
     const at = placeOf(source, offset, file);
     const reader = `fl_dynamic_shared_${name}`;
-    return `\ninline ${type} (&${reader}())[] { return *reinterpret_cast<${type} (*)[]>(::fl::emu::dynamic_shared()); }\n` +
+    return `\n${row}inline ${type} (&${reader}())[] { return *reinterpret_cast<${type} (*)[]>(::fl::emu::dynamic_shared()); }\n` +
       `#define ${name} ${reader}()\n#line ${at.line} "${at.file}"\n`;
   });
 }

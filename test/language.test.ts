@@ -800,7 +800,7 @@ __global__ void pair(const half* a, half* c) {
     }
   });
 
-  it("gives dynamic shared memory however real sources declare it: file scope, specifiers in any order, __align__(sizeof(T))", () => {
+  it("gives dynamic shared memory however real sources declare it: file scope, specifiers in any order, __align__(sizeof(T)), rows of N", () => {
     // Each kernel writes its block's values into dynamic shared memory and reads them back reversed,
     // offset by the block so that blocks seeing one another's memory would show.
     const source = `
@@ -829,6 +829,24 @@ __global__ void volatile_shared(float* out) {
   __syncthreads();
   out[blockIdx.x * blockDim.x + threadIdx.x] = staged[blockDim.x - 1 - threadIdx.x];
 }
+// cuda_hgemm's wmma kernels: \`extern __shared__ half smem[][AB_SMEM_STRIDE];\`, rows of a fixed length.
+#define ROW 8
+__global__ void rows_of_n(float* out) {
+  extern __shared__ float rows[][ROW];
+  rows[threadIdx.x / ROW][threadIdx.x % ROW] = threadIdx.x + 100.0f * blockIdx.x;
+  __syncthreads();
+  const unsigned back = blockDim.x - 1 - threadIdx.x;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = rows[back / ROW][back % ROW];
+}
+extern __shared__ int grid_rows[][2][4];
+template <int Columns>
+__global__ void rows_of_template(int* out) {
+  extern __shared__ __align__(16) int cells[][Columns];
+  cells[threadIdx.x / Columns][threadIdx.x % Columns] = threadIdx.x + 100 * blockIdx.x;
+  __syncthreads();
+  const unsigned back = blockDim.x - 1 - threadIdx.x;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = grid_rows[back / 8][(back / 4) % 2][back % 4];
+}
 template <typename T>
 __global__ void raw_bytes(T* out) {
   extern __shared__ __align__(sizeof(T)) unsigned char raw[];
@@ -843,7 +861,8 @@ __global__ void raw_bytes(T* out) {
     const devices = testDevice().backend === "cpu" ? [dev(), fl.device("cpu", { check: true })] : [dev()];
     for (const d of devices) {
       const module = fl.compile(source, { device: d });
-      for (const [kernel, dtype, bytes] of [["from_file_scope", "f32", 4], ["from_namespace", "i32", 4], ["type_first", "f32", 4], ["volatile_shared", "f32", 4], ["raw_bytes<double>", "f64", 8]] as const) {
+      for (const [kernel, dtype, bytes] of [["from_file_scope", "f32", 4], ["from_namespace", "i32", 4], ["type_first", "f32", 4], ["volatile_shared", "f32", 4], ["raw_bytes<double>", "f64", 8],
+        ["rows_of_n", "f32", 4], ["rows_of_template<5>", "i32", 4]] as const) {
         const out = fl.full([blocks * threads], dtype === "i32" ? -1 : NaN, { dtype, device: d });
         module.fn(kernel).launch({ grid: blocks, block: threads, sharedBytes: threads * bytes }, out);
         expect(Array.from(out.toArray(), Number), `${kernel} on ${d.describe()}`).to.deep.equal(expected);
