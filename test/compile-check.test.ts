@@ -53,6 +53,7 @@ const CORPUS_CASES: { file: string; instances?: string[]; nvidiaInstances?: stri
       "ext::column_sum_kernel<c10::BFloat16>", "ext::row_max_kernel<c10::Half>", "ext::row_max_kernel<c10::BFloat16>"],
     nvidiaInstances: ["gated_update_kernel<float>"],
   },
+  { file: "torch_stable_extension.cu", instances: ["pooling::scatter_back<float>", "pooling::scatter_back<c10::Half>"], nvidiaOnly: true },
 ];
 
 // HIP as AMD's own samples write it: HIP's spellings, a namespace, a template, a

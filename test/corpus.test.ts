@@ -127,6 +127,25 @@ describe("kernel corpus", () => {
       expect(Array.from(transposed.toArray())).to.deep.equal(range(cols * rows).map((i) => values[(i % rows) * cols + Math.floor(i / rows)]));
     });
 
+    it(`torch_stable_extension.cu: an extension on PyTorch's stable ABI, host code left out, fastAtomicAdd of the header-only API (float, c10::Half)${label}`, () => {
+      const module = compile("torch_stable_extension.cu", dev());
+      const batch = 2, channels = 3, plane = 17, rois = 3, pooled = 5;
+      const argmax = range(rois * channels * pooled).map((i) => (i % 7 === 0 ? -1 : (i * 5) % plane));
+      const grad = range(rois * channels * pooled).map((i) => (i % 9) - 4);
+      const roiRows = [1, 0, 0, 3, 3, 0, 1, 1, 2, 2, 1, 0, 2, 3, 1];
+      const expected = new Array(batch * channels * plane).fill(0);
+      argmax.forEach((a, i) => {
+        const roi = Math.floor(i / (pooled * channels)), c = Math.floor(i / pooled) % channels;
+        if (a !== -1) expected[(roiRows[roi * 5] * channels + c) * plane + a] += grad[i];
+      });
+      for (const [type, dtype] of [["float", "f32"], ["c10::Half", "f16"]] as const) {
+        const gradInput = fl.full([batch * channels * plane], 0, { device: dev(), dtype });
+        module.fn(`pooling::scatter_back<${type}>`).launch({ grid: 1, block: 64 }, rois * channels * pooled, fl.tensor(grad, { device: dev(), dtype }),
+          fl.tensor(argmax, { device: dev(), dtype: "i32" }), channels, plane, pooled, gradInput, fl.tensor(roiRows, { device: dev(), dtype }), batch * channels * plane);
+        expect(Array.from(gradInput.toArray()), type).to.deep.equal(expected);
+      }
+    });
+
     it(`torch_ops_legacy.cu: THC's and ATen's helpers, CUDA_KERNEL_LOOP under C10_LAUNCH_BOUNDS_1, the scalar type by value (float, double, at::Half)${label}`, () => {
       const module = compile("torch_ops_legacy.cu", dev());
       const n = 1111;

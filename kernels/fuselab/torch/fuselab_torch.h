@@ -479,7 +479,18 @@ using c10::optional;
 
 namespace torch {
 using namespace at;
+// PyTorch's stable ABI (torch/csrc/stable/, PyTorch 2.9 on: current torchvision's and
+// vLLM's host code), by name only, with the AOT shim's handle types.
+namespace stable {
+class Tensor;
+class Device;
+namespace accelerator {
+class DeviceGuard;
+}  // namespace accelerator
+}  // namespace stable
 }  // namespace torch
+typedef struct AtenTensorOpaque* AtenTensorHandle;
+typedef int32_t AOTITorchError;
 
 namespace pybind11 {}
 #endif

@@ -1,0 +1,2 @@
+// <torch/headeronly/macros/Macros.h> for a PyTorch extension's kernels: fuselab_torch.h says what it gives.
+#include <fuselab_torch.h>
