@@ -49,7 +49,9 @@ export interface CompileOptions {
    * The macros a project's build defines (`-DUSE_ROCM`, `-DBLOCK_SIZE=256`,
    * `-D'IX(x, y)=((x) + (y) * N)'`), as `{ USE_ROCM: true, BLOCK_SIZE: 256,
    * "IX(x, y)": "((x) + (y) * N)" }`: defined before the source on every target,
-   * as the compiler's -D defines them. The macros each target's compiler
+   * as the compiler's -D defines them (a project's own, such as `N`, after
+   * fuselab's headers; those configuring headers, `USE_ROCM`, `NDEBUG`, `CUB_...`,
+   * `__...`, before them). The macros each target's compiler
    * defines itself (`__CUDA_ARCH__`, `__HIP_PLATFORM_AMD__` ...) are refused:
    * `arch` picks the device code.
    */
@@ -404,9 +406,13 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))))
     : withMisplacedRestrictDropped(withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }))));
   const marked = withLineMarkers(forTarget, combined.segments, file);
-  // A project's -D macros, as #define lines before everything the compiler reads (a value may have spaces).
-  const projectMacros = [...defines].map(([name, value]) => `#define ${name} ${value}\n`).join("");
-  const text = `${projectMacros}#include <fuselab/fuselab.h>\n#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
+  // A project's -D macros, as #define lines (a value may have spaces): those that configure
+  // the toolkit's or fuselab's headers before everything the compiler reads, the project's
+  // own (`-DN=104`) after fuselab's prelude, which, larger than nvcc's implicit
+  // cuda_runtime.h, names template parameters M, N ... that such a macro would break.
+  const defineLines = (configuring: boolean) => [...defines].filter(([name]) => configuresHeaders(name) === configuring)
+    .map(([name, value]) => `#define ${name} ${value}\n`).join("");
+  const text = `${defineLines(true)}#include <fuselab/fuselab.h>\n${defineLines(false)}#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
     ...Object.entries(addedMacros(build)).map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
@@ -655,6 +661,13 @@ function withInstances(where: string, t: Translated, instances: unknown): Kernel
   });
   const declared = new Set(t.declarations.map((d) => d.name));
   return [...t.declarations, ...made.filter((d, i) => !declared.has(d.name) && made.findIndex((e) => e.name === d.name) === i)];
+}
+
+// A -D macro that configures headers rather than the project's code: a reserved name
+// (`__CUDA_NO_HALF_OPERATORS__`, `_GLIBCXX_ASSERTIONS`), NDEBUG, or one under a prefix of
+// CUDA's, cub's, Thrust's, PyTorch's, HIP's or fuselab's configuration macros.
+function configuresHeaders(definition: string): boolean {
+  return /^(?:_|NDEBUG\b|USE_|CUDA_|CUDART_|CUB_|THRUST_|LIBCUDACXX_|CCCL_|C10_|AT_|TORCH_|HIP_|HIPCUB_|ROCM_|FL_|FUSELAB_)/.test(definition);
 }
 
 // `extern __shared__ float tile[];`, as HIP and CUDA spell dynamic shared memory

@@ -187,6 +187,21 @@ describe("a project's -D macros (option defines)", () => {
     expectThrows(() => fl.compile(SOURCE, { device: dev() }), fl.DeviceError, /.scaled. was not declared|identifier "scaled" is undefined/);
   });
 
+  it("takes a project's one-letter sizes (PolyBench's -DM=.. -DN=..), which the toolkit's cuda_runtime.h, cuda_fp16.h and mma.h take", () => {
+    const source = `#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <mma.h>
+__global__ void sizes(int* out) { out[threadIdx.x] = threadIdx.x == 0 ? M : threadIdx.x == 1 ? N : A + B + C + I + P + V + W; }`;
+    const defines = { M: 256, N: 104, A: 1, B: 2, C: 3, I: 4, P: 5, V: 6, W: 7 };
+    const out = fl.full([3], -1, { dtype: "i32", device: dev() });
+    fl.compile(source, { device: dev(), defines }).fn("sizes").launch({ grid: 1, block: 3 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([256, 104, 28]);
+    // Defined in the source before those headers, as a course's file may.
+    const inSource = fl.compile(`#define N 7\n#define I 2\n#define A 3\n${source.replace("M :", "N * I :")}`, { device: dev(), defines: { B: 2, C: 3, P: 5, V: 6, W: 7 } });
+    inSource.fn("sizes").launch({ grid: 1, block: 3 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal([14, 7, 3 + 2 + 3 + 2 + 5 + 6 + 7]);
+  });
+
   it("takes values with spaces, and function-like macros with their parameters (-D'IX(x, y, z)=...')", () => {
     const source = `__global__ void fill(float* grid, int n) {
   const int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;

@@ -119,8 +119,8 @@ inline unsigned short e8m0_to_bf16_bits(__nv_fp8_storage_t code) {
 
 // An integer's magnitude as a double no smaller (a 64-bit one may not be a
 // double), which rounds up to the power of two the integer does.
-template <typename I> inline double magnitude_up(I v) {
-  return fabs(fl_int_to_float<double>(v, v < I(0) ? FL_ROUND_DOWN : FL_ROUND_UP));
+template <typename Int> inline double magnitude_up(Int v) {
+  return fabs(fl_int_to_float<double>(v, v < Int(0) ? FL_ROUND_DOWN : FL_ROUND_UP));
 }
 
 // Two narrow values in one word, the first in the low half.
@@ -134,8 +134,8 @@ template <typename Part, typename Word> inline Part high_half(Word w) {
   return static_cast<Part>(w >> (4 * sizeof(Word)));
 }
 // A narrow type's value with the given bits.
-template <typename T, typename Bits> inline T with_bits(Bits bits) {
-  T t;
+template <typename Narrow, typename Bits> inline Narrow with_bits(Bits bits) {
+  Narrow t;
   t.__x = bits;
   return t;
 }

@@ -192,26 +192,26 @@ template <int m, int n, int k, typename Td, typename Ta, typename La, typename T
 inline void mma_sync(fragment<accumulator, m, n, k, Td>& d, const fragment<matrix_a, m, n, k, Ta, La>& a,
                      const fragment<matrix_b, m, n, k, Tb, Lb>& b, const fragment<accumulator, m, n, k, Tc>& c, bool satf = false) {
   static_assert(std::is_same<Ta, Tb>::value, "mma_sync's A and B fragments have one element type");
-  double* A = ::fl::emu::wmma_scratch(detail::linear_thread());
-  double* B = A + m * k;
-  double* C = B + k * n;
+  double* a_values = ::fl::emu::wmma_scratch(detail::linear_thread());
+  double* b_values = a_values + m * k;
+  double* c_values = b_values + k * n;
   const auto operand = [](auto v) {
     if constexpr (std::is_same<Ta, precision::tf32>::value) return detail::tf32_value(v);
     else return detail::value_of(v);
   };
-  for (int i = 0; i < a.num_elements; i++) A[detail::element_of<matrix_a, m, n, k, Ta>(i)] = operand(a.x[i]);
-  for (int i = 0; i < b.num_elements; i++) B[detail::element_of<matrix_b, m, n, k, Tb>(i)] = operand(b.x[i]);
-  for (int i = 0; i < c.num_elements; i++) C[detail::element_of<accumulator, m, n, k, Tc>(i)] = detail::value_of(c.x[i]);
+  for (int i = 0; i < a.num_elements; i++) a_values[detail::element_of<matrix_a, m, n, k, Ta>(i)] = operand(a.x[i]);
+  for (int i = 0; i < b.num_elements; i++) b_values[detail::element_of<matrix_b, m, n, k, Tb>(i)] = operand(b.x[i]);
+  for (int i = 0; i < c.num_elements; i++) c_values[detail::element_of<accumulator, m, n, k, Tc>(i)] = detail::value_of(c.x[i]);
   ::fl::emu::syncwarp(__LINE__);
   for (int i = 0; i < d.num_elements; i++) {
     const int e = detail::element_of<accumulator, m, n, k, Td>(i), r = e / n, col = e % n;
-    double sum = C[e];
+    double sum = c_values[e];
     if constexpr (std::is_same<Td, int>::value) {
-      int64_t whole = static_cast<int64_t>(C[e]);
-      for (int j = 0; j < k; j++) whole += static_cast<int64_t>(A[r * k + j]) * static_cast<int64_t>(B[j * n + col]);
+      int64_t whole = static_cast<int64_t>(c_values[e]);
+      for (int j = 0; j < k; j++) whole += static_cast<int64_t>(a_values[r * k + j]) * static_cast<int64_t>(b_values[j * n + col]);
       sum = static_cast<double>(whole);
     } else {
-      for (int j = 0; j < k; j++) sum += A[r * k + j] * B[j * n + col];
+      for (int j = 0; j < k; j++) sum += a_values[r * k + j] * b_values[j * n + col];
     }
     d.x[i] = detail::rounded<Td>(sum, satf);
   }
