@@ -92,4 +92,101 @@ __device__ __forceinline__ unsigned fl_dot4(unsigned a, unsigned b, unsigned c) 
 #define __all fl_all
 #define __ballot fl_ballot
 
+#if defined(__CUDACC_RTC__)
+// std's type traits, std::declval and std::numeric_limits, which nvcc's implicit
+// cuda_runtime.h brings every .cu file through the host's headers (FasterTransformer's
+// T5addResidual names std::is_same with no #include); NVRTC's built-in header has
+// std::move and std::forward, which a using-directive would make ambiguous beside
+// cuda::std's after a source's `using namespace std;`: declared one by one. After the
+// renames above, so that cuda::std's headers included here and by the source all read
+// its __all as fl_all (one included before them and one after would disagree).
+#include <cuda/std/type_traits>
+#include <cuda/std/utility>
+namespace std {
+using ::cuda::std::add_const; using ::cuda::std::add_const_t; using ::cuda::std::add_cv;
+using ::cuda::std::add_cv_t; using ::cuda::std::add_lvalue_reference;
+using ::cuda::std::add_lvalue_reference_t; using ::cuda::std::add_pointer; using ::cuda::std::add_pointer_t;
+using ::cuda::std::add_rvalue_reference; using ::cuda::std::add_rvalue_reference_t;
+using ::cuda::std::add_volatile; using ::cuda::std::add_volatile_t; using ::cuda::std::alignment_of;
+using ::cuda::std::alignment_of_v; using ::cuda::std::bool_constant; using ::cuda::std::common_type;
+using ::cuda::std::common_type_t; using ::cuda::std::conditional; using ::cuda::std::conditional_t;
+using ::cuda::std::conjunction; using ::cuda::std::conjunction_v; using ::cuda::std::decay;
+using ::cuda::std::decay_t; using ::cuda::std::declval; using ::cuda::std::disjunction;
+using ::cuda::std::disjunction_v; using ::cuda::std::enable_if; using ::cuda::std::enable_if_t;
+using ::cuda::std::extent; using ::cuda::std::extent_v; using ::cuda::std::false_type;
+using ::cuda::std::has_unique_object_representations;
+using ::cuda::std::has_unique_object_representations_v; using ::cuda::std::has_virtual_destructor;
+using ::cuda::std::has_virtual_destructor_v; using ::cuda::std::index_sequence;
+using ::cuda::std::integer_sequence; using ::cuda::std::integral_constant; using ::cuda::std::invoke_result;
+using ::cuda::std::invoke_result_t; using ::cuda::std::is_abstract; using ::cuda::std::is_abstract_v;
+using ::cuda::std::is_aggregate; using ::cuda::std::is_aggregate_v; using ::cuda::std::is_arithmetic;
+using ::cuda::std::is_arithmetic_v; using ::cuda::std::is_array; using ::cuda::std::is_array_v;
+using ::cuda::std::is_assignable; using ::cuda::std::is_assignable_v; using ::cuda::std::is_base_of;
+using ::cuda::std::is_base_of_v; using ::cuda::std::is_bounded_array; using ::cuda::std::is_bounded_array_v;
+using ::cuda::std::is_class; using ::cuda::std::is_class_v; using ::cuda::std::is_compound;
+using ::cuda::std::is_compound_v; using ::cuda::std::is_const; using ::cuda::std::is_const_v;
+using ::cuda::std::is_constructible; using ::cuda::std::is_constructible_v; using ::cuda::std::is_convertible;
+using ::cuda::std::is_convertible_v; using ::cuda::std::is_copy_assignable;
+using ::cuda::std::is_copy_assignable_v; using ::cuda::std::is_copy_constructible;
+using ::cuda::std::is_copy_constructible_v; using ::cuda::std::is_default_constructible;
+using ::cuda::std::is_default_constructible_v; using ::cuda::std::is_destructible;
+using ::cuda::std::is_destructible_v; using ::cuda::std::is_empty; using ::cuda::std::is_empty_v;
+using ::cuda::std::is_enum; using ::cuda::std::is_enum_v; using ::cuda::std::is_final;
+using ::cuda::std::is_final_v; using ::cuda::std::is_floating_point; using ::cuda::std::is_floating_point_v;
+using ::cuda::std::is_function; using ::cuda::std::is_function_v; using ::cuda::std::is_fundamental;
+using ::cuda::std::is_fundamental_v; using ::cuda::std::is_integral; using ::cuda::std::is_integral_v;
+using ::cuda::std::is_invocable; using ::cuda::std::is_invocable_r; using ::cuda::std::is_invocable_r_v;
+using ::cuda::std::is_invocable_v; using ::cuda::std::is_lvalue_reference;
+using ::cuda::std::is_lvalue_reference_v; using ::cuda::std::is_member_function_pointer;
+using ::cuda::std::is_member_function_pointer_v; using ::cuda::std::is_member_object_pointer;
+using ::cuda::std::is_member_object_pointer_v; using ::cuda::std::is_member_pointer;
+using ::cuda::std::is_member_pointer_v; using ::cuda::std::is_move_assignable;
+using ::cuda::std::is_move_assignable_v; using ::cuda::std::is_move_constructible;
+using ::cuda::std::is_move_constructible_v; using ::cuda::std::is_nothrow_assignable;
+using ::cuda::std::is_nothrow_assignable_v; using ::cuda::std::is_nothrow_constructible;
+using ::cuda::std::is_nothrow_constructible_v; using ::cuda::std::is_nothrow_copy_assignable;
+using ::cuda::std::is_nothrow_copy_assignable_v; using ::cuda::std::is_nothrow_copy_constructible;
+using ::cuda::std::is_nothrow_copy_constructible_v; using ::cuda::std::is_nothrow_default_constructible;
+using ::cuda::std::is_nothrow_default_constructible_v; using ::cuda::std::is_nothrow_destructible;
+using ::cuda::std::is_nothrow_destructible_v; using ::cuda::std::is_nothrow_move_assignable;
+using ::cuda::std::is_nothrow_move_assignable_v; using ::cuda::std::is_nothrow_move_constructible;
+using ::cuda::std::is_nothrow_move_constructible_v; using ::cuda::std::is_nothrow_swappable;
+using ::cuda::std::is_nothrow_swappable_v; using ::cuda::std::is_nothrow_swappable_with;
+using ::cuda::std::is_nothrow_swappable_with_v; using ::cuda::std::is_null_pointer;
+using ::cuda::std::is_null_pointer_v; using ::cuda::std::is_object; using ::cuda::std::is_object_v;
+using ::cuda::std::is_pointer; using ::cuda::std::is_pointer_v; using ::cuda::std::is_polymorphic;
+using ::cuda::std::is_polymorphic_v; using ::cuda::std::is_reference; using ::cuda::std::is_reference_v;
+using ::cuda::std::is_rvalue_reference; using ::cuda::std::is_rvalue_reference_v; using ::cuda::std::is_same;
+using ::cuda::std::is_same_v; using ::cuda::std::is_scalar; using ::cuda::std::is_scalar_v;
+using ::cuda::std::is_scoped_enum; using ::cuda::std::is_scoped_enum_v; using ::cuda::std::is_signed;
+using ::cuda::std::is_signed_v; using ::cuda::std::is_standard_layout;
+using ::cuda::std::is_standard_layout_v; using ::cuda::std::is_swappable; using ::cuda::std::is_swappable_v;
+using ::cuda::std::is_swappable_with; using ::cuda::std::is_swappable_with_v; using ::cuda::std::is_trivial;
+using ::cuda::std::is_trivial_v; using ::cuda::std::is_trivially_assignable;
+using ::cuda::std::is_trivially_assignable_v; using ::cuda::std::is_trivially_constructible;
+using ::cuda::std::is_trivially_constructible_v; using ::cuda::std::is_trivially_copy_assignable;
+using ::cuda::std::is_trivially_copy_assignable_v; using ::cuda::std::is_trivially_copy_constructible;
+using ::cuda::std::is_trivially_copy_constructible_v; using ::cuda::std::is_trivially_copyable;
+using ::cuda::std::is_trivially_copyable_v; using ::cuda::std::is_trivially_default_constructible;
+using ::cuda::std::is_trivially_default_constructible_v; using ::cuda::std::is_trivially_destructible;
+using ::cuda::std::is_trivially_destructible_v; using ::cuda::std::is_trivially_move_assignable;
+using ::cuda::std::is_trivially_move_assignable_v; using ::cuda::std::is_trivially_move_constructible;
+using ::cuda::std::is_trivially_move_constructible_v; using ::cuda::std::is_unbounded_array;
+using ::cuda::std::is_unbounded_array_v; using ::cuda::std::is_union; using ::cuda::std::is_union_v;
+using ::cuda::std::is_unsigned; using ::cuda::std::is_unsigned_v; using ::cuda::std::is_void;
+using ::cuda::std::is_void_v; using ::cuda::std::is_volatile; using ::cuda::std::is_volatile_v;
+using ::cuda::std::make_index_sequence; using ::cuda::std::make_integer_sequence;
+using ::cuda::std::make_signed; using ::cuda::std::make_signed_t; using ::cuda::std::make_unsigned;
+using ::cuda::std::make_unsigned_t; using ::cuda::std::negation;
+using ::cuda::std::negation_v; using ::cuda::std::numeric_limits; using ::cuda::std::rank;
+using ::cuda::std::rank_v; using ::cuda::std::remove_all_extents; using ::cuda::std::remove_all_extents_t;
+using ::cuda::std::remove_const; using ::cuda::std::remove_const_t; using ::cuda::std::remove_cv;
+using ::cuda::std::remove_cv_t; using ::cuda::std::remove_extent; using ::cuda::std::remove_extent_t;
+using ::cuda::std::remove_pointer; using ::cuda::std::remove_pointer_t; using ::cuda::std::remove_reference;
+using ::cuda::std::remove_reference_t; using ::cuda::std::remove_volatile;
+using ::cuda::std::remove_volatile_t; using ::cuda::std::true_type; using ::cuda::std::underlying_type;
+using ::cuda::std::underlying_type_t; using ::cuda::std::void_t;
+}  // namespace std
+#endif
+
 #endif
