@@ -200,6 +200,18 @@ __global__ void sizes(int* out) { out[threadIdx.x] = threadIdx.x == 0 ? M : thre
     const inSource = fl.compile(`#define N 7\n#define I 2\n#define A 3\n${source.replace("M :", "N * I :")}`, { device: dev(), defines: { B: 2, C: 3, P: 5, V: 6, W: 7 } });
     inSource.fn("sizes").launch({ grid: 1, block: 3 }, out);
     expect(Array.from(out.toArray())).to.deep.equal([14, 7, 3 + 2 + 3 + 2 + 5 + 6 + 7]);
+    // cub's block primitives, after a project's THREADS and ITEMS (names CUDA's cub does not use).
+    const reduced = fl.compile(`#define THREADS 64
+#define ITEMS 3
+#include <cub/cub.cuh>
+__global__ void total(int* out) {
+  typedef cub::BlockReduce<int, THREADS> Reduce;
+  __shared__ typename Reduce::TempStorage storage;
+  const int sum = Reduce(storage).Sum(ITEMS * (int)threadIdx.x);
+  if (threadIdx.x == 0) out[0] = sum;
+}`, { device: dev() });
+    reduced.fn("total").launch({ grid: 1, block: 64 }, out);
+    expect(out.toArray()[0]).to.equal(3 * 63 * 64 / 2);
   });
 
   it("takes values with spaces, and function-like macros with their parameters (-D'IX(x, y, z)=...')", () => {

@@ -450,21 +450,21 @@ template <typename T, int N, typename It, typename Default>
 inline void LoadDirectBlocked(int thread, It block, T (&items)[N], int valid, Default fill) {
   for (int k = 0; k < N; k++) items[k] = thread * N + k < valid ? T(block[thread * N + k]) : T(fill);
 }
-template <int THREADS, typename T, int N, typename It>
+template <int kThreadCount, typename T, int N, typename It>
 inline void LoadDirectStriped(int thread, It block, T (&items)[N], int valid = 1 << 30) {
-  for (int k = 0; k < N; k++) if (k * THREADS + thread < valid) items[k] = block[k * THREADS + thread];
+  for (int k = 0; k < N; k++) if (k * kThreadCount + thread < valid) items[k] = block[k * kThreadCount + thread];
 }
-template <int THREADS, typename T, int N, typename It, typename Default>
+template <int kThreadCount, typename T, int N, typename It, typename Default>
 inline void LoadDirectStriped(int thread, It block, T (&items)[N], int valid, Default fill) {
-  for (int k = 0; k < N; k++) items[k] = k * THREADS + thread < valid ? T(block[k * THREADS + thread]) : T(fill);
+  for (int k = 0; k < N; k++) items[k] = k * kThreadCount + thread < valid ? T(block[k * kThreadCount + thread]) : T(fill);
 }
 template <typename T, int N, typename It>
 inline void StoreDirectBlocked(int thread, It block, T (&items)[N], int valid = 1 << 30) {
   for (int k = 0; k < N; k++) if (thread * N + k < valid) block[thread * N + k] = items[k];
 }
-template <int THREADS, typename T, int N, typename It>
+template <int kThreadCount, typename T, int N, typename It>
 inline void StoreDirectStriped(int thread, It block, T (&items)[N], int valid = 1 << 30) {
-  for (int k = 0; k < N; k++) if (k * THREADS + thread < valid) block[k * THREADS + thread] = items[k];
+  for (int k = 0; k < N; k++) if (k * kThreadCount + thread < valid) block[k * kThreadCount + thread] = items[k];
 }
 
 namespace detail {
@@ -475,10 +475,10 @@ namespace detail {
 // of valid items, as CUDA 13's cub lays them out. The CPU does not use them; sources add
 // them up to carve their dynamic shared memory (causal-conv1d's
 // `smem_ + sizeof(BlockLoadT::TempStorage)`), which then lies as on the GPU.
-template <typename T, int THREADS, int ITEMS, bool TRANSPOSED, bool TIME_SLICED> constexpr int exchange_bytes() {
+template <typename T, int kThreadCount, int kItemCount, bool TRANSPOSED, bool TIME_SLICED> constexpr int exchange_bytes() {
   if (!TRANSPOSED) return 1;
-  const int sliced = (TIME_SLICED && THREADS > 32 ? 32 : THREADS) * ITEMS;
-  const bool padded = ITEMS > 4 && (ITEMS & (ITEMS - 1)) == 0;
+  const int sliced = (TIME_SLICED && kThreadCount > 32 ? 32 : kThreadCount) * kItemCount;
+  const bool padded = kItemCount > 4 && (kItemCount & (kItemCount - 1)) == 0;
   return static_cast<int>(sizeof(T)) * (sliced + (padded ? sliced >> 5 : 0));
 }
 template <int BYTES> struct alignas(BYTES == 1 ? 1 : 16) exchange_storage {
@@ -497,23 +497,23 @@ template <int BYTES> struct store_storage {
 template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockLoadAlgorithm ALGORITHM = BLOCK_LOAD_DIRECT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
 class BlockLoad {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
-  using TempStorage = detail::exchange_storage<detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_LOAD_TRANSPOSE),
+  using TempStorage = detail::exchange_storage<detail::exchange_bytes<T, kThreadCount, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_LOAD_TRANSPOSE),
                                                                       ALGORITHM == BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED>()>;
   BlockLoad() = default;
   explicit BlockLoad(TempStorage&) {}
 
-  template <typename It> void Load(It block, T (&items)[ITEMS_PER_THREAD]) { Load(block, items, THREADS * ITEMS_PER_THREAD); }
+  template <typename It> void Load(It block, T (&items)[ITEMS_PER_THREAD]) { Load(block, items, kThreadCount * ITEMS_PER_THREAD); }
   template <typename It> void Load(It block, T (&items)[ITEMS_PER_THREAD], int valid) {
     const int thread = static_cast<int>(detail::linear_thread());
-    if (ALGORITHM == BLOCK_LOAD_STRIPED) LoadDirectStriped<THREADS>(thread, block, items, valid);
+    if (ALGORITHM == BLOCK_LOAD_STRIPED) LoadDirectStriped<kThreadCount>(thread, block, items, valid);
     else LoadDirectBlocked(thread, block, items, valid);
   }
   template <typename It, typename Default> void Load(It block, T (&items)[ITEMS_PER_THREAD], int valid, Default fill) {
     const int thread = static_cast<int>(detail::linear_thread());
-    if (ALGORITHM == BLOCK_LOAD_STRIPED) LoadDirectStriped<THREADS>(thread, block, items, valid, fill);
+    if (ALGORITHM == BLOCK_LOAD_STRIPED) LoadDirectStriped<kThreadCount>(thread, block, items, valid, fill);
     else LoadDirectBlocked(thread, block, items, valid, fill);
   }
 };
@@ -521,8 +521,8 @@ class BlockLoad {
 template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, BlockStoreAlgorithm ALGORITHM = BLOCK_STORE_DIRECT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
 class BlockStore {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
-  static constexpr int EXCHANGE_BYTES = detail::exchange_bytes<T, THREADS, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_STORE_TRANSPOSE),
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int EXCHANGE_BYTES = detail::exchange_bytes<T, kThreadCount, ITEMS_PER_THREAD, (ALGORITHM >= BLOCK_STORE_TRANSPOSE),
                                                               ALGORITHM == BLOCK_STORE_WARP_TRANSPOSE_TIMESLICED>();
 
  public:
@@ -530,10 +530,10 @@ class BlockStore {
   BlockStore() = default;
   explicit BlockStore(TempStorage&) {}
 
-  template <typename It> void Store(It block, T (&items)[ITEMS_PER_THREAD]) { Store(block, items, THREADS * ITEMS_PER_THREAD); }
+  template <typename It> void Store(It block, T (&items)[ITEMS_PER_THREAD]) { Store(block, items, kThreadCount * ITEMS_PER_THREAD); }
   template <typename It> void Store(It block, T (&items)[ITEMS_PER_THREAD], int valid) {
     const int thread = static_cast<int>(detail::linear_thread());
-    if (ALGORITHM == BLOCK_STORE_STRIPED) StoreDirectStriped<THREADS>(thread, block, items, valid);
+    if (ALGORITHM == BLOCK_STORE_STRIPED) StoreDirectStriped<kThreadCount>(thread, block, items, valid);
     else StoreDirectBlocked(thread, block, items, valid);
   }
 };

@@ -66,25 +66,25 @@ inline Storage& private_storage() {
   return storage;
 }
 
-// A block's sort of its THREADS * N items: each thread puts its keys (those at
+// A block's sort of its kThreadCount * N items: each thread puts its keys (those at
 // `valid` and past it as *oob, when given) and values into the tile, the first
 // thread sorts the tile stably with before(tile_keys)(a, b), and each thread takes
 // its items back, blocked or striped.
-template <int THREADS, int N, typename Key, typename Value, typename MakeBefore>
+template <int kThreadCount, int N, typename Key, typename Value, typename MakeBefore>
 inline void sort_tile(Key (&keys)[N], Value* values, Key* tile_keys, Value* tile_values, int valid, const Key* oob,
                       bool striped_out, MakeBefore make_before) {
   const int t = static_cast<int>(linear_thread());
-  if (t < THREADS)
+  if (t < kThreadCount)
     for (int k = 0; k < N; k++) {
       tile_keys[t * N + k] = oob && t * N + k >= valid ? *oob : keys[k];
       if (values) tile_values[t * N + k] = values[k];
     }
   ::fl::emu::syncthreads(__LINE__);
-  if (t == 0) stable_sort_tile(tile_keys, values ? tile_values : static_cast<Value*>(nullptr), THREADS * N, make_before(tile_keys));
+  if (t == 0) stable_sort_tile(tile_keys, values ? tile_values : static_cast<Value*>(nullptr), kThreadCount * N, make_before(tile_keys));
   ::fl::emu::syncthreads(__LINE__);
-  if (t < THREADS)
+  if (t < kThreadCount)
     for (int k = 0; k < N; k++) {
-      const int slot = striped_out ? k * THREADS + t : t * N + k;
+      const int slot = striped_out ? k * kThreadCount + t : t * N + k;
       keys[k] = tile_keys[slot];
       if (values) values[k] = tile_values[slot];
     }
@@ -102,48 +102,48 @@ inline bool apply_flag(Op& op, const T& a, const T& b, int index) {
 template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, bool WARP_TIME_SLICING = false, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
 class BlockExchange {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
   static constexpr int N = ITEMS_PER_THREAD;
 
  public:
   // Room for whole warps of up to 64 lanes, so a partial last warp's warp-striped slots fit.
   struct TempStorage {
-    detail::raw_array<T, (THREADS + 63) / 64 * 64 * ITEMS_PER_THREAD> items;
+    detail::raw_array<T, (kThreadCount + 63) / 64 * 64 * ITEMS_PER_THREAD> items;
   };
 
   BlockExchange() : storage_(detail::private_storage<TempStorage>()) {}
   explicit BlockExchange(TempStorage& storage) : storage_(storage) {}
 
   template <typename OutputT> void StripedToBlocked(const T (&input)[N], OutputT (&output)[N]) {
-    exchange(input, output, [](int t, int k) { return k * THREADS + t; }, [](int t, int k) { return t * N + k; }, false);
+    exchange(input, output, [](int t, int k) { return k * kThreadCount + t; }, [](int t, int k) { return t * N + k; }, false);
   }
   template <typename OutputT> void BlockedToStriped(const T (&input)[N], OutputT (&output)[N]) {
-    exchange(input, output, [](int t, int k) { return t * N + k; }, [](int t, int k) { return k * THREADS + t; }, false);
+    exchange(input, output, [](int t, int k) { return t * N + k; }, [](int t, int k) { return k * kThreadCount + t; }, false);
   }
   template <typename OutputT> void WarpStripedToBlocked(const T (&input)[N], OutputT (&output)[N]) {
-    exchange(input, output, [](int t, int k) { return detail::warp_striped_slot(t, k, N, THREADS); },
-             [](int t, int k) { return detail::warp_blocked_slot(t, k, N, THREADS); }, true);
+    exchange(input, output, [](int t, int k) { return detail::warp_striped_slot(t, k, N, kThreadCount); },
+             [](int t, int k) { return detail::warp_blocked_slot(t, k, N, kThreadCount); }, true);
   }
   template <typename OutputT> void BlockedToWarpStriped(const T (&input)[N], OutputT (&output)[N]) {
-    exchange(input, output, [](int t, int k) { return detail::warp_blocked_slot(t, k, N, THREADS); },
-             [](int t, int k) { return detail::warp_striped_slot(t, k, N, THREADS); }, true);
+    exchange(input, output, [](int t, int k) { return detail::warp_blocked_slot(t, k, N, kThreadCount); },
+             [](int t, int k) { return detail::warp_striped_slot(t, k, N, kThreadCount); }, true);
   }
   // Item k goes to slot ranks[k] of the block's order.
   template <typename OutputT, typename OffsetT> void ScatterToBlocked(const T (&input)[N], OutputT (&output)[N], OffsetT (&ranks)[N]) {
     scatter(input, output, ranks, [](int) { return true; }, [](int t, int k) { return t * N + k; });
   }
   template <typename OutputT, typename OffsetT> void ScatterToStriped(const T (&input)[N], OutputT (&output)[N], OffsetT (&ranks)[N]) {
-    scatter(input, output, ranks, [](int) { return true; }, [](int t, int k) { return k * THREADS + t; });
+    scatter(input, output, ranks, [](int) { return true; }, [](int t, int k) { return k * kThreadCount + t; });
   }
   // Items whose rank is negative are not scattered.
   template <typename OutputT, typename OffsetT>
   void ScatterToStripedGuarded(const T (&input)[N], OutputT (&output)[N], OffsetT (&ranks)[N]) {
-    scatter(input, output, ranks, [&ranks](int k) { return ranks[k] >= 0; }, [](int t, int k) { return k * THREADS + t; });
+    scatter(input, output, ranks, [&ranks](int k) { return ranks[k] >= 0; }, [](int t, int k) { return k * kThreadCount + t; });
   }
   template <typename OutputT, typename OffsetT, typename ValidFlag>
   void ScatterToStripedFlagged(const T (&input)[N], OutputT (&output)[N], OffsetT (&ranks)[N], ValidFlag (&is_valid)[N]) {
     scatter(input, output, ranks, [&is_valid](int k) { return static_cast<bool>(is_valid[k]); },
-            [](int t, int k) { return k * THREADS + t; });
+            [](int t, int k) { return k * kThreadCount + t; });
   }
   // cub 1's in-place forms.
   void StripedToBlocked(T (&items)[N]) { StripedToBlocked(items, items); }
@@ -158,21 +158,21 @@ class BlockExchange {
   template <typename OutputT, typename From, typename To>
   void exchange(const T (&input)[N], OutputT (&output)[N], From from, To to, bool warp_only) {
     const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS)
+    if (t < kThreadCount)
       for (int k = 0; k < N; k++) storage_.items[from(t, k)] = input[k];
     if (warp_only) ::fl::emu::syncwarp(__LINE__);
     else ::fl::emu::syncthreads(__LINE__);
-    if (t < THREADS)
+    if (t < kThreadCount)
       for (int k = 0; k < N; k++) output[k] = storage_.items[to(t, k)];
   }
   template <typename OutputT, typename OffsetT, typename Keep, typename To>
   void scatter(const T (&input)[N], OutputT (&output)[N], OffsetT (&ranks)[N], Keep keep, To to) {
     const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS)
+    if (t < kThreadCount)
       for (int k = 0; k < N; k++)
         if (keep(k)) storage_.items[static_cast<long>(ranks[k])] = input[k];
     ::fl::emu::syncthreads(__LINE__);
-    if (t < THREADS)
+    if (t < kThreadCount)
       for (int k = 0; k < N; k++) output[k] = storage_.items[to(t, k)];
   }
 
@@ -184,9 +184,9 @@ template <typename KeyT, int BLOCK_DIM_X, int ITEMS_PER_THREAD, typename ValueT 
           cudaSharedMemConfig SMEM_CONFIG = cudaSharedMemBankSizeFourByte, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1,
           int LEGACY_PTX_ARCH = 0>
 class BlockRadixSort {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
   static constexpr int N = ITEMS_PER_THREAD;
-  static constexpr int TILE = THREADS * N;
+  static constexpr int TILE = kThreadCount * N;
   static constexpr bool KEYS_ONLY = std::is_same<ValueT, NullType>::value;
   using Value = typename std::conditional<KEYS_ONLY, unsigned char, ValueT>::type;
   using Bits = typename Traits<KeyT>::UnsignedBits;
@@ -245,7 +245,7 @@ class BlockRadixSort {
   }
 
   void sort(KeyT (&keys)[N], Value* values, int begin_bit, int end_bit, bool descending, bool striped_out) {
-    detail::sort_tile<THREADS>(keys, values, &storage_.keys[0], &storage_.values[0], TILE, static_cast<const KeyT*>(nullptr), striped_out,
+    detail::sort_tile<kThreadCount>(keys, values, &storage_.keys[0], &storage_.values[0], TILE, static_cast<const KeyT*>(nullptr), striped_out,
                                [&](const KeyT* all) {
                                  return [=](int a, int b) {
                                    const Bits da = digit(all[a], begin_bit, end_bit), db = digit(all[b], begin_bit, end_bit);
@@ -260,9 +260,9 @@ class BlockRadixSort {
 template <typename KeyT, int BLOCK_DIM_X, int ITEMS_PER_THREAD, typename ValueT = NullType, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>
 class BlockMergeSort {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
   static constexpr int N = ITEMS_PER_THREAD;
-  static constexpr int TILE = THREADS * N;
+  static constexpr int TILE = kThreadCount * N;
   static constexpr bool KEYS_ONLY = std::is_same<ValueT, NullType>::value;
   using Value = typename std::conditional<KEYS_ONLY, unsigned char, ValueT>::type;
 
@@ -296,7 +296,7 @@ class BlockMergeSort {
   }
   template <typename CompareOp>
   void sort(KeyT (&keys)[N], Value* values, CompareOp& compare_op, int valid_items, const KeyT* oob_default) {
-    detail::sort_tile<THREADS>(keys, values, &storage_.keys[0], &storage_.values[0], valid_items, oob_default, false,
+    detail::sort_tile<kThreadCount>(keys, values, &storage_.keys[0], &storage_.values[0], valid_items, oob_default, false,
                                [&](const KeyT* all) { return [&, all](int a, int b) { return static_cast<bool>(compare_op(all[a], all[b])); }; });
   }
 
@@ -309,7 +309,7 @@ enum BlockHistogramAlgorithm { BLOCK_HISTO_SORT, BLOCK_HISTO_ATOMIC };
 template <typename T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, int BINS, BlockHistogramAlgorithm ALGORITHM = BLOCK_HISTO_SORT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
 class BlockHistogram {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
   struct TempStorage {};
@@ -317,7 +317,7 @@ class BlockHistogram {
   explicit BlockHistogram(TempStorage&) {}
 
   template <typename CounterT> void InitHistogram(CounterT histogram[BINS]) {
-    for (int bin = static_cast<int>(detail::linear_thread()); bin < BINS; bin += THREADS) histogram[bin] = 0;
+    for (int bin = static_cast<int>(detail::linear_thread()); bin < BINS; bin += kThreadCount) histogram[bin] = 0;
   }
   template <typename CounterT> void Histogram(T (&items)[ITEMS_PER_THREAD], CounterT histogram[BINS]) {
     InitHistogram(histogram);
@@ -331,12 +331,12 @@ class BlockHistogram {
 
 template <typename T, int BLOCK_DIM_X, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1, int LEGACY_PTX_ARCH = 0>
 class BlockDiscontinuity {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
   struct TempStorage {
-    detail::raw_array<T, THREADS> first_items;
-    detail::raw_array<T, THREADS> last_items;
+    detail::raw_array<T, kThreadCount> first_items;
+    detail::raw_array<T, kThreadCount> last_items;
   };
 
   BlockDiscontinuity() : storage_(detail::private_storage<TempStorage>()) {}
@@ -383,12 +383,12 @@ class BlockDiscontinuity {
   template <int N, typename FlagT, typename FlagOp>
   void flags(FlagT (*heads)[N], FlagT (*tails)[N], T (&input)[N], FlagOp& op, const T* predecessor, const T* successor) {
     const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS) {
+    if (t < kThreadCount) {
       storage_.first_items[t] = input[0];
       storage_.last_items[t] = input[N - 1];
     }
     ::fl::emu::syncthreads(__LINE__);
-    if (t >= THREADS) return;
+    if (t >= kThreadCount) return;
     if (heads) {
       if (t > 0) (*heads)[0] = detail::apply_flag(op, static_cast<const T&>(storage_.last_items[t - 1]), input[0], t * N);
       else (*heads)[0] = predecessor ? detail::apply_flag(op, *predecessor, input[0], 0) : 1;
@@ -396,7 +396,7 @@ class BlockDiscontinuity {
     }
     if (tails) {
       for (int k = 0; k + 1 < N; k++) (*tails)[k] = detail::apply_flag(op, input[k], input[k + 1], t * N + k + 1);
-      if (t + 1 < THREADS) (*tails)[N - 1] = detail::apply_flag(op, input[N - 1], static_cast<const T&>(storage_.first_items[t + 1]), t * N + N);
+      if (t + 1 < kThreadCount) (*tails)[N - 1] = detail::apply_flag(op, input[N - 1], static_cast<const T&>(storage_.first_items[t + 1]), t * N + N);
       else (*tails)[N - 1] = successor ? detail::apply_flag(op, input[N - 1], *successor, t * N + N) : 1;
     }
   }
@@ -406,12 +406,12 @@ class BlockDiscontinuity {
 
 template <typename T, int BLOCK_DIM_X, int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 class BlockAdjacentDifference {
-  static constexpr int THREADS = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
+  static constexpr int kThreadCount = BLOCK_DIM_X * BLOCK_DIM_Y * BLOCK_DIM_Z;
 
  public:
   struct TempStorage {
-    detail::raw_array<T, THREADS> first_items;
-    detail::raw_array<T, THREADS> last_items;
+    detail::raw_array<T, kThreadCount> first_items;
+    detail::raw_array<T, kThreadCount> last_items;
   };
 
   BlockAdjacentDifference() : storage_(detail::private_storage<TempStorage>()) {}
@@ -420,11 +420,11 @@ class BlockAdjacentDifference {
   // output[i] = op(input[i], input[i - 1]) over the block's order; the first
   // item is kept, or taken with the tile's predecessor. Past valid_items, kept.
   template <int N, typename OutputT, typename Op> void SubtractLeft(T (&input)[N], OutputT (&output)[N], Op op) {
-    left(input, output, op, N * THREADS, nullptr);
+    left(input, output, op, N * kThreadCount, nullptr);
   }
   template <int N, typename OutputT, typename Op>
   void SubtractLeft(T (&input)[N], OutputT (&output)[N], Op op, T tile_predecessor_item) {
-    left(input, output, op, N * THREADS, &tile_predecessor_item);
+    left(input, output, op, N * kThreadCount, &tile_predecessor_item);
   }
   template <int N, typename OutputT, typename Op>
   void SubtractLeftPartialTile(T (&input)[N], OutputT (&output)[N], Op op, int valid_items) {
@@ -437,11 +437,11 @@ class BlockAdjacentDifference {
   // output[i] = op(input[i], input[i + 1]); the last item is kept, or taken with
   // the tile's successor. From valid_items - 1 on, kept.
   template <int N, typename OutputT, typename Op> void SubtractRight(T (&input)[N], OutputT (&output)[N], Op op) {
-    right(input, output, op, N * THREADS, nullptr);
+    right(input, output, op, N * kThreadCount, nullptr);
   }
   template <int N, typename OutputT, typename Op>
   void SubtractRight(T (&input)[N], OutputT (&output)[N], Op op, T tile_successor_item) {
-    right(input, output, op, N * THREADS, &tile_successor_item);
+    right(input, output, op, N * kThreadCount, &tile_successor_item);
   }
   template <int N, typename OutputT, typename Op>
   void SubtractRightPartialTile(T (&input)[N], OutputT (&output)[N], Op op, int valid_items) {
@@ -452,9 +452,9 @@ class BlockAdjacentDifference {
   template <int N, typename OutputT, typename Op>
   void left(T (&input)[N], OutputT (&output)[N], Op& op, int valid_items, const T* predecessor) {
     const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS) storage_.last_items[t] = input[N - 1];
+    if (t < kThreadCount) storage_.last_items[t] = input[N - 1];
     ::fl::emu::syncthreads(__LINE__);
-    if (t >= THREADS) return;
+    if (t >= kThreadCount) return;
     T before = t > 0 ? static_cast<T>(storage_.last_items[t - 1]) : predecessor ? *predecessor : input[0];
     for (int k = 0; k < N; k++) {
       const T item = input[k];  // input and output may be one array
@@ -466,14 +466,14 @@ class BlockAdjacentDifference {
   template <int N, typename OutputT, typename Op>
   void right(T (&input)[N], OutputT (&output)[N], Op& op, int valid_items, const T* successor) {
     const int t = static_cast<int>(detail::linear_thread());
-    if (t < THREADS) storage_.first_items[t] = input[0];
+    if (t < kThreadCount) storage_.first_items[t] = input[0];
     ::fl::emu::syncthreads(__LINE__);
-    if (t >= THREADS) return;
+    if (t >= kThreadCount) return;
     for (int k = 0; k < N; k++) {
       const int i = t * N + k;
       const T item = input[k];
       if (i + 1 < valid_items) output[k] = op(item, k + 1 < N ? input[k + 1] : static_cast<T>(storage_.first_items[t + 1]));
-      else if (i + 1 == N * THREADS && successor) output[k] = op(item, *successor);
+      else if (i + 1 == N * kThreadCount && successor) output[k] = op(item, *successor);
       else output[k] = item;
     }
   }
