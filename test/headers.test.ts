@@ -187,7 +187,7 @@ describe("a project's -D macros (option defines)", () => {
     expectThrows(() => fl.compile(SOURCE, { device: dev() }), fl.DeviceError, /.scaled. was not declared|identifier "scaled" is undefined/);
   });
 
-  it("takes a project's one-letter sizes (PolyBench's -DM=.. -DN=..), which the toolkit's cuda_runtime.h, cuda_fp16.h and mma.h take", () => {
+  it("takes a project's one-letter sizes (PolyBench's -DM=.. -DN=..) and its THREADS, which the toolkit's cuda_runtime.h, cuda_fp16.h, mma.h and cub take", () => {
     const source = `#include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <mma.h>
