@@ -135,8 +135,8 @@ export function gpuBuiltinHint(log: string): string {
   // The matrix cores' instructions are those of some AMD GPUs; the others, of every AMD GPU.
   const guard = !amd ? "defined(__CUDA_ARCH__)" : /_(?:mfma|smfmac|wmma)_/.test(builtin) ? "defined(__gfx90a__) || defined(__gfx942__) (the architectures that have it)" : "defined(__AMDGCN__)";
   return `${builtin} is an instruction of ${amd ? "AMD's GPUs (hipcc's builtin)" : "NVIDIA's GPUs (NVVM's builtin)"}: code that calls it runs only on ` +
-    `${amd ? "an AMD GPU whose architecture has it (on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores')" : "an NVIDIA GPU"}. Keep a C++ path beside it under #if ` +
-    `${guard} for other devices.`;
+    `${amd ? "an AMD GPU whose architecture has it (on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores')" : "an NVIDIA GPU"}. Call it under #if ` +
+    `${guard}, with a C++ path in the #else branch for the other devices.`;
 }
 
 // The names CUDA's and HIP's toolkits give their headers.

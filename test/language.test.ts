@@ -3919,7 +3919,7 @@ __global__ void sgemm_16x16x4(const float* a, const float* b, float* d) {
   d[threadIdx.x] = acc.x;
 }`;
     expectThrows(() => fl.compile(source, { device: dev() }), fl.DeviceError,
-      /__builtin_amdgcn_mfma_f32_16x16x4f32 is an instruction of AMD's GPUs \(hipcc's builtin\): code that calls it runs only on an AMD GPU whose architecture has it \(on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores'\)\. Keep a C\+\+ path beside it under #if defined\(__gfx90a__\)/);
+      /__builtin_amdgcn_mfma_f32_16x16x4f32 is an instruction of AMD's GPUs \(hipcc's builtin\): code that calls it runs only on an AMD GPU whose architecture has it \(on the CPU, a HIP source on a 64-lane device has AMD's cross-lane, dot-product, bit-field and math builtins, not the matrix cores'\)\. Call it under #if defined\(__gfx90a__\) \|\| defined\(__gfx942__\) \(the architectures that have it\), with a C\+\+ path in the #else branch for the other devices\./);
   });
 
   it("takes the math functions' mixed and integer arguments as the host <cmath> does, in double (fmax(0.0, x) of a float x, sqrt(n) of an int)", () => {
