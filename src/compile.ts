@@ -375,7 +375,7 @@ function translate(where: string, written: string, fileName: string | undefined,
 
 function translateFor(where: string, combined: Combined, fileName: string | undefined, build: Build, defines: ReadonlyMap<string, string>): Translated {
   // Lines end as the compiler ends them: at \r\n (a file saved on Windows) and a lone \r too.
-  const source = canonicalLines(combined.text);
+  const source = withLinkageSpaced(canonicalLines(combined.text));
   const predefined = { ...predefinedMacros(build, source), ...Object.fromEntries(defines) };
   const target = build.backend;
   const guarded = guardFileAccess(where, source, target, predefined, includeFolders(target));
@@ -661,6 +661,14 @@ function withInstances(where: string, t: Translated, instances: unknown): Kernel
   });
   const declared = new Set(t.declarations.map((d) => d.name));
   return [...t.declarations, ...made.filter((d, i) => !declared.has(d.name) && made.findIndex((e) => e.name === d.name) === i)];
+}
+
+// `extern "C"__global__` with no space (grcuda's saxpy.cu), which nvcc's front end takes
+// and NVRTC's reads as a string literal with a user-defined suffix: spaced, as meant.
+const LINKAGE_BEFORE_NAME = /(\bextern\s*"C(?:\+\+)?")(?=[A-Za-z_])/g;
+
+function withLinkageSpaced(source: string): string {
+  return source.replace(LINKAGE_BEFORE_NAME, "$1 ");
 }
 
 // A -D macro that configures headers rather than the project's code: a reserved name

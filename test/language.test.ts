@@ -576,6 +576,34 @@ void launcher(float* out, const int* cache) {
     expect(Array.from(out.toArray())).to.deep.equal([3, 4, 8, -1]);
   });
 
+  it("takes extern \"C\" run into __global__ (grcuda's saxpy.cu), and a range helper deriving from std::iterator in a grid-stride range-for (NVIDIA's C++11 post)", () => {
+    const module = fl.compile(`#include <iterator>
+template <typename T>
+struct stepping : std::iterator<std::input_iterator_tag, T> {
+  T at, step;
+  __device__ stepping(T at, T step) : at(at), step(step) {}
+  __device__ T operator*() const { return at; }
+  __device__ stepping& operator++() { at += step; return *this; }
+  __device__ bool operator!=(const stepping& end) const { return at < end.at; }
+};
+template <typename T>
+struct grid_range {
+  T first, last, step;
+  __device__ stepping<T> begin() const { return stepping<T>(first, step); }
+  __device__ stepping<T> end() const { return stepping<T>(last, step); }
+};
+extern "C"__global__
+void count_vowels(int* count, const char* text, int n) {
+  grid_range<int> all{(int)(blockIdx.x * blockDim.x + threadIdx.x), n, (int)(gridDim.x * blockDim.x)};
+  auto vowel = [](char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; };
+  for (int i : all) if (vowel(text[i])) atomicAdd(count, 1);
+}`, { device: dev(), name: "ranges" });
+    const text = range(1000).map((i) => "abcdefghijklmnopqrstuvwxyz".charCodeAt((i * 7) % 26));
+    const count = fl.zeros([1], { dtype: "i32", device: dev() });
+    module.fn("count_vowels").launch({ grid: 3, block: 64 }, count, fl.tensor(text, { dtype: "i8", device: dev() }), text.length);
+    expect(count.toArray()[0]).to.equal(text.filter((c) => "aeiou".includes(String.fromCharCode(c))).length);
+  });
+
   it("takes a source as a sample ships it: host helpers and globals (dynamically initialised too) beside the kernels, glibc's uint and u_int32_t, M_PI with no #include, cub's umbrella header", async () => {
     const source = `
 #include <cub/cub.cuh>
