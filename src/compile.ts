@@ -698,7 +698,7 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
     const element = specifiers.replace(ALIGNMENT, " ").replace(/\b__shared__\b/g, " ").replace(/\s+/g, " ").trim();
     if (element === "") return all;
     // An array of rows (`extern __shared__ half smem[][N];`, cuda_hgemm's): its element is a row, named by an alias.
-    const row = rows.trim() === "" ? "" : `using fl_dynamic_shared_row_${name} = ${element}${rows.replace(/\s+/g, "")}; `;
+    const row = rows.trim() === "" ? "" : `using fl_dynamic_shared_row_${name} = ${element} ${rows.trim().replace(/\s+/g, " ")}; `;
     const type = row === "" ? element : `fl_dynamic_shared_row_${name}`;
     if (!atNamespaceScope(source, offset)) return `${row}FL_DYNAMIC_SHARED(${type}, ${name});`;
     if (target !== "cpu") return all;
