@@ -618,6 +618,19 @@ template <typename Op> __global__ void combine(float* out, const float* a, const
     expectThrows(() => module.fn("combine<AddOp>").launch({ grid: 1, block: 4 }, a, a, b, { x: 1 }, 3), fl.ArgumentError, /argument 3 \(op\)/);
   });
 
+  it("keeps the arguments before a function object passed last intact (Kaldi's reductions take their functor after the sizes)", () => {
+    const module = fl.compile(`
+struct Twice { __device__ int operator()(int x) const { return 2 * x; } };
+template <typename Op> __global__ void scaled(int* out, int dim, Op op) { out[0] = op(dim); }
+template <typename Op> __global__ void pair(int* out, int a, short b, char c, Op op) { out[0] = op(a); out[1] = b; out[2] = c; }`,
+    { device: dev() });
+    const out = fl.full([3], -1, { dtype: "i32", device: dev() });
+    module.fn("scaled<Twice>").launch({ grid: 1, block: 1 }, out, 0x1234, {});
+    expect(out.toArray()[0]).to.equal(0x2468);
+    module.fn("pair<Twice>").launch({ grid: 1, block: 1 }, out, 0x1235, 0x0567, 0x79, {});
+    expect(Array.from(out.toArray())).to.deep.equal([0x246a, 0x0567, 0x79]);
+  });
+
   it("passes the vector types by value as objects of x, y, z, w", () => {
     const module = fl.compile(`
 #include <cuda_fp16.h>

@@ -10,9 +10,13 @@
 // module's atomic operations through the sanitizer's functions: they are done
 // here, sequentially consistent whatever order the source asked for (at least
 // as strong; a GPU's atomics on one address are ordered too).
+//
+// Check mode's race check (racecheck.h) is compiled with the same calls: there
+// an access to shared memory is noted in the block's shadow of it, and the
+// thread goes on.
 #ifndef FUSELAB_EMULATOR_LOCKSTEP_H
 #define FUSELAB_EMULATOR_LOCKSTEP_H
-#if defined(FL_EMU_LOCKSTEP)
+#if defined(FL_EMU_LOCKSTEP) || defined(FL_EMU_RACECHECK)
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,15 +28,33 @@
 #define FL_LOCKSTEP_HOOK extern "C" __attribute__((no_sanitize_thread, visibility("hidden")))
 
 namespace fl::emu {
+// `caller`: in lock step the hook's frame, in the race check its return address.
 __attribute__((always_inline, no_sanitize_thread)) inline void shared_access(const void* address, size_t bytes, bool write,
-                                                                         void* const* frame) {
-  const block_state* b = static_cast<const block_state*>(tls().block);
+                                                                         void* caller, bool stepped = false) {
+  block_state* b = static_cast<block_state*>(tls().block);
+#if defined(FL_EMU_RACECHECK)
+  if (!b || !b->racecheck) return;
+#else
   if (!b || !b->lockstep) return;
+#endif
   const uintptr_t a = reinterpret_cast<uintptr_t>(address);
   const bool in_static = a - b->static_shared < b->static_shared_bytes && a - b->runtime_tls >= b->runtime_tls_bytes;
   const bool in_dynamic = a - reinterpret_cast<uintptr_t>(b->dynamic_shared) < b->dynamic_shared_bytes;
-  if (in_static || in_dynamic) lockstep_step(frame, a, bytes, write);
+  if (!in_static && !in_dynamic) return;
+#if defined(FL_EMU_RACECHECK)
+  const uintptr_t byte = in_static ? a - b->static_shared : b->static_shared_bytes + (a - reinterpret_cast<uintptr_t>(b->dynamic_shared));
+  const uintptr_t end = in_static ? b->static_shared_bytes : b->static_shared_bytes + b->dynamic_shared_bytes;
+  race_access(*b, a, byte, bytes < end - byte ? bytes : end - byte, write, stepped, caller);
+#else
+  lockstep_step(static_cast<void* const*>(caller), a, bytes, write);
+#endif
 }
+#if defined(FL_EMU_RACECHECK)
+// A volatile object's access (stepped.h).
+FL_EMU_UNINSTRUMENTED inline void note_shared_access(const void* address, size_t bytes, bool write, void* caller) {
+  shared_access(address, bytes, write, caller, true);
+}
+#endif
 }  // namespace fl::emu
 
 // Declared under other names, bound to the sanitizer's by their assembler
@@ -40,7 +62,11 @@ __attribute__((always_inline, no_sanitize_thread)) inline void shared_access(con
 #define FL_LOCKSTEP_ACCESS(name, ...)                                               \
   FL_LOCKSTEP_HOOK void fl_tsan_##name(__VA_ARGS__) __asm__("__tsan_" #name);       \
   FL_LOCKSTEP_HOOK void fl_tsan_##name(__VA_ARGS__)
-#define FL_LOCKSTEP_FRAME static_cast<void* const*>(__builtin_frame_address(0))
+#if defined(FL_EMU_RACECHECK)
+#define FL_LOCKSTEP_FRAME __builtin_return_address(0)
+#else
+#define FL_LOCKSTEP_FRAME __builtin_frame_address(0)
+#endif
 #define FL_LOCKSTEP_ACCESSES(kind, write)                                                                                   \
   FL_LOCKSTEP_ACCESS(kind##1, void* a) { ::fl::emu::shared_access(a, 1, write, FL_LOCKSTEP_FRAME); }                       \
   FL_LOCKSTEP_ACCESS(kind##2, void* a) { ::fl::emu::shared_access(a, 2, write, FL_LOCKSTEP_FRAME); }                       \

@@ -175,6 +175,7 @@ struct warp_state {
   uint32_t first_held;       // lock step: the held lane that waits at the first place in the code
   uint32_t held_rank;        // lock step: where its lanes go among the warps released together
   uint32_t passed_over;      // lock step: rounds in a row some of its held lanes were kept back
+  uint32_t meetings;         // how many warp operations its lanes met at (racecheck.h)
 };
 
 // A cooperative launch's grid barrier (grid.sync()), its blocks each on an OS thread.
@@ -230,6 +231,34 @@ struct shared_word {
   bool read_by_others;
 };
 
+// Check mode's race check (racecheck.h): a thread that touched a byte of shared
+// memory in the current stretch between barriers (rank + 1; 0: none), where
+// (race_site), how many warp operations its warp had met at by then, and
+// whether through a volatile object.
+// A volatile object's accesses (stepped.h) take their turns in lock step, as the
+// lanes of a warp do on a GPU: two of them by one warp's lanes do not race.
+struct race_toucher {
+  uint32_t thread, site, warp_meetings;
+  bool stepped;
+};
+// Its shadow of one byte: the stretch, the byte before the stretch's first
+// write, the last writer and two readers (a write after them races with one
+// that is not the writer).
+struct race_byte {
+  uint64_t stretch;
+  race_toucher writer, reader, other_reader;
+  unsigned char before;
+};
+// A write that may race, settled once its store is done: up to 16 of its bytes
+// (`racing`, a bit each) with their values before it, and whom it may race with.
+struct race_pending {
+  uintptr_t address, first_byte;
+  uint32_t bytes, racing, rank, site, access_bytes;
+  race_toucher earlier;
+  bool earlier_wrote;
+  unsigned char before[16];
+};
+
 struct block_state {
   const launch_state* launch;
   const thread_code* code;  // the plain module's, or its twin's in lock step
@@ -256,6 +285,12 @@ struct block_state {
   shared_word* shadow;       // a word of the static shared memory, then of the dynamic
   uint32_t shared_epoch;     // which stretch between barriers the block is in (from 1)
   bool watching, conflict;
+  // Check mode's race check (racecheck.h), in a module that uses shared memory.
+  bool racecheck;
+  race_byte* race_shadow;    // a byte of the static shared memory, then of the dynamic
+  uint64_t* race_stretches;  // the worker's count of stretches between barriers, for good
+  uint64_t race_stretch;     // the current one's number
+  race_pending pending_write;
   uint32_t streak_warp, streak;  // plain mode: the warp whose lanes were last put first, how many times in a row
   uint64_t ready_words;      // check mode: bit w set when ready_bits[w] is not 0
   uint64_t ready_bits[kMaxThreads / 64];  // check mode: bit r set when the thread of rank r is ready
@@ -364,6 +399,10 @@ __attribute__((format(printf, 2, 3))) FL_EMU_UNINSTRUMENTED inline void fail(blo
   snprintf(what, sizeof what, "device-side assertion `%s' failed", expression);
   device_stop(what, file, line);
 }
+
+}  // namespace fl::emu
+#include "racecheck.h"
+namespace fl::emu {
 
 FL_EMU_UNINSTRUMENTED inline const char* wait_name(const gpu_thread& t) {
   return t.status == thread_status::at_barrier ? "__syncthreads()" : warp_op_name(t.op, t.mask != kLiveLanes);
@@ -742,6 +781,8 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
   const warp_op op = first.op;
   const lane_mask mask = first.mask;
   const int line = op == warp_op::syncwarp ? 0 : first.line;  // __syncwarp()s on different lines meet
+  settle_races(b);
+  w.meetings++;
   // Every lane at the same operation, its value gathered.
   uint64_t values[64];
   const uint32_t warp_lanes = b.warp_size;
@@ -925,6 +966,7 @@ FL_EMU_UNINSTRUMENTED inline bool release_barrier(block_state& b) {
   b.barrier_arrivals = b.at_barrier;
   b.at_barrier = 0;
   b.shared_epoch++;
+  race_stretch_ends(b);
   b.barrier_result = b.barrier_votes;
   b.barrier_votes = 0;
   // Plain mode runs thread 0 last: past a barrier a GPU's warps go on
@@ -1620,6 +1662,7 @@ FL_EMU_UNINSTRUMENTED inline void run_block_with(launch_state& L, const thread_c
   b.watching = false;
   b.conflict = false;
   b.shadow = nullptr;
+  b.racecheck = false;
   b.grid_waited = false;
   b.site = nullptr;
   b.state = &t;
@@ -1652,11 +1695,14 @@ FL_EMU_UNINSTRUMENTED inline void run_block_with(launch_state& L, const thread_c
     }
 #if defined(FL_EMU_LOCKSTEP)
     start_lockstep(b, desc.shared_bytes, index);
+#elif defined(FL_EMU_RACECHECK)
+    start_racecheck(b, module_tls(worker), desc.shared_bytes);
 #endif
-    run_threads(b);
+    if (!b.failed) run_threads(b);
 #if defined(FL_EMU_LOCKSTEP)
     if (b.watching && !b.failed) L.lockstep_unneeded.store(true, std::memory_order_relaxed);
 #endif
+    if (b.racecheck && !b.failed) settle_pending_write(b);
   }
   t.block = nullptr;
   if (b.failed && !L.failed.exchange(true)) {
@@ -1704,6 +1750,15 @@ FL_EMU_UNINSTRUMENTED inline T argument_value(const void* bytes) {
   }
 }
 
+// An argument's bytes into its place in the launch's tuple. An empty struct (a
+// functor, `{}`) has none to copy: the tuple gives it no bytes of its own (it
+// shares its address with another element), and a copy of its one byte of
+// padding would overwrite that element's first.
+template <typename T>
+FL_EMU_UNINSTRUMENTED inline void copy_argument(T* into, const void* bytes) {
+  if constexpr (!std::is_empty_v<T>) memcpy(static_cast<void*>(into), bytes, sizeof(T));
+}
+
 // Kernel F's code for a block: each GPU thread calls F with the launch's
 // arguments, unpacked once into F's parameter types.
 template <auto F, typename... A>
@@ -1728,7 +1783,7 @@ FL_EMU_UNINSTRUMENTED inline int launch_with(fl_emu_launch* desc, lockstep_block
     // On the heap, copied in place: a kernel may take 32 KB of parameters (CUDA's
     // limit since 12.1), more than this frame may hold beside its copies.
     auto args = std::make_unique<packed>();
-    (memcpy(static_cast<void*>(&std::get<I>(*args)), desc->args[I], sizeof(std::tuple_element_t<I, packed>)), ...);
+    (copy_argument<std::tuple_element_t<I, packed>>(&std::get<I>(*args), desc->args[I]), ...);
     return run_launch(desc, code, lockstep_block, args.get(), &kernel);
   } else {
     packed args{argument_value<std::decay_t<A>>(desc->args[I])...};

@@ -24,17 +24,30 @@ namespace emu {
 #define FL_EMU_VOLATILE_STEP() volatile_step()
 #endif
 
+// Check mode's race check (racecheck.h) notes the access, as the compiler's calls
+// note the others, from the kernel's call of the operator (never inlined there).
+#if defined(FL_EMU_RACECHECK)
+void note_shared_access(const void* address, size_t bytes, bool write, void* caller);
+#define FL_EMU_STEPPED_ACCESS FL_EMU_UNINSTRUMENTED __attribute__((noinline))
+#define FL_EMU_NOTE_VOLATILE(write) note_shared_access(&value, sizeof(T), write, __builtin_return_address(0))
+#else
+#define FL_EMU_STEPPED_ACCESS FL_EMU_UNINSTRUMENTED
+#define FL_EMU_NOTE_VOLATILE(write) ((void)0)
+#endif
+
 template <typename T>
 struct stepped {
   T value;
 
   // Uninstrumented, so lock step's hooks (lockstep.h) do not see the access: the step before it gave it its turn.
-  FL_EMU_UNINSTRUMENTED operator T() const {
+  FL_EMU_STEPPED_ACCESS operator T() const {
     FL_EMU_VOLATILE_STEP();
+    FL_EMU_NOTE_VOLATILE(false);
     return *const_cast<const volatile T*>(&value);
   }
-  FL_EMU_UNINSTRUMENTED stepped& operator=(const T& v) {
+  FL_EMU_STEPPED_ACCESS stepped& operator=(const T& v) {
     FL_EMU_VOLATILE_STEP();
+    FL_EMU_NOTE_VOLATILE(true);
     *const_cast<volatile T*>(&value) = v;
     return *this;
   }

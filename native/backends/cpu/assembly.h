@@ -12,6 +12,25 @@ namespace fl::cpu::assembly {
 // `line` without the white space around it.
 std::string trimmed(const std::string& line);
 
+// `assembly`, line by line, with what `after(trimmed line, out)` appends to
+// `out` after each line (labels, say).
+template <typename After>
+std::string with_lines_after(const std::string& assembly, After after) {
+  std::string out;
+  out.reserve(assembly.size() + assembly.size() / 8);
+  size_t start = 0;
+  while (start < assembly.size()) {
+    size_t end = assembly.find('\n', start);
+    if (end == std::string::npos) end = assembly.size();
+    const std::string line = assembly.substr(start, end - start);
+    out += line;
+    out += '\n';
+    after(trimmed(line), out);
+    start = end + 1;
+  }
+  return out;
+}
+
 // Which section is current after each line: .text, .data, .bss, .section NAME,
 // .previous, .pushsection and .popsection.
 class section_tracker {

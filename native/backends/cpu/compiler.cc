@@ -26,6 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "call_sites.h"
 #include "compiler_process.h"
 #include "fuselab/emulator/abi.h"
 #include "fuselab/kernel_name.h"
@@ -642,19 +643,28 @@ compile_result compile_module(const std::string& source, const std::string& kern
     if (!compiler_is_clang()) flags.push_back("-static-libubsan");
   }
   const bool lockstep = !check && uses_shared_memory(source);
+  // Check mode's race check (emulator/racecheck.h): the same calls before every
+  // load and store, which there note the accesses to shared memory, and line
+  // tables, which name the lines of a race's two accesses (call_sites.h).
+  const bool racecheck = check && uses_shared_memory(source);
   // Lock step's instrumented code costs time also where lock step turns itself
   // off: such a module is built twice (twin.h), plainly for the blocks without.
   // Not where volatile accesses step (src/volatile-steps.ts): they take the
   // order of lanes of lock step's build in every block.
   const bool twinned = lockstep && source.find("fl::emu::stepped") == std::string::npos;
   std::vector<std::string> lockstep_flags;
-  if (lockstep) {
+  if (lockstep || racecheck) {
     // Lock step (emulator/lockstep.h): the compiler calls a function before every
     // load and store, which the module defines. Not in check mode, whose scrambled
     // order of lanes shows code that relies on lock step instead.
     lockstep_flags.push_back("-fsanitize=thread");
-    lockstep_flags.push_back("-DFL_EMU_LOCKSTEP=1");
-    lockstep_flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel
+    if (racecheck) {
+      lockstep_flags.push_back("-DFL_EMU_RACECHECK=1");
+      lockstep_flags.push_back("-g1");
+    } else {
+      lockstep_flags.push_back("-DFL_EMU_LOCKSTEP=1");
+      lockstep_flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel
+    }
     lockstep_flags.push_back("-Wno-tsan");  // "atomic_thread_fence is not supported": the module makes it one
     if (compiler_is_clang()) {
       // clang also routes atomics through the sanitizer, also in the module's own definitions of those
@@ -664,9 +674,11 @@ compile_result compile_module(const std::string& source, const std::string& kern
         lockstep_flags.push_back(flag);
     } else {
       lockstep_flags.push_back("--param=tsan-instrument-func-entry-exit=0");
-      // The code in the order of the source, which the lanes of a warp take in turn (lockstep_step).
-      lockstep_flags.push_back("-fno-reorder-blocks");
-      lockstep_flags.push_back("-fno-reorder-blocks-and-partition");
+      if (lockstep) {
+        // The code in the order of the source, which the lanes of a warp take in turn (lockstep_step).
+        lockstep_flags.push_back("-fno-reorder-blocks");
+        lockstep_flags.push_back("-fno-reorder-blocks-and-partition");
+      }
     }
     if (twinned) lockstep_flags.push_back("-DFL_EMU_TWIN=1");
   }
@@ -763,6 +775,7 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // Lock step tells a loop's next turn from the code past it by the loops' extents.
   std::string& stepped = twinned ? twin_assembly : assembly;
   if (lockstep) stepped = with_loop_table(stepped);
+  if (racecheck) assembly = with_call_sites(assembly);
   for (const auto& [file, content] : {std::pair<const char*, const std::string*>{"cell.s", &assembly}, {"twin.s", &twin_assembly}}) {
     if (content->empty()) continue;
     std::ofstream out(work.path + "/" + file, std::ios::binary | std::ios::trunc);

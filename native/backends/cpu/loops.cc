@@ -43,30 +43,23 @@ std::string with_loop_table(const std::string& assembly) {
   std::map<std::string, std::string> labels;  // label: its section
   std::vector<loop> loops;
   assembly::section_tracker section;
-  std::string out;
-  out.reserve(assembly.size() + assembly.size() / 16);
-  std::istringstream in(assembly);
-  std::string line;
-  while (std::getline(in, line)) {
-    out += line;
-    out += '\n';
-    const std::string text = trimmed(line);
+  const std::string out = assembly::with_lines_after(assembly, [&](const std::string& text, std::string& after) {
     const size_t colon = text.find(':');
     if (colon != std::string::npos && is_local_label(text.substr(0, colon))) {
       labels[text.substr(0, colon)] = section.name();
-      continue;
+      return;
     }
     if (!text.empty() && text[0] == '.') {
       section.read(text);
-      continue;
+      return;
     }
     const std::string target = branch_target(text);
     const auto found = labels.find(target);
-    if (target.empty() || found == labels.end() || found->second != section.name()) continue;
+    if (target.empty() || found == labels.end() || found->second != section.name()) return;
     const std::string end = ".Lfuselab_loop_end" + std::to_string(loops.size());
-    out += end + ":\n";
+    after += end + ":\n";
     loops.push_back({target, end});
-  }
+  });
   std::ostringstream table;
   table << "\t.section\t.data.rel.ro,\"aw\"\n\t.balign 8\n\t.globl fl_emu_loops\n\t.hidden fl_emu_loops\nfl_emu_loops:\n";
   for (const loop& l : loops) table << "\t.quad " << l.start << ", " << l.end << "\n";

@@ -23,7 +23,8 @@ namespace {
 
 constexpr size_t kFiberStackBytes = 64 * 1024;
 constexpr size_t kSignalStackBytes = 64 * 1024;
-constexpr int kScratchSlots = 3;
+// The run time's: fibers, dynamic shared memory, check mode's order (or lock step's watch), the race check's shadow.
+constexpr int kScratchSlots = 4;
 // The slot the emulator's run time keeps a block's dynamic shared memory in (runtime.h).
 constexpr int kDynamicSharedSlot = 1;
 // How long a stop waits for a kernel to come back from library code (a system
