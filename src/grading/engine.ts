@@ -37,6 +37,7 @@ export interface Executor {
 
 /** Classifies a launch's error message into a verdict. */
 export function verdictOf(message: string): Verdict {
+  if (/a race on shared memory/.test(message)) return "race";
   if (/(wrote|read|read or wrote) out of bounds/.test(message)) return "out_of_bounds";
   if (/ran past the .* limit|was cancelled|time limit/.test(message)) return "time_limit";
   if (/illegal (memory )?access|invalid memory access|illegal address|misaligned address|out of bounds/i.test(message)) return "illegal_address";

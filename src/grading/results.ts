@@ -11,6 +11,7 @@ export const VERDICTS = [
   "wrong_answer",
   "nan",              // NaN where a number belongs (also an output never written: it keeps the NaN canary)
   "out_of_bounds",    // a write outside a buffer (guard bands, canary regions)
+  "race",             // a data race on shared memory (check mode's race check)
   "illegal_address",
   "time_limit",
   "crash",
