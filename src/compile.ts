@@ -412,7 +412,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // cuda_runtime.h, names template parameters M, N ... that such a macro would break.
   const defineLines = (configuring: boolean) => [...defines].filter(([name]) => configuresHeaders(name) === configuring)
     .map(([name, value]) => `#define ${name} ${value}\n`).join("");
-  const text = `${defineLines(true)}#include <fuselab/fuselab.h>\n${defineLines(false)}#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
+  const text = `${defineLines(true)}#include <fuselab/fuselab.h>\n${defineLines(false)}#line 1 "${file}"\n${withPortableDynamicShared(withRemovedCubNames(marked, target, file), target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
     ...Object.entries(addedMacros(build)).map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
@@ -708,6 +708,20 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
     const reader = `fl_dynamic_shared_${name}`;
     return `\n${row}inline ${type} (&${reader}())[] { return *reinterpret_cast<${type} (*)[]>(::fl::emu::dynamic_shared()); }\n` +
       `#define ${name} ${reader}()\n#line ${at.line} "${at.file}"\n`;
+  });
+}
+
+// cub 3 (CUDA 13) removed names that sources written for cub 1 and 2 use
+// (cub::Max, cub::Sum, CUB_MAX ...): under NVRTC each #include of one of cub's
+// headers is followed by fuselab's that gives them back (kernels/fuselab/cub_removed.h),
+// as the umbrella <cub/cub.cuh> includes it; #line keeps the source's lines.
+const CUB_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*[<"]cub\/[^>"\n]*[>"][^\n]*$/gm;
+
+function withRemovedCubNames(source: string, target: Target, file: string): string {
+  if (target !== "cuda") return source;
+  return source.replace(CUB_INCLUDE, (line: string, offset: number) => {
+    const at = placeOf(source, offset, file);
+    return `${line}\n#include <fuselab/cub_removed.h>\n#line ${at.line + 1} "${at.file}"`;
   });
 }
 

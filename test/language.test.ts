@@ -4626,6 +4626,35 @@ void launch(float* y, float a, int n) { scale<<<GET_THREADS / 256, 256>>>(y, a, 
     expect(Array.from(y.toArray())).to.deep.equal(range(300).map((i) => i / 2));
   });
 
+  it("gives back the names cub 3 removed after any of cub's headers, not only the umbrella one (Kaldi's softmax passes cub::Max() to BlockReduce)", () => {
+    const module = fl.compile(`
+#include <cub/block/block_reduce.cuh>
+#include <cub/warp/warp_reduce.cuh>
+template <int THREADS>
+__global__ void row_max_and_sum(float* out, const float* x, int cols) {
+  typedef cub::BlockReduce<float, THREADS> BlockReduceT;
+  __shared__ typename BlockReduceT::TempStorage scratch;
+  __shared__ typename cub::WarpReduce<float>::TempStorage warp_scratch[THREADS / 32];
+  float best = -1e30f, sum = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += THREADS) {
+    best = CUB_MAX(best, x[blockIdx.x * cols + c]);
+    sum += x[blockIdx.x * cols + c];
+  }
+  best = BlockReduceT(scratch).Reduce(best, cub::Max());
+  cub::CTA_SYNC();
+  sum = BlockReduceT(scratch).Reduce(sum, cub::Sum());
+  const float lane_min = cub::WarpReduce<float>(warp_scratch[threadIdx.x / 32]).Reduce(float(cub::LaneId()), cub::Min());
+  if (threadIdx.x == 0) { out[3 * blockIdx.x] = best; out[3 * blockIdx.x + 1] = sum; out[3 * blockIdx.x + 2] = lane_min; }
+}
+template __global__ void row_max_and_sum<128>(float*, const float*, int);`, { device: dev(), name: "cub_removed" });
+    const rows = 3, cols = 301;
+    const x = range(rows * cols).map((i) => ((i * 37) % 101) - 50);
+    const out = fl.full([3 * rows], NaN, { device: dev() });
+    module.fn("row_max_and_sum<128>").launch({ grid: rows, block: 128 }, out, fl.tensor(x, { device: dev() }), cols);
+    const row = (r: number) => x.slice(r * cols, (r + 1) * cols);
+    expect(Array.from(out.toArray())).to.deep.equal(range(rows).flatMap((r) => [Math.max(...row(r)), row(r).reduce((a, v) => a + v, 0), 0]));
+  });
+
   it("gives std's type traits, move, forward, declval and numeric_limits with no #include, as nvcc's implicit <cuda_runtime.h> does (FasterTransformer's T5addResidual)", () => {
     const module = fl.compile(`
 template <typename T, typename U>
