@@ -403,7 +403,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
-  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))))
+  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withOwnFixedWidthTypesRenamed(withoutHostCode(checked, { predefined })))))
     : withMisplacedRestrictDropped(withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }))));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   // A project's -D macros, as #define lines (a value may have spaces): those that configure
@@ -813,6 +813,19 @@ function withExtVectorsOfGcc(where: string, source: string): string {
     throw new ArgumentError(where, "source", "clang's ext_vector_type in a type alias (`using v4 = float __attribute__((ext_vector_type(4)));` or a typedef), " +
       "which the CPU emulator makes GCC's vector of that size", `one written otherwise on line ${text.slice(0, left.index).split("\n").length}`);
   }
+  return text;
+}
+
+// A source that declares a fixed-width integer type itself (darknet's
+// `typedef unsigned long long int uint64_t;`) compiles with nvcc, whose
+// implicit headers declare none of them; the CPU's C library does, as another
+// type (`unsigned long`). The source's own type is renamed, everywhere in it.
+const OWN_FIXED_WIDTH = /^[ \t]*(?:typedef\b[^;{}()]*?\b(u?int(?:8|16|32|64)_t)|using[ \t]+(u?int(?:8|16|32|64)_t)[ \t]*=[^;{}]*?)[ \t]*;/gm;
+
+function withOwnFixedWidthTypesRenamed(source: string): string {
+  const names = new Set([...source.matchAll(OWN_FIXED_WIDTH)].map((m) => m[1] ?? m[2]));
+  let text = source;
+  for (const name of names) text = text.replace(new RegExp(`(?<![\\w:])${name}\\b`, "g"), `fl_own_${name}`);
   return text;
 }
 

@@ -4626,6 +4626,27 @@ void launch(float* y, float a, int n) { scale<<<GET_THREADS / 256, 256>>>(y, a, 
     expect(Array.from(y.toArray())).to.deep.equal(range(300).map((i) => i / 2));
   });
 
+  it("takes a source's own typedefs of the fixed-width integer types, as nvcc does (darknet's uint64_t of unsigned long long)", () => {
+    const module = fl.compile(`
+#include "cuda_runtime.h"
+#include <cstdio>
+typedef unsigned long long int uint64_t;
+typedef unsigned char uint8_t;
+using int16_t = short;
+__device__ uint64_t ones(uint64_t v) { return __popcll(v); }
+__global__ void count_bits(uint64_t* bits, const uint8_t* extra, int16_t* small, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long* same = bits;  // the source's uint64_t is unsigned long long
+  if (i < n) { same[i] = ones(bits[i]) + extra[i]; small[i] = (int16_t)(-i); }
+}`, { device: dev(), name: "darknet_types" });
+    const n = 5;
+    const bits = fl.tensor(BigUint64Array.from([0n, 1n, 0xffn, 0xffffffffffffffffn, 0x8000000000000001n]), { dtype: "u64", device: dev() });
+    const small = fl.full([n], 7, { dtype: "i16", device: dev() });
+    module.fn("count_bits").launch({ grid: 1, block: 32 }, bits, fl.tensor(Uint8Array.from([1, 2, 3, 4, 5]), { dtype: "u8", device: dev() }), small, n);
+    expect(Array.from(bits.toArray())).to.deep.equal([1n, 3n, 11n, 68n, 7n]);
+    expect(Array.from(small.toArray())).to.deep.equal([0, -1, -2, -3, -4]);
+  });
+
   it("gives back the names cub 3 removed after any of cub's headers, not only the umbrella one (Kaldi's softmax passes cub::Max() to BlockReduce)", () => {
     const module = fl.compile(`
 #include <cub/block/block_reduce.cuh>
