@@ -403,7 +403,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
-  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withoutHostCode(checked, { predefined }))))
+  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withOwnFixedWidthTypesRenamed(withoutHostCode(checked, { predefined })))))
     : withMisplacedRestrictDropped(withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }))));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   // A project's -D macros, as #define lines (a value may have spaces): those that configure
@@ -412,7 +412,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // cuda_runtime.h, names template parameters M, N ... that such a macro would break.
   const defineLines = (configuring: boolean) => [...defines].filter(([name]) => configuresHeaders(name) === configuring)
     .map(([name, value]) => `#define ${name} ${value}\n`).join("");
-  const text = `${defineLines(true)}#include <fuselab/fuselab.h>\n${defineLines(false)}#line 1 "${file}"\n${withPortableDynamicShared(marked, target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
+  const text = `${defineLines(true)}#include <fuselab/fuselab.h>\n${defineLines(false)}#line 1 "${file}"\n${withPortableDynamicShared(withRemovedCubNames(marked, target, file), target, file)}${target === "cpu" ? exportedVariables(constants) : layoutAsserts(declarations)}`;
   const flags = [...ownIncludeFolders(target).map((folder) => `-I${folder}`), ...(build.std ? [`-std=${build.std}`] : []), ...warpWidthFlags(build, checked),
     ...Object.entries(addedMacros(build)).map(([name, value]) => `-D${name}=${value}`)];
   const files = [file, ...new Set(combined.segments.map((s) => s.file).filter((f) => f !== ""))];
@@ -711,6 +711,20 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
   });
 }
 
+// cub 3 (CUDA 13) removed names that sources written for cub 1 and 2 use
+// (cub::Max, cub::Sum, CUB_MAX ...): under NVRTC each #include of one of cub's
+// headers is followed by fuselab's that gives them back (kernels/fuselab/cub_removed.h),
+// as the umbrella <cub/cub.cuh> includes it; #line keeps the source's lines.
+const CUB_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*[<"]cub\/[^>"\n]*[>"][^\n]*$/gm;
+
+function withRemovedCubNames(source: string, target: Target, file: string): string {
+  if (target !== "cuda") return source;
+  return source.replace(CUB_INCLUDE, (line: string, offset: number) => {
+    const at = placeOf(source, offset, file);
+    return `${line}\n#include <fuselab/cub_removed.h>\n#line ${at.line + 1} "${at.file}"`;
+  });
+}
+
 // A namespace-scope `const` scalar that device code reads is a constant to
 // nvcc, whose host pass initializes it, also from another such constant
 // (`const real cutoff_square = cutoff * cutoff;` of a double); NVRTC and
@@ -799,6 +813,19 @@ function withExtVectorsOfGcc(where: string, source: string): string {
     throw new ArgumentError(where, "source", "clang's ext_vector_type in a type alias (`using v4 = float __attribute__((ext_vector_type(4)));` or a typedef), " +
       "which the CPU emulator makes GCC's vector of that size", `one written otherwise on line ${text.slice(0, left.index).split("\n").length}`);
   }
+  return text;
+}
+
+// A source that declares a fixed-width integer type itself (darknet's
+// `typedef unsigned long long int uint64_t;`) compiles with nvcc, whose
+// implicit headers declare none of them; the CPU's C library does, as another
+// type (`unsigned long`). The source's own type is renamed, everywhere in it.
+const OWN_FIXED_WIDTH = /^[ \t]*(?:typedef\b[^;{}()]*?\b(u?int(?:8|16|32|64)_t)|using[ \t]+(u?int(?:8|16|32|64)_t)[ \t]*=[^;{}]*?)[ \t]*;/gm;
+
+function withOwnFixedWidthTypesRenamed(source: string): string {
+  const names = new Set([...source.matchAll(OWN_FIXED_WIDTH)].map((m) => m[1] ?? m[2]));
+  let text = source;
+  for (const name of names) text = text.replace(new RegExp(`(?<![\\w:])${name}\\b`, "g"), `fl_own_${name}`);
   return text;
 }
 

@@ -4626,6 +4626,56 @@ void launch(float* y, float a, int n) { scale<<<GET_THREADS / 256, 256>>>(y, a, 
     expect(Array.from(y.toArray())).to.deep.equal(range(300).map((i) => i / 2));
   });
 
+  it("takes a source's own typedefs of the fixed-width integer types, as nvcc does (darknet's uint64_t of unsigned long long)", () => {
+    const module = fl.compile(`
+#include "cuda_runtime.h"
+#include <cstdio>
+typedef unsigned long long int uint64_t;
+typedef unsigned char uint8_t;
+using int16_t = short;
+__device__ uint64_t ones(uint64_t v) { return __popcll(v); }
+__global__ void count_bits(uint64_t* bits, const uint8_t* extra, int16_t* small, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long* same = bits;  // the source's uint64_t is unsigned long long
+  if (i < n) { same[i] = ones(bits[i]) + extra[i]; small[i] = (int16_t)(-i); }
+}`, { device: dev(), name: "darknet_types" });
+    const n = 5;
+    const bits = fl.tensor(BigUint64Array.from([0n, 1n, 0xffn, 0xffffffffffffffffn, 0x8000000000000001n]), { dtype: "u64", device: dev() });
+    const small = fl.full([n], 7, { dtype: "i16", device: dev() });
+    module.fn("count_bits").launch({ grid: 1, block: 32 }, bits, fl.tensor(Uint8Array.from([1, 2, 3, 4, 5]), { dtype: "u8", device: dev() }), small, n);
+    expect(Array.from(bits.toArray())).to.deep.equal([1n, 3n, 11n, 68n, 7n]);
+    expect(Array.from(small.toArray())).to.deep.equal([0, -1, -2, -3, -4]);
+  });
+
+  it("gives back the names cub 3 removed after any of cub's headers, not only the umbrella one (Kaldi's softmax passes cub::Max() to BlockReduce)", () => {
+    const module = fl.compile(`
+#include <cub/block/block_reduce.cuh>
+#include <cub/warp/warp_reduce.cuh>
+template <int THREADS>
+__global__ void row_max_and_sum(float* out, const float* x, int cols) {
+  typedef cub::BlockReduce<float, THREADS> BlockReduceT;
+  __shared__ typename BlockReduceT::TempStorage scratch;
+  __shared__ typename cub::WarpReduce<float>::TempStorage warp_scratch[THREADS / 32];
+  float best = -1e30f, sum = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += THREADS) {
+    best = CUB_MAX(best, x[blockIdx.x * cols + c]);
+    sum += x[blockIdx.x * cols + c];
+  }
+  best = BlockReduceT(scratch).Reduce(best, cub::Max());
+  cub::CTA_SYNC();
+  sum = BlockReduceT(scratch).Reduce(sum, cub::Sum());
+  const float lane_min = cub::WarpReduce<float>(warp_scratch[threadIdx.x / 32]).Reduce(float(cub::LaneId()), cub::Min());
+  if (threadIdx.x == 0) { out[3 * blockIdx.x] = best; out[3 * blockIdx.x + 1] = sum; out[3 * blockIdx.x + 2] = lane_min; }
+}
+template __global__ void row_max_and_sum<128>(float*, const float*, int);`, { device: dev(), name: "cub_removed" });
+    const rows = 3, cols = 301;
+    const x = range(rows * cols).map((i) => ((i * 37) % 101) - 50);
+    const out = fl.full([3 * rows], NaN, { device: dev() });
+    module.fn("row_max_and_sum<128>").launch({ grid: rows, block: 128 }, out, fl.tensor(x, { device: dev() }), cols);
+    const row = (r: number) => x.slice(r * cols, (r + 1) * cols);
+    expect(Array.from(out.toArray())).to.deep.equal(range(rows).flatMap((r) => [Math.max(...row(r)), row(r).reduce((a, v) => a + v, 0), 0]));
+  });
+
   it("gives std's type traits, move, forward, declval and numeric_limits with no #include, as nvcc's implicit <cuda_runtime.h> does (FasterTransformer's T5addResidual)", () => {
     const module = fl.compile(`
 template <typename T, typename U>
