@@ -58,8 +58,10 @@ export function checkHeaders(where: string, headers: unknown): Map<string, strin
 
 // What nvcc, NVRTC, hipcc and hiprtc define, which say which compiler and pass read a source.
 // (HIP 5's older names of the platforms, `__HIP_PLATFORM_HCC__` and `__HIP_PLATFORM_NVCC__`, which builds
-// such as MIOpen's and PyTorch's ROCm extensions pass with -D, are a build's to give.)
-const COMPILER_MACROS = /^(?:__CUDA_ARCH__|__CUDACC\w*|__NVCC__|__HIP(?!_PLATFORM_(?:HCC|NVCC)__$)\w*|__HIPCC\w*|__gfx\w+__|__GFX\d+__|__AMDGCN\w*|__AMDGPU__|__AMD__|__cplusplus|CUDA_VERSION|CUDART_VERSION)$/;
+// such as MIOpen's and PyTorch's ROCm extensions pass with -D, are a build's to give, and so are the
+// switches of HIP's headers, `__HIP_NO_HALF_OPERATORS__` and `__HIP_NO_HALF_CONVERSIONS__`, which
+// PyTorch's ROCm builds pass.)
+const COMPILER_MACROS = /^(?:__CUDA_ARCH__|__CUDACC\w*|__NVCC__|__HIP(?!_PLATFORM_(?:HCC|NVCC)__$|_NO_)\w*|__HIPCC\w*|__gfx\w+__|__GFX\d+__|__AMDGCN\w*|__AMDGPU__|__AMD__|__cplusplus|CUDA_VERSION|CUDART_VERSION)$/;
 
 // A macro's name, with a function-like macro's parameters (`IX(x, y, z)`, `LOG(fmt, ...)`).
 const MACRO_KEY = /^([A-Za-z_]\w*)(\(\s*(?:(?:[A-Za-z_]\w*\s*,\s*)*(?:[A-Za-z_]\w*|\.\.\.)\s*)?\))?$/;

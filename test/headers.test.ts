@@ -214,6 +214,62 @@ __global__ void total(int* out) {
     expect(out.toArray()[0]).to.equal(3 * 63 * 64 / 2);
   });
 
+  it("leaves the 16-bit operators out under PyTorch's build flags (__CUDA_NO_HALF_OPERATORS__ ..., HIP's __HIP_NO_HALF_OPERATORS__), so that a source's own compile, as the toolkits' headers do", () => {
+    // A helper header as extensions write one: operators of its own where the build removed the toolkit's.
+    const own = (include: string, flag: string) => `#include <${include}>
+#if defined(${flag})
+__host__ __device__ __forceinline__ __half operator+(__half a, __half b) { return __hadd(a, b); }
+__host__ __device__ __forceinline__ __half operator*(__half a, __half b) { return __hmul(a, b); }
+__host__ __device__ __forceinline__ __half operator-(__half x) { return __hsub(__float2half(0.0f), x); }
+#endif
+__global__ void negated_axpy(const __half* x, __half* y, __half a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = -(a * x[i] + y[i]);
+}`;
+    const cuda = own("cuda_fp16.h", "__CUDA_NO_HALF_OPERATORS__") + `
+#include <cuda_bf16.h>
+#if defined(__CUDA_NO_BFLOAT16_OPERATORS__)
+__host__ __device__ __forceinline__ __nv_bfloat16 operator*(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmul(a, b); }
+#endif
+#if defined(__CUDA_NO_HALF2_OPERATORS__)
+__device__ __forceinline__ __half2 operator+(__half2 a, __half2 b) { return __hadd2(a, b); }
+#endif
+__global__ void scaled_bf16(const __nv_bfloat16* x, __nv_bfloat16* y, __nv_bfloat16 a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i];
+}
+__global__ void pair_sums(const __half2* x, __half2* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] + y[i];
+}`;
+    const pytorch = { __CUDA_NO_HALF_OPERATORS__: true, __CUDA_NO_HALF_CONVERSIONS__: true, __CUDA_NO_BFLOAT16_CONVERSIONS__: true,
+      __CUDA_NO_HALF2_OPERATORS__: true, __CUDA_NO_BFLOAT16_OPERATORS__: true } as const;
+    const n = 45, x = range(n).map((i) => (i - 20) / 2), y0 = range(n).map((i) => i % 7);
+    // Halves and small integers: every product and sum is exact in 16 bits, so the answers are exact.
+    const expected = x.map((v, i) => -(3 * v + y0[i]) || 0);
+    const negatedAxpy = (module: fl.Module) => {
+      const y = fl.tensor(y0, { dtype: "f16", device: dev() });
+      module.fn("negated_axpy").launch({ grid: 2, block: 32 }, fl.tensor(x, { dtype: "f16", device: dev() }), y, 3, n);
+      return Array.from(y.toArray(), (v) => v || 0);
+    };
+    for (const defines of [pytorch, {}]) {
+      const module = fl.compile(cuda, { device: dev(), defines });
+      expect(negatedAxpy(module), JSON.stringify(defines)).to.deep.equal(expected);
+      const b = fl.full([n], NaN, { dtype: "bf16", device: dev() });
+      module.fn("scaled_bf16").launch({ grid: 2, block: 32 }, fl.tensor(x, { dtype: "bf16", device: dev() }), b, -2, n);
+      expect(Array.from(b.toArray())).to.deep.equal(x.map((v) => -2 * v));
+      const pairs = fl.tensor(y0, { dtype: "f16", device: dev() });
+      module.fn("pair_sums").launch({ grid: 1, block: 32 }, fl.tensor(x.slice(0, 44), { dtype: "f16", device: dev() }), pairs, 22);
+      expect(Array.from(pairs.toArray())).to.deep.equal(y0.map((v, i) => (i < 44 ? v + x[i] : v)));
+    }
+    // HIP's switch, which PyTorch's ROCm builds pass with its conversions' one.
+    const hip = fl.compile(own("hip/hip_fp16.h", "__HIP_NO_HALF_OPERATORS__"), { device: dev(), defines: { __HIP_NO_HALF_OPERATORS__: 1, __HIP_NO_HALF_CONVERSIONS__: 1 } });
+    expect(negatedAxpy(hip)).to.deep.equal(expected);
+    // With neither the toolkit's operators nor its own, __half * __half is refused, as nvcc refuses it.
+    expectThrows(() => fl.compile(own("cuda_fp16.h", "OWN_OPERATORS"), { device: dev(), defines: pytorch }), fl.DeviceError,
+      /ambiguous overload for .operator\*.|no operator "\*" matches|more than one conversion function/);
+  });
+
   it("takes values with spaces, and function-like macros with their parameters (-D'IX(x, y, z)=...')", () => {
     const source = `__global__ void fill(float* grid, int n) {
   const int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;

@@ -398,35 +398,6 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC bool __hneu(H a, H b) { return float(a) != float(b); }                                            \
   FL_INTRINSIC bool __hisnan(H a) { return float(a) != float(a); }                                               \
   FL_INTRINSIC int __hisinf(H a) { float f = float(a); return isinf(f) ? (f < 0 ? -1 : 1) : 0; }                \
-  inline H operator+(const H& a, const H& b) { return __hadd(a, b); }                                      \
-  inline H operator-(const H& a, const H& b) { return __hsub(a, b); }                                      \
-  inline fl_product<H> operator*(const H& a, const H& b) { return __hmul(a, b); }                          \
-  inline H operator+(const fl_product<H>& p, const H& c) { return __hadd(p, c); }                          \
-  inline H operator+(const H& c, const fl_product<H>& p) { return __hadd(c, p); }                          \
-  inline H operator+(const fl_product<H>& p, const fl_product<H>& q) { return __hadd(p, q); }              \
-  inline H operator-(const fl_product<H>& p, const H& c) { return __hsub(p, c); }                          \
-  inline H operator-(const H& c, const fl_product<H>& p) { return __hsub(c, p); }                          \
-  inline H operator-(const fl_product<H>& p, const fl_product<H>& q) { return __hsub(p, q); }              \
-  inline H& operator+=(H& a, const fl_product<H>& p) { return a = __hadd(a, p); }                          \
-  inline H& operator-=(H& a, const fl_product<H>& p) { return a = __hsub(a, p); }                          \
-  inline fl_product<H> operator-(const fl_product<H>& p) { return fl_negated(p); }                         \
-  inline H operator/(const H& a, const H& b) { return __hdiv(a, b); }                                      \
-  inline H& operator+=(H& a, const H& b) { return a = __hadd(a, b); }                                      \
-  inline H& operator-=(H& a, const H& b) { return a = __hsub(a, b); }                                      \
-  inline H& operator*=(H& a, const H& b) { return a = __hmul(a, b); }                                      \
-  inline H& operator/=(H& a, const H& b) { return a = __hdiv(a, b); }                                      \
-  inline H operator+(const H& a) { return a; }                                                             \
-  inline H operator-(const H& a) { return __hneg(a); }                                                     \
-  inline H& operator++(H& a) { return a = __hadd(a, H(1.0f)); }                                            \
-  inline H& operator--(H& a) { return a = __hsub(a, H(1.0f)); }                                            \
-  inline H operator++(H& a, int) { H old = a; ++a; return old; }                                           \
-  inline H operator--(H& a, int) { H old = a; --a; return old; }                                           \
-  inline bool operator==(const H& a, const H& b) { return __heq(a, b); }                                   \
-  inline bool operator!=(const H& a, const H& b) { return __hneu(a, b); }                                  \
-  inline bool operator<(const H& a, const H& b) { return __hlt(a, b); }                                    \
-  inline bool operator<=(const H& a, const H& b) { return __hle(a, b); }                                   \
-  inline bool operator>(const H& a, const H& b) { return __hgt(a, b); }                                    \
-  inline bool operator>=(const H& a, const H& b) { return __hge(a, b); }                                   \
   /* pairs: each half on its own */                                                                       \
   FL_INTRINSIC H2 __hadd2(H2 a, H2 b) { return {__hadd(a.x, b.x), __hadd(a.y, b.y)}; }                          \
   FL_INTRINSIC H2 __hsub2(H2 a, H2 b) { return {__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                          \
@@ -465,27 +436,6 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC bool __hblt2(H2 a, H2 b) { return __hlt(a.x, b.x) && __hlt(a.y, b.y); }                          \
   FL_INTRINSIC bool __hbgt2(H2 a, H2 b) { return __hgt(a.x, b.x) && __hgt(a.y, b.y); }                          \
   FL_INTRINSIC H2 __hisnan2(H2 a) { return {H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)}; }  \
-  inline H2 operator+(const H2& a, const H2& b) { return __hadd2(a, b); }                                  \
-  inline H2 operator-(const H2& a, const H2& b) { return __hsub2(a, b); }                                  \
-  inline fl_pair_product<H, H2> operator*(const H2& a, const H2& b) { return __hmul2(a, b); }              \
-  inline H2 operator+(const fl_pair_product<H, H2>& p, const H2& c) { return __hadd2(p, c); }              \
-  inline H2 operator+(const H2& c, const fl_pair_product<H, H2>& p) { return __hadd2(c, p); }              \
-  inline H2 operator+(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hadd2(p, q); } \
-  inline H2 operator-(const fl_pair_product<H, H2>& p, const H2& c) { return __hsub2(p, c); }              \
-  inline H2 operator-(const H2& c, const fl_pair_product<H, H2>& p) { return __hsub2(c, p); }              \
-  inline H2 operator-(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hsub2(p, q); } \
-  inline H2& operator+=(H2& a, const fl_pair_product<H, H2>& p) { return a = __hadd2(a, p); }              \
-  inline H2& operator-=(H2& a, const fl_pair_product<H, H2>& p) { return a = __hsub2(a, p); }              \
-  inline fl_pair_product<H, H2> operator-(const fl_pair_product<H, H2>& p) { return __hneg2(p); }          \
-  inline H2 operator/(const H2& a, const H2& b) { return __h2div(a, b); }                                  \
-  inline H2& operator+=(H2& a, const H2& b) { return a = __hadd2(a, b); }                                  \
-  inline H2& operator-=(H2& a, const H2& b) { return a = __hsub2(a, b); }                                  \
-  inline H2& operator*=(H2& a, const H2& b) { return a = __hmul2(a, b); }                                  \
-  inline H2& operator/=(H2& a, const H2& b) { return a = __h2div(a, b); }                                  \
-  inline H2 operator+(const H2& a) { return a; }                                                           \
-  inline H2 operator-(const H2& a) { return __hneg2(a); }                                                  \
-  inline bool operator==(const H2& a, const H2& b) { return __hbeq2(a, b); }                               \
-  inline bool operator!=(const H2& a, const H2& b) { return !(__heq(a.x, b.x) && __heq(a.y, b.y)); }       \
   /* functions: the float function, rounded */                                                            \
   FL_INTRINSIC H P##exp(H a) { return H(expf(float(a))); }                                                       \
   FL_INTRINSIC H P##exp2(H a) { return H(exp2f(float(a))); }                                                     \
@@ -521,6 +471,78 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
 FL_HALF_ARITHMETIC(__half, __half2, h)
 FL_HALF_ARITHMETIC(__nv_bfloat16, __nv_bfloat162, h)
 #undef FL_HALF_ARITHMETIC
+
+// The operators, left out as the toolkits' headers leave them out where a build defines
+// __CUDA_NO_HALF_OPERATORS__, __CUDA_NO_HALF2_OPERATORS__, __CUDA_NO_BFLOAT16_OPERATORS__,
+// __CUDA_NO_BFLOAT162_OPERATORS__ or HIP's __HIP_NO_HALF_OPERATORS__ (PyTorch's extension
+// builds define them): such a source may define its own. fuselab's headers use the
+// intrinsics, never these.
+#define FL_HALF_OPERATORS(H)                                                                               \
+  inline H operator+(const H& a, const H& b) { return __hadd(a, b); }                                      \
+  inline H operator-(const H& a, const H& b) { return __hsub(a, b); }                                      \
+  inline fl_product<H> operator*(const H& a, const H& b) { return __hmul(a, b); }                          \
+  inline H operator+(const fl_product<H>& p, const H& c) { return __hadd(p, c); }                          \
+  inline H operator+(const H& c, const fl_product<H>& p) { return __hadd(c, p); }                          \
+  inline H operator+(const fl_product<H>& p, const fl_product<H>& q) { return __hadd(p, q); }              \
+  inline H operator-(const fl_product<H>& p, const H& c) { return __hsub(p, c); }                          \
+  inline H operator-(const H& c, const fl_product<H>& p) { return __hsub(c, p); }                          \
+  inline H operator-(const fl_product<H>& p, const fl_product<H>& q) { return __hsub(p, q); }              \
+  inline H& operator+=(H& a, const fl_product<H>& p) { return a = __hadd(a, p); }                          \
+  inline H& operator-=(H& a, const fl_product<H>& p) { return a = __hsub(a, p); }                          \
+  inline fl_product<H> operator-(const fl_product<H>& p) { return fl_negated(p); }                         \
+  inline H operator/(const H& a, const H& b) { return __hdiv(a, b); }                                      \
+  inline H& operator+=(H& a, const H& b) { return a = __hadd(a, b); }                                      \
+  inline H& operator-=(H& a, const H& b) { return a = __hsub(a, b); }                                      \
+  inline H& operator*=(H& a, const H& b) { return a = __hmul(a, b); }                                      \
+  inline H& operator/=(H& a, const H& b) { return a = __hdiv(a, b); }                                      \
+  inline H operator+(const H& a) { return a; }                                                             \
+  inline H operator-(const H& a) { return __hneg(a); }                                                     \
+  inline H& operator++(H& a) { return a = __hadd(a, H(1.0f)); }                                            \
+  inline H& operator--(H& a) { return a = __hsub(a, H(1.0f)); }                                            \
+  inline H operator++(H& a, int) { H old = a; ++a; return old; }                                           \
+  inline H operator--(H& a, int) { H old = a; --a; return old; }                                           \
+  inline bool operator==(const H& a, const H& b) { return __heq(a, b); }                                   \
+  inline bool operator!=(const H& a, const H& b) { return __hneu(a, b); }                                  \
+  inline bool operator<(const H& a, const H& b) { return __hlt(a, b); }                                    \
+  inline bool operator<=(const H& a, const H& b) { return __hle(a, b); }                                   \
+  inline bool operator>(const H& a, const H& b) { return __hgt(a, b); }                                    \
+  inline bool operator>=(const H& a, const H& b) { return __hge(a, b); }
+#define FL_HALF2_OPERATORS(H, H2)                                                                         \
+  inline H2 operator+(const H2& a, const H2& b) { return __hadd2(a, b); }                                  \
+  inline H2 operator-(const H2& a, const H2& b) { return __hsub2(a, b); }                                  \
+  inline fl_pair_product<H, H2> operator*(const H2& a, const H2& b) { return __hmul2(a, b); }              \
+  inline H2 operator+(const fl_pair_product<H, H2>& p, const H2& c) { return __hadd2(p, c); }              \
+  inline H2 operator+(const H2& c, const fl_pair_product<H, H2>& p) { return __hadd2(c, p); }              \
+  inline H2 operator+(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hadd2(p, q); } \
+  inline H2 operator-(const fl_pair_product<H, H2>& p, const H2& c) { return __hsub2(p, c); }              \
+  inline H2 operator-(const H2& c, const fl_pair_product<H, H2>& p) { return __hsub2(c, p); }              \
+  inline H2 operator-(const fl_pair_product<H, H2>& p, const fl_pair_product<H, H2>& q) { return __hsub2(p, q); } \
+  inline H2& operator+=(H2& a, const fl_pair_product<H, H2>& p) { return a = __hadd2(a, p); }              \
+  inline H2& operator-=(H2& a, const fl_pair_product<H, H2>& p) { return a = __hsub2(a, p); }              \
+  inline fl_pair_product<H, H2> operator-(const fl_pair_product<H, H2>& p) { return __hneg2(p); }          \
+  inline H2 operator/(const H2& a, const H2& b) { return __h2div(a, b); }                                  \
+  inline H2& operator+=(H2& a, const H2& b) { return a = __hadd2(a, b); }                                  \
+  inline H2& operator-=(H2& a, const H2& b) { return a = __hsub2(a, b); }                                  \
+  inline H2& operator*=(H2& a, const H2& b) { return a = __hmul2(a, b); }                                  \
+  inline H2& operator/=(H2& a, const H2& b) { return a = __h2div(a, b); }                                  \
+  inline H2 operator+(const H2& a) { return a; }                                                           \
+  inline H2 operator-(const H2& a) { return __hneg2(a); }                                                  \
+  inline bool operator==(const H2& a, const H2& b) { return __hbeq2(a, b); }                               \
+  inline bool operator!=(const H2& a, const H2& b) { return !(__heq(a.x, b.x) && __heq(a.y, b.y)); }
+#if !defined(__CUDA_NO_HALF_OPERATORS__) && !defined(__HIP_NO_HALF_OPERATORS__)
+FL_HALF_OPERATORS(__half)
+#endif
+#if !defined(__CUDA_NO_HALF2_OPERATORS__) && !defined(__HIP_NO_HALF_OPERATORS__)
+FL_HALF2_OPERATORS(__half, __half2)
+#endif
+#if !defined(__CUDA_NO_BFLOAT16_OPERATORS__)
+FL_HALF_OPERATORS(__nv_bfloat16)
+#endif
+#if !defined(__CUDA_NO_BFLOAT162_OPERATORS__)
+FL_HALF2_OPERATORS(__nv_bfloat16, __nv_bfloat162)
+#endif
+#undef FL_HALF_OPERATORS
+#undef FL_HALF2_OPERATORS
 
 FL_INTRINSIC __nv_bfloat162 __low2bfloat162(__nv_bfloat162 a) { return {a.x, a.x}; }
 FL_INTRINSIC __nv_bfloat162 __high2bfloat162(__nv_bfloat162 a) { return {a.y, a.y}; }

@@ -45,6 +45,12 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 #include <fuselab_rtc_std_math.h>
 #include <fuselab_rtc_glibc_types.h>
 #endif
+// HIP's switch for its half operators (PyTorch's ROCm builds pass it) under the name
+// CUDA's headers read, for a HIP source on NVIDIA: such a source defines its own.
+#if defined(__HIP_NO_HALF_OPERATORS__) && !defined(__CUDA_NO_HALF_OPERATORS__)
+#define __CUDA_NO_HALF_OPERATORS__
+#define __CUDA_NO_HALF2_OPERATORS__
+#endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
