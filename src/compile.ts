@@ -169,13 +169,42 @@ interface Prepared extends Translated {
 // key), with the key of their host pass: a second compile goes straight to it.
 const compiledAsHost = new Map<Device, Map<string, string>>();
 
+const INCLUDED = /^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]/gm;
+
+// PyTorch's CUDA headers (c10/cuda/CUDAException.h, ATen/cuda/Atomic.cuh ...) bring <cuda.h>, so
+// an extension that includes only them has CUDA_VERSION (sglang's `#if CUDA_VERSION >= 12040`
+// kernels); fuselab's stand-ins include it where PyTorch's do. Those that bring it, at any depth,
+// found once by following their #includes.
+let bringingCudaH: Set<string> | undefined;
+function torchHeadersBringingCudaH(): Set<string> {
+  if (bringingCudaH) return bringingCudaH;
+  const root = path.join(packageRoot(), "kernels", "fuselab", "torch");
+  const includes = new Map<string, string[]>();
+  const read = (folder: string) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const file = path.join(folder, entry.name);
+      if (entry.isDirectory()) read(file);
+      else includes.set(path.relative(root, file).split(path.sep).join("/"), [...fs.readFileSync(file, "utf8").matchAll(INCLUDED)].map((m) => m[1]));
+    }
+  };
+  read(root);
+  const brings = (name: string, seen: Set<string>): boolean => {
+    if (name === "cuda.h") return true;
+    if (seen.has(name)) return false;
+    seen.add(name);
+    return (includes.get(name) ?? []).some((included) => brings(included, seen));
+  };
+  bringingCudaH = new Set([...includes.keys()].filter((name) => brings(name, new Set())));
+  return bringingCudaH;
+}
+
 // What the compiler of each backend predefines, so that signatures are read as it will read them
 // (kernels under #if __CUDA_ARCH__ >= 800 are the GPU's: "sm_90" compiles with __CUDA_ARCH__ 900).
 function predefinedMacros(build: Build, source: string): Record<string, string> {
   // <cuda.h>'s CUDA_VERSION, for a source that includes it: the emulator's 13000, NVRTC's own version.
   const nvrtc = build.backend === "cuda" ? /run-time compilation: NVRTC (\d+)\.(\d+)/.exec(backendStatus("cuda")?.notes.join("\n") ?? "") : null;
   const cudaVersion = build.backend === "cpu" ? "13000" : nvrtc ? String(Number(nvrtc[1]) * 1000 + Number(nvrtc[2]) * 10) : undefined;
-  const includesCuda = /^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[">]/m.test(source);
+  const includesCuda = [...source.matchAll(INCLUDED)].some(([, name]) => name === "cuda.h" || torchHeadersBringingCudaH().has(name));
   // The execution spaces are macros to CUDA's and HIP's headers (`#ifdef __device__` in a
   // source's header marks helpers `__host__ __device__`): here each stands for itself.
   const spaces = Object.fromEntries(["__host__", "__device__", "__global__", "__shared__", "__constant__", "__forceinline__"].map((m) => [m, m]));

@@ -490,9 +490,9 @@ SCALE_OP(int, scale2_i32, 2);
     }
   });
 
-  it("gives CUDA_VERSION from <cuda.h>: the toolkit's where it compiles, on the emulator the CUDA 13.0 whose device API it gives", () => {
-    const module = fl.compile(`
-#include <cuda.h>
+  it("gives CUDA_VERSION from <cuda.h>, also through PyTorch's CUDA headers: the toolkit's where it compiles, on the emulator the CUDA 13.0 whose device API it gives", () => {
+    const source = (include: string) => `
+#include <${include}>
 __global__ void version(int* out) {
 #ifdef CUDA_VERSION
   out[0] = CUDA_VERSION;
@@ -503,14 +503,25 @@ __global__ void version(int* out) {
 #if CUDA_VERSION >= 12000
 __global__ void since_cuda12(int* out) { out[0] = 12; }
 #endif
-`, { device: dev() });
-    // Read as the compiler reads it: a kernel under #if CUDA_VERSION is found where the version allows it.
-    expect(module.kernels).to.include("since_cuda12");
-    const out = fl.full([1], 0, { dtype: "i32", device: dev() });
-    module.fn("version").launch({ grid: 1, block: 1 }, out);
-    const version = Number(out.toArray()[0]);
-    if (dev().backend === "cuda") expect(version >= 11000 && version % 10 === 0, `CUDA_VERSION ${version}`).to.equal(true);
-    else expect(version).to.equal(13000);
+`;
+    const versionWith = (include: string) => {
+      const module = fl.compile(source(include), { device: dev() });
+      const out = fl.full([1], 0, { dtype: "i32", device: dev() });
+      module.fn("version").launch({ grid: 1, block: 1 }, out);
+      const version = Number(out.toArray()[0]);
+      // Read as the compiler reads it: a kernel under #if CUDA_VERSION is found where the version allows it.
+      expect(module.kernels.includes("since_cuda12"), include).to.equal(version >= 12000);
+      return version;
+    };
+    // PyTorch's c10/cuda/CUDAException.h includes <cuda.h>, and the CUDA headers an extension
+    // includes reach it (sglang's token-bitmask kernels are under #if CUDA_VERSION >= 12040).
+    for (const include of ["cuda.h", "ATen/cuda/CUDAContext.h", "c10/cuda/CUDAGuard.h", "THC/THCAtomics.cuh"]) {
+      const version = versionWith(include);
+      if (dev().backend === "cuda") expect(version >= 11000 && version % 10 === 0, `CUDA_VERSION ${version} with ${include}`).to.equal(true);
+      else expect(version, include).to.equal(13000);
+    }
+    // Its CPU headers do not.
+    expect(versionWith("torch/extension.h")).to.equal(-1);
   });
 
   it("takes true or false for a bool parameter, beside a bool template parameter", () => {

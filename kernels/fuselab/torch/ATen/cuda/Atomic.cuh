@@ -4,6 +4,8 @@
 #ifndef FUSELAB_TORCH_ATOMIC_CUH
 #define FUSELAB_TORCH_ATOMIC_CUH
 #include <fuselab_torch.h>
+// As PyTorch's does: CUDA_VERSION for the extension's #if.
+#include <cuda.h>
 
 #if !defined(FL_TARGET_CPU) && (defined(__HIP__) || defined(__HIPCC_RTC__))
 // A compare-and-swap of the 32-bit word holding the 16 bits, as HIP has no 16-bit atomics.

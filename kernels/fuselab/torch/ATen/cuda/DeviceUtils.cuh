@@ -4,6 +4,8 @@
 #ifndef FUSELAB_TORCH_DEVICE_UTILS_CUH
 #define FUSELAB_TORCH_DEVICE_UTILS_CUH
 #include <fuselab_torch.h>
+// As PyTorch's does: CUDA_VERSION for the extension's #if.
+#include <cuda.h>
 
 #if C10_WARP_SIZE == 64
 #define FUSELAB_TORCH_SHUFFLE(name, mask, ...) name(__VA_ARGS__)

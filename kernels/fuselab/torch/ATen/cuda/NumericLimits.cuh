@@ -4,6 +4,8 @@
 #ifndef FUSELAB_TORCH_NUMERIC_LIMITS_CUH
 #define FUSELAB_TORCH_NUMERIC_LIMITS_CUH
 #include <fuselab_torch.h>
+// As PyTorch's does: CUDA_VERSION for the extension's #if.
+#include <cuda.h>
 
 namespace at {
 // PyTorch's own infinity beside them (a copy of this header in SoftPool reads it).
