@@ -926,7 +926,10 @@ function structMembers(body: Token[], structs: SourceStructs, namespaceAliases: 
       if (after[0]?.text === ":") return `its member ${name} is a bit-field`;
       // "float* a", "float a, *b": the stars are in the declarator (the first one holds the type's words too).
       const stars = d.slice(0, at).filter((t) => t.text === "*").length;
-      let type = pointerMember(baseWords, stars, aliases) ?? memberType(typeWords, structs, aliases);
+      // A member of a template struct's instance (OneFlow's `SimpleFactory<AxpyFunctor<float>>` holds `AxpyFunctor<float> tpl`).
+      const instance = stars === 0 ? templateStructInstance(typeTokens, structs) : undefined;
+      let type = pointerMember(baseWords, stars, aliases) ??
+        (instance === undefined ? memberType(typeWords, structs, aliases) : typeof instance === "string" ? instance : { kind: "struct", layout: instance });
       if (typeof type === "string") return type.startsWith("has the type") ? `its member ${name} ${type}` : type;
       const lengths: number[] = [];
       for (let i = 0; after[i]?.text === "["; i = closing(after, i) + 1) {

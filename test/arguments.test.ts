@@ -582,6 +582,33 @@ __global__ void smooth(double* out, const double* x, Window<double, 3> w, Window
       /struct PtrStepSz cannot be passed by value: it derives from another struct: pass one without a base\), got parameter 0 of k \(line 3\)/);
   });
 
+  it("passes a struct whose members are template structs' instances, nested as a functor factory holds its functor (OneFlow's elementwise SimpleFactory)", () => {
+    const module = fl.compile(`
+template <typename T> struct Axpy {
+  __device__ T operator()(T x, T y) const { return alpha * x + y; }
+  T alpha;
+};
+template <typename T, int N> struct Pack { T v[N]; };
+template <typename F> struct Factory {
+  __device__ F operator()() const { return functor; }
+  F functor;
+  Pack<short, 3> tag;
+};
+template <typename FactoryT>
+__global__ void apply(FactoryT factory, const double* x, const double* y, double* out, int n) {
+  const auto f = factory();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = f(x[i], y[i]) + factory.tag.v[i % 3];
+}`, { device: dev() });
+    const n = 37, x = range(n).map((i) => i / 4), y = range(n).map((i) => 50 - i);
+    const out = fl.full([n], NaN, { dtype: "f64", device: dev() });
+    module.fn("apply<Factory<Axpy<double>>>").launch({ grid: 2, block: 32 }, { functor: { alpha: -3 }, tag: { v: [1, -2, 300] } },
+      fl.tensor(x, { dtype: "f64", device: dev() }), fl.tensor(y, { dtype: "f64", device: dev() }), out, n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map((i) => -3 * x[i] + y[i] + [1, -2, 300][i % 3]));
+    expectThrows(() => module.fn("apply<Factory<Axpy<double>>>").launch({ grid: 1, block: 1 }, { functor: { alpha: 1 }, tag: { v: [1, 2] } }, out, out, out, 0),
+      fl.ArgumentError, /argument 0 \(factory\)\.tag\.v must be an array of 3 values \(short v\[3\]\), got \[1, 2\]$/);
+  });
+
   it("passes a struct of 32,000 bytes by value, under CUDA's 32,764-byte limit, as the CUDA samples' LargeKernelParameter does", () => {
     const module = fl.compile(`
 #define TOTAL_PARAMS (8000)

@@ -909,6 +909,45 @@ __global__ void raw_bytes(T* out) {
     }
   });
 
+  it("takes volatile objects as nvcc does: a volatile local stored to volatile memory (kaolin), members of a volatile shared array of vectors", () => {
+    const module = fl.compile(`
+__global__ void reversed_twice(float* out) {
+  volatile __shared__ float shm[32];
+  volatile float v = out[threadIdx.x] * 2.0f;
+  shm[threadIdx.x] = v;
+  __syncthreads();
+  out[threadIdx.x] = shm[31 - threadIdx.x];
+}
+__global__ void lane_numbers(volatile float* out) {
+  volatile float v = threadIdx.x;
+  out[threadIdx.x] = v;
+}
+__global__ void folded_pairs(float* out) {
+  volatile __shared__ float2 s[64];
+  const int t = threadIdx.x;
+  s[t].x = t;
+  s[t].y = 2 * t;
+  __syncthreads();
+  if (t < 32) {
+    s[t].x += s[t + 32].x;
+    s[t].y = s[t].y + s[t + 32].y;
+  }
+  __syncthreads();
+  if (t < 32) {
+    out[t] = s[t].x;
+    out[32 + t] = s[t].y;
+  }
+}`, { device: dev() });
+    const out = fl.tensor(range(32).map((i) => i - 9), { device: dev() });
+    module.fn("reversed_twice").launch({ grid: 1, block: 32 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(32).map((i) => 2 * (31 - i - 9)));
+    module.fn("lane_numbers").launch({ grid: 1, block: 32 }, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(32));
+    const pairs = fl.full([64], NaN, { device: dev() });
+    module.fn("folded_pairs").launch({ grid: 1, block: 64 }, pairs);
+    expect(Array.from(pairs.toArray())).to.deep.equal([...range(32).map((t) => 2 * t + 32), ...range(32).map((t) => 4 * t + 64)]);
+  });
+
   it("gives a launch the dynamic shared memory a kernel opts in to on the device (227 KiB on an H100/H200 and the 32-lane CPU, AMD's 64 KiB on the 64-lane CPU)", () => {
     // A GEMM or attention kernel with large tiles asks for more than 64 KiB (its host code calls
     // cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), which launches from TS do for it).

@@ -35,7 +35,7 @@ void note_shared_access(const void* address, size_t bytes, bool write, void* cal
 #define FL_EMU_NOTE_VOLATILE(write) ((void)0)
 #endif
 
-template <typename T>
+template <typename T, bool = std::is_class<T>::value>
 struct stepped {
   T value;
 
@@ -52,6 +52,8 @@ struct stepped {
     return *this;
   }
   stepped& operator=(const stepped& other) { return *this = static_cast<T>(other); }
+  // From a volatile object of the source's own (kaolin's `volatile float v = ...; shm[i] = v;`).
+  stepped& operator=(const volatile T& v) { return *this = static_cast<T>(v); }
 
   // A compound assignment is a load, then a store: two steps, as the GPU's two instructions.
   template <typename U> stepped& operator+=(const U& x) { return *this = static_cast<T>(static_cast<T>(*this) + x); }
@@ -75,6 +77,17 @@ struct stepped {
     const T old = *this;
     *this = static_cast<T>(old - 1);
     return old;
+  }
+};
+
+// A volatile struct or vector (`volatile __shared__ float2 s[64]`): its members are
+// reached as nvcc reaches a volatile object's (`s[t].x += s[t + 32].x`), each access
+// one of its own, which lock step's hooks see as they see every access not marked volatile.
+template <typename T>
+struct stepped<T, true> : T {
+  stepped& operator=(const T& v) {
+    static_cast<T&>(*this) = v;
+    return *this;
   }
 };
 

@@ -3,6 +3,14 @@
 #ifndef FUSELAB_VENDORS_CUDA_H
 #define FUSELAB_VENDORS_CUDA_H
 
+// HIP's switch for its half operators (PyTorch's ROCm builds pass it) under the name
+// CUDA's headers read, for a HIP source on NVIDIA: such a source defines its own. First,
+// as cuda/std's headers include <cuda_fp16.h>.
+#if defined(__HIP_NO_HALF_OPERATORS__) && !defined(__CUDA_NO_HALF_OPERATORS__)
+#define __CUDA_NO_HALF_OPERATORS__
+#define __CUDA_NO_HALF2_OPERATORS__
+#endif
+
 #if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
 #else
@@ -44,12 +52,6 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 #include <fuselab_rtc_math_promotions.h>
 #include <fuselab_rtc_std_math.h>
 #include <fuselab_rtc_glibc_types.h>
-#endif
-// HIP's switch for its half operators (PyTorch's ROCm builds pass it) under the name
-// CUDA's headers read, for a HIP source on NVIDIA: such a source defines its own.
-#if defined(__HIP_NO_HALF_OPERATORS__) && !defined(__CUDA_NO_HALF_OPERATORS__)
-#define __CUDA_NO_HALF_OPERATORS__
-#define __CUDA_NO_HALF2_OPERATORS__
 #endif
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -192,6 +194,17 @@ using ::cuda::std::remove_pointer; using ::cuda::std::remove_pointer_t; using ::
 using ::cuda::std::remove_reference_t; using ::cuda::std::remove_volatile;
 using ::cuda::std::remove_volatile_t; using ::cuda::std::true_type; using ::cuda::std::underlying_type;
 using ::cuda::std::underlying_type_t; using ::cuda::std::void_t;
+// The storage and reference traits (OneFlow's softmax packs with std::aligned_storage).
+using ::cuda::std::aligned_storage; using ::cuda::std::aligned_storage_t; using ::cuda::std::aligned_union;
+using ::cuda::std::aligned_union_t; using ::cuda::std::common_reference; using ::cuda::std::common_reference_t;
+using ::cuda::std::is_nothrow_convertible; using ::cuda::std::is_nothrow_convertible_v;
+using ::cuda::std::is_nothrow_invocable; using ::cuda::std::is_nothrow_invocable_r;
+using ::cuda::std::is_nothrow_invocable_r_v; using ::cuda::std::is_nothrow_invocable_v; using ::cuda::std::is_pod;
+using ::cuda::std::is_pod_v; using ::cuda::std::remove_cvref; using ::cuda::std::remove_cvref_t;
+using ::cuda::std::type_identity; using ::cuda::std::type_identity_t;
+#if __cplusplus <= 201703L
+using ::cuda::std::result_of; using ::cuda::std::result_of_t;  // removed in C++20
+#endif
 }  // namespace std
 #endif
 
