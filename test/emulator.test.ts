@@ -1145,7 +1145,7 @@ console.log(JSON.stringify(messages));`);
     }
   });
 
-  it("runs a lane outside the mask it passes alone, and refuses it in check mode", async () => {
+  it("runs a lane outside the mask it passes with the mask's lanes at the same operation, and refuses it in check mode", async () => {
     const source = `
 __global__ void not_in_mask(int* out) {
   __syncwarp(0x1u);

@@ -948,6 +948,20 @@ __global__ void folded_pairs(float* out) {
     expect(Array.from(pairs.toArray())).to.deep.equal([...range(32).map((t) => 2 * t + 32), ...range(32).map((t) => 4 * t + 64)]);
   });
 
+  it("stores the compiler's _Float16 to a half, as HIP's __half takes it (MIOpen's static_cast<_Float16>(acc))", () => {
+    const module = fl.compile(`
+#include <hip/hip_fp16.h>
+#include <hip/hip_runtime.h>
+extern "C" __global__ void to_half(const float* x, half* y, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = static_cast<_Float16>(x[i] * 2.0f);
+}`, { device: dev() });
+    const x = range(37).map((i) => i / 8 - 2);
+    const y = fl.full([37], NaN, { dtype: "f16", device: dev() });
+    module.fn("to_half").launch({ grid: 2, block: 32 }, fl.tensor(x, { device: dev() }), y, 37);
+    expect(Array.from(y.toArray())).to.deep.equal(x.map((v) => 2 * v));
+  });
+
   it("gives a launch the dynamic shared memory a kernel opts in to on the device (227 KiB on an H100/H200 and the 32-lane CPU, AMD's 64 KiB on the 64-lane CPU)", () => {
     // A GEMM or attention kernel with large tiles asks for more than 64 KiB (its host code calls
     // cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), which launches from TS do for it).
@@ -2623,7 +2637,7 @@ __global__ void odd_votes(int* out, const int* in) {
     expect(Array.from(out.toArray())).to.deep.equal(expected);
   });
 
-  it("runs TVM's block reductions, whose lanes outside the mask shuffle too; check mode says a mask leaves out the calling lane", async () => {
+  it("runs TVM's block reductions and kaolin's row sums, whose lanes outside the mask shuffle too; check mode says a mask leaves out the calling lane", async () => {
     // TVM's generated reduction: every lane of the first warp shuffles with the mask of the block's warps.
     const tvm = fl.compile(`
 extern "C" __global__ void __launch_bounds__(128) default_function_kernel(float* __restrict__ out, const float* __restrict__ in) {
@@ -2653,6 +2667,17 @@ extern "C" __global__ void __launch_bounds__(128) default_function_kernel(float*
     const maxima = fl.full([3], NaN, { device: dev() });
     tvm.fn("default_function_kernel").launch({ grid: 3, block: 128 }, maxima, fl.tensor(values, { device: dev() }));
     expect(Array.from(maxima.toArray())).to.deep.equal(range(3).map((b) => Math.max(...values.slice(128 * b, 128 * b + 128))));
+    // kaolin's row sums: seven f's leave lanes 28 to 31 out of the mask, yet every lane shuffles, and the
+    // lanes of the mask read theirs, as a converged warp gives them (the H200 sums all 32).
+    const kaolin = fl.compile(`
+__global__ void row_sums(const float* in, float* out) {
+  float v = in[blockIdx.x * 32 + threadIdx.x];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xfffffff, v, offset);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}`, { device: dev() });
+    const sums = fl.full([3], NaN, { device: dev() });
+    kaolin.fn("row_sums").launch({ grid: 3, block: 32 }, fl.tensor(values.slice(0, 96), { device: dev() }), sums);
+    expect(Array.from(sums.toArray())).to.deep.equal(range(3).map((b) => values.slice(32 * b, 32 * b + 32).reduce((a, v) => a + v, 0)));
 
     const cpu = fl.device("cpu");
     const checked = fl.device("cpu", { check: true });

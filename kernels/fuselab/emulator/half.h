@@ -146,6 +146,14 @@ struct __half2_raw {
   unsigned short x, y;
 };
 
+// From the compiler's _Float16, which HIP's __half holds (MIOpen's static_cast<_Float16>(acc)
+// stored to a half*): exact in float, then rounded once.
+#if defined(__FLT16_MAX__)
+#define FL_FROM_FLOAT16(T) T(_Float16 h) : T(static_cast<float>(h)) {}
+#else
+#define FL_FROM_FLOAT16(T)
+#endif
+
 // Constructors and conversions of a 16-bit float type T, as CUDA gives them:
 // implicit from and to float, double and the integer types (integer
 // conversions truncate), and from and to its raw bits.
@@ -154,6 +162,7 @@ struct __half2_raw {
   constexpr T(const RAW& r) : __x(r.x) {}                                                       \
   T(float f) : __x(FROM_FLOAT(f)) {}                                                            \
   T(double d) : __x(FROM_FLOAT(fl::emu::round_to_odd(d))) {}                                    \
+  FL_FROM_FLOAT16(T)                                                                            \
   T(short v) : T(static_cast<float>(v)) {}                                                      \
   T(unsigned short v) : T(static_cast<float>(v)) {}                                             \
   T(int v) : T(static_cast<double>(v)) {}                                                       \

@@ -750,8 +750,11 @@ FL_EMU_UNINSTRUMENTED inline void describe_undefined_read(block_state& b, const 
        static_cast<unsigned long long>(reader.mask), because);
 }
 
-// The group of lanes a lane's warp operation waits for: those of its mask that have not exited.
-FL_EMU_UNINSTRUMENTED inline lane_mask group_of(const gpu_thread& t, const warp_state& w) { return t.mask & w.live; }
+// The group of lanes a lane's warp operation waits for: those of its mask that have not exited,
+// and the lane itself (one outside its own mask, in plain mode: see complete_arrived_groups).
+FL_EMU_UNINSTRUMENTED inline lane_mask group_of(const gpu_thread& t, const warp_state& w) {
+  return (t.mask | lane_mask(1) << t.lane) & w.live;
+}
 
 // The 32-bit reduction of the group's values (__reduce_*_sync), signed or not.
 FL_EMU_UNINSTRUMENTED inline uint64_t reduce_lanes(warp_op op, bool is_signed, const uint64_t* values, lane_mask group) {
@@ -781,6 +784,12 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
   const warp_op op = first.op;
   const lane_mask mask = first.mask;
   const int line = op == warp_op::syncwarp ? 0 : first.line;  // __syncwarp()s on different lines meet
+  // Plain mode: the lanes outside the mask that wait at the same operation take part (complete_arrived_groups).
+  if (!b.check && mask != kLiveLanes)
+    for (lane_mask m = w.arrived & w.live & ~group; m; m &= m - 1) {
+      const gpu_thread& t = lanes[lowest_lane(m)];
+      if (t.op == op && t.mask == mask && (!line || t.line == line) && !(mask >> lowest_lane(m) & 1)) group |= lane_mask(1) << lowest_lane(m);
+    }
   settle_races(b);
   w.meetings++;
   // Every lane at the same operation, its value gathered.
@@ -941,7 +950,60 @@ __attribute__((noinline)) FL_EMU_UNINSTRUMENTED inline void settle_waiting_activ
   w.at_activemask &= ~together;
 }
 
-FL_EMU_UNINSTRUMENTED inline void settle_activemask(block_state& b, uint32_t warp) {
+// Plain mode: whether every live lane of the warp outside `group` waits too (at a barrier or
+// a warp operation) or has exited, as the lanes a GPU's converged warp runs together all reach
+// the operation before it goes on.
+FL_EMU_UNINSTRUMENTED inline bool warp_settled(block_state& b, uint32_t warp, lane_mask group) {
+  const warp_state& w = b.warps[warp];
+  const uint32_t base = warp * b.warp_size;
+  for (lane_mask m = w.live & ~group & ~w.arrived & ~w.at_activemask; m; m &= m - 1)
+    if (b.threads[base + lowest_lane(m)].status != thread_status::at_barrier) return false;
+  return true;
+}
+
+// Whether lane t waits at the warp operation lane a waits at (__syncwarp()s on different lines meet).
+FL_EMU_UNINSTRUMENTED inline bool at_same_operation(const gpu_thread& a, const gpu_thread& t) {
+  return t.op == a.op && t.mask == a.mask && (a.op == warp_op::syncwarp || t.line == a.line);
+}
+
+// Completes the warp's operations whose lanes all wait there. In plain mode one whose mask
+// leaves out live lanes waits until those wait too, and those of them at the same operation
+// with the same mask take part (complete_group), as a GPU's converged warp runs a shuffle for
+// every lane that reaches it: kaolin's __shfl_down_sync(0xfffffff, ...) from all 32 lanes
+// sums all 32 on an H200. PTX leaves such a lane undefined; check mode reports it instead.
+// Lanes of a group waiting at another operation go there first; once every lane of the warp
+// waits and none can go on, complete_group reports the lanes at different operations.
+FL_EMU_UNINSTRUMENTED inline void complete_arrived_groups(block_state& b, uint32_t warp) {
+  warp_state& w = b.warps[warp];
+  const gpu_thread* lanes = b.threads + warp * b.warp_size;
+  for (bool progress = true; progress && w.arrived;) {
+    progress = false;
+    lane_mask mismatched = 0;
+    for (lane_mask pending = w.arrived; pending;) {
+      const uint32_t first = lowest_lane(pending);
+      const lane_mask group = group_of(lanes[first], w);
+      lane_mask same = lane_mask(1) << first;
+      if ((w.arrived & group) == group)
+        for (lane_mask m = group; m; m &= m - 1)
+          if (at_same_operation(lanes[first], lanes[lowest_lane(m)])) same |= lane_mask(1) << lowest_lane(m);
+      pending &= ~same;
+      if ((w.arrived & group) != group) continue;
+      if (same != group) {
+        mismatched = group;
+      } else if (b.check || group == w.live || warp_settled(b, warp, group)) {
+        complete_group(b, warp, group);
+        if (w.arrived & group) return;  // it reported a fault: the block stops
+        progress = true;
+        break;
+      }
+    }
+    if (!progress && mismatched && warp_settled(b, warp, 0)) complete_group(b, warp, mismatched);
+  }
+}
+
+// After a lane of the warp arrives at a wait or exits: the warp operations and __activemask calls that may go on.
+FL_EMU_UNINSTRUMENTED inline void settle_warp(block_state& b, uint32_t warp) {
+  if (b.warps[warp].arrived) complete_arrived_groups(b, warp);
   if (b.warps[warp].at_activemask) settle_waiting_activemask(b, warp);
 }
 
@@ -989,14 +1051,7 @@ FL_EMU_UNINSTRUMENTED inline void mark_exited(block_state& b, gpu_thread& t) {
   const lane_mask bit = lane_mask(1) << lane;
   w.live &= ~bit;
   // The groups that waited for it may now be complete.
-  lane_mask pending = w.arrived;
-  while (pending) {
-    gpu_thread& waiting = b.threads[warp * b.warp_size + lowest_lane(pending)];
-    lane_mask group = group_of(waiting, w);
-    pending &= ~group & ~(lane_mask(1) << lowest_lane(pending));
-    if ((w.arrived & group) == group) complete_group(b, warp, group);
-  }
-  settle_activemask(b, warp);
+  settle_warp(b, warp);
   release_barrier(b);
 }
 
@@ -1243,7 +1298,7 @@ FL_EMU_UNINSTRUMENTED inline void syncthreads(int line) {
     b.barrier_mismatch = true;
   }
   ++b.at_barrier;
-  if (!release_barrier(b)) settle_activemask(b, self.warp);
+  if (!release_barrier(b)) settle_warp(b, self.warp);
   yield(b, self);
 }
 
@@ -1387,7 +1442,7 @@ FL_EMU_UNINSTRUMENTED inline lane_mask wait_at_activemask(block_state& b, gpu_th
   self.line = line;
   self.mask = kLiveLanes;
   b.warps[warp].at_activemask |= lane_mask(1) << self.lane;
-  settle_activemask(b, warp);
+  settle_warp(b, warp);
   yield(b, self);
   return self.result;
 }
@@ -1412,13 +1467,14 @@ FL_EMU_UNINSTRUMENTED inline uint64_t warp_exchange(warp_op op, int line, uint64
   if (masked && lanes < 64) mask &= (lane_mask(1) << lanes) - 1;
   if (masked && !(mask >> lane & 1)) {
     // A lane outside the mask it passes (TVM's block reductions, whose every lane computes
-    // `__activemask() & ((1 << warps) - 1)` and shuffles with it) takes no part, as a GPU
-    // runs it: it gets back what it alone would, a value PTX leaves undefined. Check mode
-    // reports it; a mask of no lane (most often (1 << 32) - 1 on x86) is refused.
-    // On a 64-lane warp a CUDA source's 0xffffffff leaves lanes 32 to 63 out, which hipcc
-    // refuses at compile time (its _sync masks are 64 bits): never what the source meant.
+    // `__activemask() & ((1 << warps) - 1)` and shuffles with it; kaolin's 0xfffffff) takes
+    // part with the lanes of the mask that wait at the same operation, as a GPU's converged warp
+    // runs it (complete_arrived_groups), and alone where none of them is live. PTX leaves it
+    // undefined: check mode reports it; a mask of no lane (most often (1 << 32) - 1 on x86) is
+    // refused. On a 64-lane warp a CUDA source's 0xffffffff leaves lanes 32 to 63 out, which
+    // hipcc refuses at compile time (its _sync masks are 64 bits): never what the source meant.
     if (b.check || mask == 0 || (lanes == 64 && mask == kFullMask32)) refuse_lane(b, op, line, lane, mask);
-    return lone_result(op, lane, value);
+    if (!(mask & b.warps[warp].live)) return lone_result(op, lane, value);
   }
   warp_state& w = b.warps[warp];
   // A warp operation waits for the lanes of its mask that have not exited, as CUDA defines it.
@@ -1430,9 +1486,7 @@ FL_EMU_UNINSTRUMENTED inline uint64_t warp_exchange(warp_op op, int line, uint64
   self.width = static_cast<uint32_t>(width);
   self.value = value;
   w.arrived |= lane_mask(1) << lane;
-  const lane_mask group = group_of(self, w);
-  if ((w.arrived & group) == group) complete_group(b, warp, group);
-  settle_activemask(b, warp);
+  settle_warp(b, warp);
   yield(b, self);
   return self.result;
 }

@@ -106,6 +106,8 @@ struct stepped_ptr {
   // A cast from another pointer (`(volatile int*)flags` of a void* or an unsigned*).
   template <typename U> explicit stepped_ptr(U* q) : p(reinterpret_cast<stepped<T>*>(const_cast<typename std::remove_cv<U>::type*>(q))) {}
   explicit stepped_ptr(uintptr_t address) : p(reinterpret_cast<stepped<T>*>(address)) {}
+  // A cast from another pointer to volatile (MIOpen's `(volatile unsigned*)((volatile char*)addr - offset)`).
+  template <typename U> explicit stepped_ptr(const stepped_ptr<U>& q) : p(reinterpret_cast<stepped<T>*>(q.p)) {}
 
   stepped<T>& operator*() const { return *p; }
   stepped<T>& operator[](std::ptrdiff_t i) const { return p[i]; }
