@@ -962,6 +962,24 @@ extern "C" __global__ void to_half(const float* x, half* y, int n) {
     expect(Array.from(y.toArray())).to.deep.equal(x.map((v) => 2 * v));
   });
 
+  it("calls __builtin_memcpy and __builtin_memset in device code, as nvcc and hipcc take them (MIOpen's type punning)", () => {
+    const module = fl.compile(`
+__device__ inline unsigned bits_of(float x) { unsigned u; __builtin_memcpy(&u, &x, sizeof(u)); return u; }
+__global__ void punned(const float* x, unsigned* bits, int* zeros, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  bits[i] = bits_of(x[i]);
+  int z[2];
+  __builtin_memset(z, 0, sizeof(z));
+  zeros[i] = z[0] + z[1];
+}`, { device: dev() });
+    const x = range(37).map((i) => i / 4 - 3);
+    const bits = fl.full([37], 7, { dtype: "u32", device: dev() }), zeros = fl.full([37], 7, { dtype: "i32", device: dev() });
+    module.fn("punned").launch({ grid: 2, block: 32 }, fl.tensor(x, { device: dev() }), bits, zeros, 37);
+    expect(Array.from(bits.toArray())).to.deep.equal(Array.from(new Uint32Array(Float32Array.from(x).buffer)));
+    expect(Array.from(zeros.toArray())).to.deep.equal(range(37).map(() => 0));
+  });
+
   it("gives a launch the dynamic shared memory a kernel opts in to on the device (227 KiB on an H100/H200 and the 32-lane CPU, AMD's 64 KiB on the 64-lane CPU)", () => {
     // A GEMM or attention kernel with large tiles asks for more than 64 KiB (its host code calls
     // cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), which launches from TS do for it).

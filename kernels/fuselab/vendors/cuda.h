@@ -49,6 +49,10 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 // GNU's __extension__, which nvcc's front end takes and NVRTC's does not (llama.cpp's
 // ggml-common.h marks its anonymous unions with it): it only quiets pedantic warnings.
 #define __extension__
+// GCC's and clang's __builtin_memcpy and __builtin_memset, which nvcc takes in device code
+// and NVRTC does not (MIOpen's hip_atomic.hpp type-puns with them): the device's memcpy and memset.
+#define __builtin_memcpy memcpy
+#define __builtin_memset memset
 #include <fuselab_rtc_math_promotions.h>
 #include <fuselab_rtc_std_math.h>
 #include <fuselab_rtc_glibc_types.h>
