@@ -756,6 +756,11 @@ FL_EMU_UNINSTRUMENTED inline lane_mask group_of(const gpu_thread& t, const warp_
   return (t.mask | lane_mask(1) << t.lane) & w.live;
 }
 
+// Whether lane t waits at the warp operation lane a waits at (__syncwarp()s on different lines meet).
+FL_EMU_UNINSTRUMENTED inline bool at_same_operation(const gpu_thread& a, const gpu_thread& t) {
+  return t.op == a.op && t.mask == a.mask && (a.op == warp_op::syncwarp || t.line == a.line);
+}
+
 // The 32-bit reduction of the group's values (__reduce_*_sync), signed or not.
 FL_EMU_UNINSTRUMENTED inline uint64_t reduce_lanes(warp_op op, bool is_signed, const uint64_t* values, lane_mask group) {
   uint32_t total = static_cast<uint32_t>(values[lowest_lane(group)]);
@@ -783,12 +788,11 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
   const gpu_thread& first = lanes[lowest_lane(group)];
   const warp_op op = first.op;
   const lane_mask mask = first.mask;
-  const int line = op == warp_op::syncwarp ? 0 : first.line;  // __syncwarp()s on different lines meet
   // Plain mode: the lanes outside the mask that wait at the same operation take part (complete_arrived_groups).
   if (!b.check && mask != kLiveLanes)
     for (lane_mask m = w.arrived & w.live & ~group; m; m &= m - 1) {
       const gpu_thread& t = lanes[lowest_lane(m)];
-      if (t.op == op && t.mask == mask && (!line || t.line == line) && !(mask >> lowest_lane(m) & 1)) group |= lane_mask(1) << lowest_lane(m);
+      if (at_same_operation(first, t) && !(mask >> lowest_lane(m) & 1)) group |= lane_mask(1) << lowest_lane(m);
     }
   settle_races(b);
   w.meetings++;
@@ -798,13 +802,13 @@ FL_EMU_UNINSTRUMENTED inline void complete_group(block_state& b, uint32_t warp, 
   bool same = true;
   for_each_lane(group, warp_lanes, [&](uint32_t lane) FL_EMU_UNINSTRUMENTED {
     gpu_thread& t = lanes[lane];
-    same &= t.op == op && t.mask == mask && (!line || t.line == line);
+    same &= at_same_operation(first, t);
     values[lane] = t.value;
     meet(t);
   });
   if (!same) {
     lane_mask m = group;
-    while (lanes[lowest_lane(m)].op == op && lanes[lowest_lane(m)].mask == mask && (!line || lanes[lowest_lane(m)].line == line)) m &= m - 1;
+    while (at_same_operation(first, lanes[lowest_lane(m)])) m &= m - 1;
     describe_mismatch(b, warp, first, lanes[lowest_lane(m)]);
     return;
   }
@@ -959,11 +963,6 @@ FL_EMU_UNINSTRUMENTED inline bool warp_settled(block_state& b, uint32_t warp, la
   for (lane_mask m = w.live & ~group & ~w.arrived & ~w.at_activemask; m; m &= m - 1)
     if (b.threads[base + lowest_lane(m)].status != thread_status::at_barrier) return false;
   return true;
-}
-
-// Whether lane t waits at the warp operation lane a waits at (__syncwarp()s on different lines meet).
-FL_EMU_UNINSTRUMENTED inline bool at_same_operation(const gpu_thread& a, const gpu_thread& t) {
-  return t.op == a.op && t.mask == a.mask && (a.op == warp_op::syncwarp || t.line == a.line);
 }
 
 // Completes the warp's operations whose lanes all wait there. In plain mode one whose mask
