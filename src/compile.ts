@@ -432,7 +432,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
   // code cannot call it, the CPU has none of the host libraries it calls, and
   // NVRTC and hiprtc have none of the host's headers (clang's device pass still
   // looks up every name a host function's body uses: `atoi`, `FILE`).
-  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withOwnFixedWidthTypesRenamed(withoutHostCode(checked, { predefined })))))
+  const forTarget = target === "cpu" ? withVolatileSteps(withExtVectorsOfGcc(where, withShadowedBuiltinsRenamed(withOwnFixedWidthTypesRenamed(withoutHostCode(checked, { predefined }), predefined))))
     : withMisplacedRestrictDropped(withCompoundLiteralsListInitialized(withArithmeticConstantsConstexpr(withoutHostCode(checked, { predefined }))));
   const marked = withLineMarkers(forTarget, combined.segments, file);
   // A project's -D macros, as #define lines (a value may have spaces): those that configure
@@ -851,8 +851,10 @@ function withExtVectorsOfGcc(where: string, source: string): string {
 // type (`unsigned long`). The source's own type is renamed, everywhere in it.
 const OWN_FIXED_WIDTH = /^[ \t]*(?:typedef\b[^;{}()]*?\b(u?int(?:8|16|32|64)_t)|using[ \t]+(u?int(?:8|16|32|64)_t)[ \t]*=[^;{}]*?)[ \t]*;/gm;
 
-function withOwnFixedWidthTypesRenamed(source: string): string {
-  const names = new Set([...source.matchAll(OWN_FIXED_WIDTH)].map((m) => m[1] ?? m[2]));
+function withOwnFixedWidthTypesRenamed(source: string, predefined: Record<string, string>): string {
+  if (source.search(OWN_FIXED_WIDTH) < 0) return source;
+  // Those the preprocessor keeps: MIOpen's miopen_cstdint.hpp has its own under an #ifdef its builds leave undefined.
+  const names = new Set([...new Preprocessor(predefined).run(source).matchAll(OWN_FIXED_WIDTH)].map((m) => m[1] ?? m[2]));
   let text = source;
   for (const name of names) text = text.replace(new RegExp(`(?<![\\w:])${name}\\b`, "g"), `fl_own_${name}`);
   return text;

@@ -4738,6 +4738,17 @@ __global__ void count_bits(uint64_t* bits, const uint8_t* extra, int16_t* small,
     module.fn("count_bits").launch({ grid: 1, block: 32 }, bits, fl.tensor(Uint8Array.from([1, 2, 3, 4, 5]), { dtype: "u8", device: dev() }), small, n);
     expect(Array.from(bits.toArray())).to.deep.equal([1n, 3n, 11n, 68n, 7n]);
     expect(Array.from(small.toArray())).to.deep.equal([0, -1, -2, -3, -4]);
+    // One in a branch the build leaves out is not the source's (MIOpen's miopen_cstdint.hpp).
+    const inactive = fl.compile(`
+#ifdef OWN_RUNTIME_HEADERS
+typedef unsigned long long uint64_t;
+#else
+#include <cstdint>
+#endif
+__global__ void widened(uint64_t* out, const uint8_t* in) { out[threadIdx.x] = (uint64_t)in[threadIdx.x] << 40; }`, { device: dev() });
+    const wide = fl.full([3], 7n, { dtype: "u64", device: dev() });
+    inactive.fn("widened").launch({ grid: 1, block: 3 }, wide, fl.tensor(Uint8Array.from([1, 2, 255]), { dtype: "u8", device: dev() }));
+    expect(Array.from(wide.toArray())).to.deep.equal([1n << 40n, 2n << 40n, 255n << 40n]);
   });
 
   it("gives back the names cub 3 removed after any of cub's headers, not only the umbrella one (Kaldi's softmax passes cub::Max() to BlockReduce)", () => {
