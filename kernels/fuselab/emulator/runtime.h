@@ -172,7 +172,7 @@ struct warp_state {
   lane_mask live;            // lanes not exited
   lane_mask arrived;         // lanes waiting at a warp operation (but __activemask)
   lane_mask at_activemask;   // lanes waiting at __activemask
-  lane_mask partial;         // lanes that arrived at a warp operation whose group left out live lanes
+  lane_mask partial;         // lanes whose last warp operation's group left out live lanes
   uint32_t first_held;       // lock step: the held lane that waits at the first place in the code
   uint32_t held_rank;        // lock step: where its lanes go among the warps released together
   uint32_t passed_over;      // lock step: rounds in a row some of its held lanes were kept back
@@ -1489,7 +1489,7 @@ FL_EMU_UNINSTRUMENTED inline uint64_t warp_exchange(warp_op op, int line, uint64
   // Where every waiting lane's group is the whole warp, only this lane's group may go on (the
   // common case, at a cheap cost); else complete_arrived_groups looks at them all.
   const lane_mask group = group_of(self, w);
-  if (group != w.live) w.partial |= lane_mask(1) << lane;
+  w.partial = (w.partial & ~(lane_mask(1) << lane)) | (group != w.live ? lane_mask(1) << lane : 0);
   if (!(w.partial & w.arrived)) {
     if ((w.arrived & group) == group) complete_group(b, warp, group);
     if (w.at_activemask) settle_waiting_activemask(b, warp);
