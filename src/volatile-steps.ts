@@ -16,6 +16,8 @@ const TYPE = `(${ARITHMETIC}(?:\\s+${ARITHMETIC})*\\b|(?!(?:${KEYWORDS})\\b)[A-Z
 const NOT_ASM = "(?<!\\b(?:asm|__asm__|__asm)\\s+)";
 
 const CAST = new RegExp(`\\b(?:reinterpret_cast|static_cast|const_cast)\\s*<\\s*(?:const\\s+)?volatile\\s+(?:const\\s+)?${TYPE}\\s*\\*\\s*>`, "g");
+// The casts left, to types that are not volatile pointers: their operand may be a stepped_ptr.
+const OTHER_CAST = /\b(reinterpret_cast|const_cast)\s*</g;
 const POINTER = new RegExp(`${NOT_ASM}\\b(?:const\\s+)?volatile\\s+(?:const\\s+)?${TYPE}\\s*\\*`, "g");
 const POINTER_AFTER = new RegExp(`\\b(?:const\\s+)?${TYPE}\\s+volatile\\s*\\*`, "g");
 // A shared object's declaration, `__shared__ volatile float s[64]` (a thread's own volatile
@@ -66,5 +68,6 @@ export function withVolatileSteps(source: string): string {
       const statement = text.slice(Math.max(text.lastIndexOf(";", at), text.lastIndexOf("{", at), text.lastIndexOf("}", at)) + 1, at);
       return /\bextern\b/.test(statement) ? whole : `__shared__ fl::emu::stepped<${spelled(type)}>`;
     })
+    .replace(OTHER_CAST, (_, cast: string) => `fl::emu::volatile_${cast}<`)
     .replaceAll(KEPT, "volatile");
 }

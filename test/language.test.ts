@@ -948,6 +948,24 @@ __global__ void folded_pairs(float* out) {
     expect(Array.from(pairs.toArray())).to.deep.equal([...range(32).map((t) => 2 * t + 32), ...range(32).map((t) => 4 * t + 64)]);
   });
 
+  it("casts a pointer to volatile to a plain pointer or an integer (MIOpen's atomicAdd(const_cast<float*>(addr), v))", () => {
+    const module = fl.compile(`
+#include <hip/hip_runtime.h>
+__device__ inline void atomic_add_g(volatile float* addr, const float val) { atomicAdd(const_cast<float*>(addr), val); }
+__device__ inline unsigned long long address_of(volatile unsigned* p) { return reinterpret_cast<unsigned long long>(p); }
+__global__ void segment_sum(const float* x, volatile float* sums, unsigned* misalignment, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomic_add_g(sums + i % 3, x[i]);
+  if (i == 0) misalignment[0] = address_of(reinterpret_cast<volatile unsigned*>(misalignment)) % 4;
+}`, { device: dev() });
+    const n = 100;
+    const sums = fl.zeros([3], { device: dev() });
+    const misalignment = fl.full([1], 7, { dtype: "u32", device: dev() });
+    module.fn("segment_sum").launch({ grid: 4, block: 32 }, fl.tensor(range(n), { device: dev() }), sums, misalignment, n);
+    expect(Array.from(sums.toArray())).to.deep.equal([0, 1, 2].map((r) => range(n).filter((i) => i % 3 === r).reduce((a, b) => a + b, 0)));
+    expect(Array.from(misalignment.toArray())).to.deep.equal([0]);
+  });
+
   it("stores the compiler's _Float16 to a half, as HIP's __half takes it (MIOpen's static_cast<_Float16>(acc))", () => {
     const module = fl.compile(`
 #include <hip/hip_fp16.h>

@@ -133,6 +133,24 @@ struct stepped_ptr {
 };
 template <typename T> stepped_ptr<T> operator+(std::ptrdiff_t i, const stepped_ptr<T>& q) { return q + i; }
 
+// A source's const_cast and reinterpret_cast, where it has volatile pointers: the cast of
+// a pointer to volatile T, which is a stepped_ptr<T> here, to a plain pointer
+// (MIOpen's `atomicAdd(const_cast<float*>(addr), v)` of a `volatile float* addr`) or an
+// integer, as the cast of the pointer it stands for; any other operand as the cast itself.
+template <typename T> struct is_stepped_ptr : std::false_type {};
+template <typename T> struct is_stepped_ptr<stepped_ptr<T>> : std::true_type {};
+
+template <typename To, typename From>
+constexpr To volatile_const_cast(From&& from) {
+  if constexpr (is_stepped_ptr<std::remove_cv_t<std::remove_reference_t<From>>>::value) return reinterpret_cast<To>(from.p);
+  else return const_cast<To>(static_cast<From&&>(from));
+}
+template <typename To, typename From>
+To volatile_reinterpret_cast(From&& from) {
+  if constexpr (is_stepped_ptr<std::remove_cv_t<std::remove_reference_t<From>>>::value) return reinterpret_cast<To>(from.p);
+  else return reinterpret_cast<To>(static_cast<From&&>(from));
+}
+
 }  // namespace emu
 }  // namespace fl
 
