@@ -966,6 +966,26 @@ __global__ void segment_sum(const float* x, volatile float* sums, unsigned* misa
     expect(Array.from(misalignment.toArray())).to.deep.equal([0]);
   });
 
+  it("tells shared, local and global addresses apart (__isShared, __isLocal, __isGlobal) and takes nvcc's __builtin_assume and __assume", () => {
+    const module = fl.compile(`
+__device__ unsigned spaces(const void* p) { return __isShared(p) | __isLocal(p) << 1 | __isGlobal(p) << 2; }
+__global__ void where(const float* x, unsigned* out, int n) {
+  __shared__ float tile[64];
+  extern __shared__ float more[];
+  float mine[4];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __builtin_assume(n > 0);
+  __assume(blockDim.x == 64);
+  tile[threadIdx.x] = mine[threadIdx.x % 4] = 1.0f;
+  __syncthreads();
+  if (i < n) out[i] = spaces(&tile[threadIdx.x]) | spaces(more + threadIdx.x) << 4 | spaces(&mine[i % 4]) << 8 | spaces(x + i) << 12 | (tile[threadIdx.x] == mine[i % 4]) << 16;
+}`, { device: dev() });
+    const n = 100;
+    const out = fl.full([n], 0xffffffff, { dtype: "u32", device: dev() });
+    module.fn("where").launch({ grid: 2, block: 64, sharedBytes: 256 }, fl.zeros([n], { device: dev() }), out, n);
+    expect(Array.from(out.toArray())).to.deep.equal(range(n).map(() => 0x1_4211));
+  });
+
   it("stores the compiler's _Float16 to a half, as HIP's __half takes it (MIOpen's static_cast<_Float16>(acc))", () => {
     const module = fl.compile(`
 #include <hip/hip_fp16.h>

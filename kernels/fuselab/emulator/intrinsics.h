@@ -544,6 +544,18 @@ FL_TO_SPACE(shared) FL_TO_SPACE(global) FL_TO_SPACE(constant) FL_TO_SPACE(local)
 FL_FROM_SPACE(shared) FL_FROM_SPACE(global) FL_FROM_SPACE(constant) FL_FROM_SPACE(local)
 #undef FL_TO_SPACE
 #undef FL_FROM_SPACE
+// Which space a generic address is in. __isConstant is left out: a __constant__
+// variable is module data on the CPU, as a __device__ one is, and cannot be told apart.
+inline unsigned __isShared(const void* p) { return fl::emu::is_shared_address(p); }
+inline unsigned __isLocal(const void* p) { return fl::emu::is_local_address(p); }
+inline unsigned __isGlobal(const void* p) { return !fl::emu::is_shared_address(p) && !fl::emu::is_local_address(p); }
+
+// ---- the optimizer's hints nvcc takes (CUDA 11.2): g++ has no __builtin_assume;
+// the condition is checked as an expression and, as clang leaves it, not evaluated
+#if !defined(__clang__)
+#define __builtin_assume(condition) ((void)sizeof(!(condition)))
+#endif
+#define __assume(condition) __builtin_assume(condition)
 
 // ---- fences: blocks run on different OS threads
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }

@@ -43,6 +43,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1545,6 +1546,31 @@ FL_EMU_UNINSTRUMENTED inline lane_mask syncwarp_mask() { return kLiveLanes; }
 FL_EMU_UNINSTRUMENTED inline lane_mask syncwarp_mask(lane_mask mask) { return mask; }
 
 FL_EMU_UNINSTRUMENTED inline void* dynamic_shared() { return current_block().dynamic_shared; }
+
+// __isShared and __isLocal: whether an address lies in the block's shared memory
+// (its static arrays, then its dynamic ones), or on the running thread's stack
+// (its fiber's, or the worker's own for the thread that runs there).
+FL_EMU_UNINSTRUMENTED inline bool is_shared_address(const void* p) {
+  const block_state& b = current_block();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  return a - b.static_shared < b.static_shared_bytes || a - reinterpret_cast<uintptr_t>(b.dynamic_shared) < b.dynamic_shared_bytes;
+}
+FL_EMU_UNINSTRUMENTED inline bool is_local_address(const void* p) {
+  block_state& b = current_block();
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (b.fibers && b.current->home != &b.main) {
+    size_t bytes = 0;
+    const void* stack = b.worker->fiber_stack(b.worker, static_cast<uint32_t>(b.current - b.threads), &bytes);
+    return a - reinterpret_cast<uintptr_t>(stack) < bytes;
+  }
+  pthread_attr_t attributes;
+  void* stack = nullptr;
+  size_t bytes = 0;
+  if (pthread_getattr_np(pthread_self(), &attributes) != 0) return false;
+  pthread_attr_getstack(&attributes, &stack, &bytes);
+  pthread_attr_destroy(&attributes);
+  return a - reinterpret_cast<uintptr_t>(stack) < bytes;
+}
 
 // Check mode: static __shared__ arrays are thread_local variables of the
 // module, so they live in the module's thread-local block. Fill that block with
