@@ -2850,6 +2850,28 @@ bool cpu_check(const int* data, int n) {
     expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => i + 1));
   });
 
+  it("finds the rest of the toolkit's device and type headers, as older sources include them", () => {
+    const module = fl.compile(`
+#include <host_defines.h>
+#include <common_functions.h>
+#include <device_double_functions.h>
+#include <device_types.h>
+#include <sm_35_atomic_functions.h>
+#include <texture_types.h>
+#include <surface_types.h>
+#include <channel_descriptor.h>
+#include <cuda_device_runtime_api.h>
+__global__ void hi_words(const double* x, int* hi, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) hi[i] = __double2hiint(x[i]);
+}`, { device: dev(), name: "toolkit_headers" });
+    const x = [1, -2, 0.5, 1e300, 3];
+    const hi = fl.full([5], 0, { dtype: "i32", device: dev() });
+    module.fn("hi_words").launch({ grid: 1, block: 32 }, fl.tensor(x, { dtype: "f64", device: dev() }), hi, 5);
+    const view = new DataView(new ArrayBuffer(8));
+    expect(Array.from(hi.toArray())).to.deep.equal(x.map((v) => (view.setFloat64(0, v), view.getInt32(0))));
+  });
+
   it("finds the toolkit's finer headers and the C++ and POSIX headers of a source's host code, whose host helpers it leaves out", () => {
     const module = fl.compile(`
 #include <stdexcept>

@@ -1,0 +1,6 @@
+// <cuda_device_runtime_api.h> on the CPU emulator: part of what the kernel language of fuselab/fuselab.h
+// gives every source (the toolkit's cuda_runtime.h includes it).
+#ifndef FUSELAB_EMULATOR_INCLUDE_CUDA_DEVICE_RUNTIME_API_H
+#define FUSELAB_EMULATOR_INCLUDE_CUDA_DEVICE_RUNTIME_API_H
+#include <fuselab/fuselab.h>
+#endif

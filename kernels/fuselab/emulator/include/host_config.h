@@ -1,0 +1,6 @@
+// <host_config.h> on the CPU emulator: part of what the kernel language of fuselab/fuselab.h
+// gives every source (the toolkit's cuda_runtime.h includes it).
+#ifndef FUSELAB_EMULATOR_INCLUDE_HOST_CONFIG_H
+#define FUSELAB_EMULATOR_INCLUDE_HOST_CONFIG_H
+#include <fuselab/fuselab.h>
+#endif

@@ -1,0 +1,6 @@
+// <texture_types.h> on the CPU emulator: part of what the kernel language of fuselab/fuselab.h
+// gives every source (the toolkit's cuda_runtime.h includes it).
+#ifndef FUSELAB_EMULATOR_INCLUDE_TEXTURE_TYPES_H
+#define FUSELAB_EMULATOR_INCLUDE_TEXTURE_TYPES_H
+#include <fuselab/fuselab.h>
+#endif
