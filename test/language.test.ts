@@ -2920,24 +2920,32 @@ __global__ void rotate(cuda::std::uint32_t* out, const unsigned* in, param_t p) 
     expect(Array.from(out.toArray())).to.deep.equal(words.map((w, i) => (isNanBits(w) ? 0 : rotl(w, [1, 5, 13, 31][i % 4]))));
   });
 
-  it("gives HIP sources HIP's other headers and AMD's bit-field functions, and a host declaration its hipStream_t", () => {
+  it("gives HIP sources HIP's other headers and AMD's bit-field and lowest-bit functions, and a host declaration its hipStream_t", () => {
     const source = `
 #include <hip/hip_runtime.h>
 #include <hip/hip_math_constants.h>
 #include <hip/hip_vector_types.h>
 #include <hip/hip_bfloat16.h>
 template <typename T> int fill(T* target, float value, size_t n, hipStream_t stream);
-__global__ void fields(unsigned* out, float* big) {
+__global__ void fields(unsigned* out, float* big, unsigned* lowest) {
   const unsigned t = hipThreadIdx_x;
   out[t] = __bitinsert_u32(__bitextract_u32(0xdeadbeefu, t % 32, 8), 0x5u, 28, 3);
   if (t == 0) big[0] = HIP_INF_F;
+  if (t == 1) {
+    lowest[0] = __lastbit_u32_u64(1ull << 40);
+    lowest[1] = __lastbit_u32_u64(0ull);
+    lowest[2] = __lastbit_u32_s32(-8);
+    lowest[3] = __lastbit_u32_s64(-(1ll << 35));
+  }
 }`;
     const out = fl.full([40], 0, { dtype: "u32", device: dev() });
     const big = fl.zeros([1], { device: dev() });
-    fl.compile(source, { device: dev(), name: "hip_fields" }).fn("fields").launch({ grid: 1, block: 40 }, out, big);
+    const lowest = fl.full([4], 7, { dtype: "u32", device: dev() });
+    fl.compile(source, { device: dev(), name: "hip_fields" }).fn("fields").launch({ grid: 1, block: 40 }, out, big, lowest);
     const extract = (v: number, offset: number, width: number) => (v >>> offset) & ((1 << width) - 1);
     expect(Array.from(out.toArray())).to.deep.equal(range(40).map((t) => ((extract(0xdeadbeef, t % 32, 8) & ~(7 << 28)) | (5 << 28)) >>> 0));
     expect(big.toArray()[0]).to.equal(Infinity);
+    expect(Array.from(lowest.toArray())).to.deep.equal([40, 0xffffffff, 3, 35]);
   });
 
   it("names HIP's bf16 types beside <cuda_bf16.h> on every target, as a ROCm extension written for hipify does", () => {

@@ -80,6 +80,11 @@ __device__ __forceinline__ unsigned long long __bitinsert_u64(unsigned long long
 __device__ __forceinline__ unsigned int __lastbit_u32_u32(unsigned int value) {
   return value == 0 ? 0xffffffffu : static_cast<unsigned int>(__ffs(static_cast<int>(value)) - 1);
 }
+__device__ __forceinline__ unsigned int __lastbit_u32_u64(unsigned long long value) {
+  return value == 0 ? 0xffffffffu : static_cast<unsigned int>(__ffsll(static_cast<long long>(value)) - 1);
+}
+__device__ __forceinline__ unsigned int __lastbit_u32_s32(int value) { return __lastbit_u32_u32(static_cast<unsigned int>(value)); }
+__device__ __forceinline__ unsigned int __lastbit_u32_s64(long long value) { return __lastbit_u32_u64(static_cast<unsigned long long>(value)); }
 // The set bits of `mask` below the calling lane (in its low and high 32 lanes), plus `base`.
 __device__ __forceinline__ unsigned int __mbcnt_lo(unsigned int mask, unsigned int base) {
   const unsigned int lane = __lane_id();
