@@ -7,7 +7,7 @@ import type { Device } from "./device";
 import { DType, fp8Code } from "./dtype";
 import { MemberType, PointerReader, ScalarType, StructLayout, isPlainObject, packStruct, scalarValue } from "./layout";
 import { BufferHandle, KernelHandle, LaunchHandle, ModuleHandle, NativeArg, native, nativeCall } from "./native";
-import { KernelParam, SCALAR_TYPES, TensorAccessor } from "./signature";
+import { KernelParam, MdspanParam, SCALAR_TYPES, TensorAccessor } from "./signature";
 import { Tensor, TensorView, checkNotDisposed, tensorOf } from "./tensor";
 
 export type { KernelParam } from "./signature";
@@ -156,7 +156,7 @@ export class Kernel {
     args.forEach((arg, i) => {
       const param = this.params[i];
       if (param.accessor?.tensorInfo && isPlainObject(arg)) visit({ kind: "struct", layout: param.layout! }, arg);
-      else if (param.pointer || param.accessor || param.span) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
+      else if (param.pointer || param.accessor || param.span || (param.mdspan && !isPlainObject(arg))) visit({ kind: "pointer", element: param.type, isConst: param.isConst }, arg);
       else if (param.layout) visit({ kind: "struct", layout: param.layout }, arg);
     });
     return found;
@@ -256,6 +256,7 @@ export class Kernel {
       const size = TensorView.isView(arg) ? arg.size : tensor.size;
       return { type: "struct", ...packStruct(where, label, param.layout!, { data: arg, size }, pointerReader(where, this.device)) };
     }
+    if (param.mdspan) return this.mdspanArgument(where, label, param, param.mdspan, arg);
     if (param.fp8) {
       if (typeof arg !== "number") throw new ArgumentError(where, label, `a number (${param.declaration})`, describe(arg));
       return { type: "struct", bytes: Uint8Array.of(fp8Code(arg, param.fp8)) };
@@ -267,6 +268,56 @@ export class Kernel {
       throw new ArgumentError(where, label, "of a type fuselab can pass (integers, half, float, double, structs, pointers)", param.declaration);
     }
     return { type, value: scalarValue(where, label, type, param.declaration, arg) };
+  }
+
+  // An mdspan's argument: a tensor of its rank (its shape the extents; row-major, so
+  // not for layout_left), or { data, extents, strides } (strides for layout_stride
+  // alone), its data a tensor, a view or null holding every element the mapping reaches.
+  private mdspanArgument(where: string, label: string, param: KernelParam, mdspan: MdspanParam, arg: unknown): NativeArg {
+    const rank = mdspan.extents.length;
+    const fieldsWanted = `{ data, extents${mdspan.layout === "stride" ? ", strides" : ""} }, data ${aDtype(mdspan.element)} tensor or a view of one`;
+    const wanted = mdspan.layout === "left"
+      ? `${fieldsWanted} (${param.declaration}: column-major, which a tensor's shape does not give)`
+      : `${aDtype(mdspan.element)} tensor of ${rank} dimension${rank === 1 ? "" : "s"}, or ${fieldsWanted} (${param.declaration})`;
+    let fields: { data: unknown; extents: unknown; strides?: unknown };
+    if (Tensor.isTensor(arg) && mdspan.layout !== "left") {
+      fields = { data: arg, extents: arg.shape };
+      if (arg.shape.length !== rank) throw new ArgumentError(where, label, wanted, arg.describe());
+    } else if (isPlainObject(arg) && "data" in arg && "extents" in arg) {
+      const extra = Object.keys(arg).find((k) => !["data", "extents", ...(mdspan.layout === "stride" ? ["strides"] : [])].includes(k));
+      if (extra) throw new ArgumentError(where, `${label}.${extra}`, `no such field: ${wanted}`, describe(arg[extra]));
+      fields = arg as typeof fields;
+    } else {
+      throw new ArgumentError(where, label, wanted, describe(arg));
+    }
+    const limit = { i16: 2 ** 15, u16: 2 ** 16, i32: 2 ** 31, u32: 2 ** 32, i64: 2 ** 53, u64: 2 ** 53 }[mdspan.index] ?? 2 ** 31;
+    const counts = (name: string, value: unknown): number[] => {
+      if (!Array.isArray(value) || value.length !== rank || value.some((n) => !Number.isInteger(n) || n < 0 || n >= limit)) {
+        throw new ArgumentError(where, `${label}.${name}`, `${rank} integer${rank === 1 ? "" : "s"} from 0 to ${limit - 1}`, describe(value));
+      }
+      return value as number[];
+    };
+    const extents = counts("extents", fields.extents);
+    mdspan.extents.forEach((fixed, r) => {
+      if (fixed !== null && extents[r] !== fixed) {
+        throw new ArgumentError(where, `${label}.extents`, `extent ${r} of ${fixed}, as ${param.declaration} fixes it`, describe(extents));
+      }
+    });
+    const rowMajor = extents.map((_n, r) => extents.slice(r + 1).reduce((a, b) => a * b, 1));
+    const columnMajor = extents.map((_n, r) => extents.slice(0, r).reduce((a, b) => a * b, 1));
+    const strides = mdspan.layout === "stride" ? (Tensor.isTensor(arg) ? rowMajor : counts("strides", fields.strides))
+      : mdspan.layout === "left" ? columnMajor : rowMajor;
+    // The elements the mapping reaches, which the data must hold: what a GPU would read past otherwise.
+    const reach = extents.includes(0) ? 0 : 1 + extents.reduce((sum, n, r) => sum + (n - 1) * strides[r], 0);
+    const data = fields.data;
+    const held = data === null ? 0 : TensorView.isView(data) ? data.size : tensorOf(data)?.size ?? 0;
+    if (reach > held && tensorOf(data) !== undefined || (data === null && reach > 0)) {
+      throw new ArgumentError(where, `${label}.data`, `${reach} element${reach === 1 ? "" : "s"} at least, which extents ${shapeString(extents)}` +
+        `${mdspan.layout === "stride" ? ` and strides ${shapeString(strides)}` : ""} reach`, data === null ? "null" : `${held}`);
+    }
+    const dynamic = extents.filter((_n, r) => mdspan.extents[r] === null);
+    const packed = { data, ...(dynamic.length ? { extents: dynamic } : {}), ...(mdspan.layout === "stride" ? { strides } : {}) };
+    return { type: "struct", ...packStruct(where, label, param.layout!, packed, pointerReader(where, this.device)) };
   }
 
   // A pointer to a device function: the value of the module's variable holding one, read

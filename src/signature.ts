@@ -28,6 +28,8 @@ export interface KernelParam {
   accessor?: TensorAccessor;
   /** A `cuda::std::span<T>` by value (its pointer and size in `layout`): it takes a tensor of T's dtype or a view of one. */
   span?: { element: string };
+  /** A `cuda::std::mdspan` by value (its pointer, dynamic extents and strides in `layout`): it takes a tensor of its rank or `{ data, extents, strides }`. */
+  mdspan?: MdspanParam;
   /** An 8-bit float by value (its byte in `layout`): it takes a number, rounded as the type's constructor rounds it. */
   fp8?: Fp8Conversion;
   /** A pointer to a `__device__` function (`float (*f)(float, float)`), its type without the name ("float(*)(float, float)"): it takes a module's variable holding one. */
@@ -281,7 +283,7 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
   if (stars > 1) return { name, type: "void", pointer, isConst, declaration: `${isConst ? "const " : ""}${spelled}${"*".repeat(stars)}` };
   if (!pointer) {
     const accessor = tensorAccessor(kernel, line, index, written, tokens) ?? tensorInfo(kernel, line, index, written, tokens) ??
-      spanParam(kernel, line, index, written, tokens);
+      spanParam(kernel, line, index, written, tokens) ?? mdspanParam(kernel, line, index, written, tokens);
     if (accessor) return accessor;
     const instance = templateStructInstance(equals >= 0 ? tokens.slice(0, equals) : tokens, structs);
     if (typeof instance === "string") unsupported(kernel, line, index, written, instance);
@@ -384,6 +386,62 @@ function spanParam(kernel: string, line: number, index: number, written: string,
     { name: "size", declaration: "size_t", type: { kind: "scalar", scalar: "u64" } },
   ]);
   return { name, type: "struct", pointer: false, isConst, declaration, layout, span: { element } };
+}
+
+/** What an mdspan parameter holds: its element type, each extent (null where dynamic), their index type, its layout. */
+export interface MdspanParam {
+  element: string;
+  extents: (number | null)[];
+  index: string;
+  layout: "right" | "left" | "stride";
+}
+
+const STD = "(?:cuda::)?(?:std::)?";  // typeName spells cuda::std:: as cuda::
+const MDSPAN = new RegExp(`^${STD}mdspan$`);
+const DEXTENTS = new RegExp(`^${STD}dextents<(.+),(\\d+)>$`);
+const DIMS = new RegExp(`^${STD}dims<(\\d+)(?:,(.+))?>$`);
+const EXTENTS = new RegExp(`^${STD}extents<([^,]+)((?:,[^,]+)*)>$`);
+const LAYOUT = new RegExp(`^${STD}layout_(right|left|stride)$`);
+const DEFAULT_ACCESSOR = new RegExp(`^${STD}default_accessor<.*>$`);
+
+// libcu++'s mdspan, `cuda::std::mdspan<float, cuda::std::dextents<int, 2>>`, as libcu++
+// and the emulator lay it out: its pointer, its dynamic extents, then layout_stride's strides.
+function mdspanParam(kernel: string, line: number, index: number, written: string, tokens: Token[]): KernelParam | undefined {
+  const parsed = templateParam(tokens);
+  if (!parsed || !MDSPAN.test(parsed.template)) return undefined;
+  const { args, name } = parsed;
+  const fail = (why: string): never => unsupported(kernel, line, index, written, why);
+  const elementWords = args[0] ?? [];
+  const element = C_TYPES[typeName(elementWords)];
+  if (element === undefined || element === "void") fail(`an mdspan's elements are of a type tensors have; "${elementWords.join(" ")}" is not`);
+  const tidy = (words: string[]) => words.join(" ").replace(/\s*(::|<|>|,)\s*/g, "$1");
+  const text = tidy(args[1] ?? []);
+  const indexOf = (words: string) => words.replace(new RegExp(`^${STD}`), "").replace(/^unsigned$/, "unsigned int");
+  let indexType = "", extents: (number | null)[] = [];
+  const dextents = DEXTENTS.exec(text), dims = DIMS.exec(text), listed = EXTENTS.exec(text);
+  if (dextents) [indexType, extents] = [indexOf(dextents[1]), new Array(Number(dextents[2])).fill(null)];
+  else if (dims) [indexType, extents] = [indexOf(dims[2] ?? "size_t"), new Array(Number(dims[1])).fill(null)];
+  else if (listed) {
+    indexType = indexOf(listed[1]);
+    extents = listed[2].split(",").slice(1).map((e) => (new RegExp(`^${STD}dynamic_extent$`).test(e) ? null : /^\d+$/.test(e) ? Number(e) : NaN));
+    if (extents.some((e) => Number.isNaN(e))) fail(`an mdspan's extents are numbers or dynamic_extent, as written after the template's arguments are put in; "${text}" has others`);
+  } else fail(`an mdspan's extents are cuda::std::extents, dextents or dims; "${text}" is none of these`);
+  const indexDtype = C_TYPES[indexType];
+  if (!["i32", "u32", "i64", "u64", "i16", "u16"].includes(indexDtype)) fail(`an mdspan's index type is an integer type; "${indexType}" is not`);
+  const layoutWords = tidy(args[2] ?? ["layout_right"]);
+  const layout = LAYOUT.exec(layoutWords)?.[1] as MdspanParam["layout"] | undefined;
+  if (!layout) fail(`an mdspan's layout is layout_right, layout_left or layout_stride; "${layoutWords}" is none of these`);
+  if (args[3] && !DEFAULT_ACCESSOR.test(tidy(args[3]))) fail("an mdspan with its own accessor has a layout fuselab does not know: take the default accessor");
+  const isConst = elementWords.includes("const");
+  const elementType = typeName(elementWords.filter((w) => w !== "const"));
+  const declaration = `cuda::std::mdspan<${isConst ? "const " : ""}${elementType}, ${text.replace(/,/g, ", ")}${args[2] ? `, ${layoutWords}` : ""}>`;
+  const scalar = { kind: "scalar", scalar: indexDtype as MemberScalar } as const;
+  const dynamic = extents.filter((e) => e === null).length;
+  const members: DeclaredMember[] = [{ name: "data", declaration: `${isConst ? "const " : ""}${elementType}*`, type: { kind: "pointer", element, isConst } }];
+  if (dynamic) members.push({ name: "extents", declaration: indexType, type: { kind: "array", element: scalar, length: dynamic } });
+  if (layout === "stride") members.push({ name: "strides", declaration: indexType, type: { kind: "array", element: scalar, length: extents.length } });
+  return { name, type: "struct", pointer: false, isConst, declaration, layout: layoutStruct(declaration, members),
+    mdspan: { element, extents, index: indexDtype, layout: layout! } };
 }
 
 // PyTorch's accessors (kernels/fuselab/torch/fuselab_torch.h): the data pointer,

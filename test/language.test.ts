@@ -2850,6 +2850,37 @@ bool cpu_check(const int* data, int n) {
     expect(Array.from(x.toArray())).to.deep.equal(range(300).map((i) => i + 1));
   });
 
+  it("gives cub's, thrust's and CCCL's versions, thrust::pair and swap in device code, and thrust's other headers for host code", () => {
+    const module = fl.compile(`
+#include <cub/block/block_reduce.cuh>
+#include <thrust/tabulate.h>
+#include <thrust/universal_vector.h>
+#include <thrust/iterator/reverse_iterator.h>
+#include <thrust/pair.h>
+#include <thrust/swap.h>
+#include <thrust/version.h>
+#include <cuda/std/span>
+#if CUB_VERSION >= 200800 && THRUST_VERSION >= 200800 && CCCL_MAJOR_VERSION >= 2
+#define AT_LEAST_CUDA_12_8 1
+#else
+#define AT_LEAST_CUDA_12_8 0
+#endif
+void fill(thrust::universal_vector<int>& v);
+__global__ void versions(int* out) {
+  thrust::pair<int, int> p = thrust::make_pair(CUB_MAJOR_VERSION, -THRUST_MAJOR_VERSION);
+  thrust::swap(p.first, p.second);
+  out[0] = p.first;
+  out[1] = p.second;
+  out[2] = AT_LEAST_CUDA_12_8;
+  out[3] = CUB_VERSION == THRUST_VERSION && CCCL_MAJOR_VERSION == CUB_MAJOR_VERSION;
+}`, { device: dev(), name: "cccl_versions" });
+    const out = fl.full([4], -9, { dtype: "i32", device: dev() });
+    module.fn("versions").launch({ grid: 1, block: 1 }, out);
+    const [first, second, recent, agree] = Array.from(out.toArray());
+    expect([first, recent, agree]).to.deep.equal([-second, 1, 1]);
+    expect(second).to.be.at.least(3);  // CUDA 13's CCCL, which the CPU emulator imitates and the GPU machine has
+  });
+
   it("finds the rest of the toolkit's device and type headers, as older sources include them", () => {
     const module = fl.compile(`
 #include <host_defines.h>
@@ -5075,6 +5106,69 @@ __global__ void scale(cuda::std::span<float> out, cuda::std::span<const float> i
     expect(Array.from(out.toArray())).to.deep.equal([NaN, NaN, 2, 4, 6, 8, 10, NaN, NaN, NaN]);
     expectThrows(() => kernel.launch({ grid: 1, block: 32 }, 3, out, 2), fl.ArgumentError,
       "kernel scale: argument 0 (out) must be an f32 tensor or a view of one (cuda::std::span<float>), got 3");
+  });
+
+  it("passes cuda::std::mdspan parameters: a tensor of their rank, or { data, extents, strides } for any layout (NVIDIA's C++ tutorial's heat grid)", () => {
+    const module = fl.compile(`#include <cuda/std/mdspan>
+namespace ach {
+using temperature_grid_f = cuda::std::mdspan<float, cuda::std::dextents<int, 2>>;
+__host__ __device__ float compute(int cell_id, temperature_grid_f temp) {
+  int height = temp.extent(0), width = temp.extent(1);
+  int column = cell_id % width, row = cell_id / width;
+  if (row > 0 && column > 0 && row < height - 1 && column < width - 1) {
+    float d2tdx2 = temp(row, column - 1) - temp(row, column) * 2 + temp(row, column + 1);
+    float d2tdy2 = temp(row - 1, column) - temp(row, column) * 2 + temp(row + 1, column);
+    return temp(row, column) + 0.2f * (d2tdx2 + d2tdy2);
+  }
+  return temp(row, column);
+}
+__global__ void grid_kernel(temperature_grid_f in, float* out) {
+  int thread_index = blockDim.x * blockIdx.x + threadIdx.x, number_of_threads = blockDim.x * gridDim.x;
+  for (int id = thread_index; id < in.size(); id += number_of_threads) out[id] = ach::compute(id, in);
+}
+}  // namespace ach
+using rows_of_4 = cuda::std::extents<long, cuda::std::dynamic_extent, 4>;
+__global__ void column_sums(cuda::std::mdspan<const float, rows_of_4, cuda::std::layout_stride> m, float* out) {
+  const int c = threadIdx.x;
+  if (c >= m.extent(1)) return;
+  float s = 0;
+  for (int r = 0; r < m.extent(0); r++) s += m(r, c);
+  out[c] = s + 1000 * (m.stride(0) == 8 && m.static_extent(1) == 4);
+}
+__global__ void to_column_major(cuda::std::mdspan<float, cuda::std::dims<2, unsigned>, cuda::std::layout_left> dst, const float* src) {
+  const unsigned i = threadIdx.x, j = threadIdx.y;
+  if (i < dst.extent(0) && j < dst.extent(1)) dst(i, j) = src[i * dst.extent(1) + j];
+}`, { device: dev(), name: "mdspan_params" });
+    const grid = module.fn("ach::grid_kernel");
+    expect(grid.signature()).to.equal("ach::grid_kernel(cuda::std::mdspan<float, cuda::std::dextents<int, 2>> in, float* out)");
+    const [height, width] = [5, 7];
+    const cells = range(height * width).map((i) => (i * 7) % 11);
+    const at = (r: number, c: number) => cells[r * width + c];
+    const expected = cells.map((v, i) => {
+      const [r, c] = [Math.floor(i / width), i % width];
+      if (r === 0 || c === 0 || r === height - 1 || c === width - 1) return v;
+      return Math.fround(v + Math.fround(0.2) * Math.fround(Math.fround(at(r, c - 1) - v * 2 + at(r, c + 1)) + Math.fround(at(r - 1, c) - v * 2 + at(r + 1, c))));
+    });
+    const temperatures = fl.tensor(cells, { shape: [height, width], device: dev() });
+    for (const given of [temperatures, { data: temperatures.view(0), extents: [height, width] }]) {
+      const out = fl.full([height * width], NaN, { device: dev() });
+      grid.launch({ grid: 2, block: 16 }, given, out);
+      fl.assertClose(out, expected, { rtol: 1e-6, atol: 1e-6 });
+    }
+    const values = fl.tensor(range(24), { device: dev() });
+    const sums = fl.full([4], NaN, { device: dev() });
+    module.fn("column_sums").launch({ grid: 1, block: 32 }, { data: values, extents: [3, 4], strides: [8, 2] }, sums);
+    expect(Array.from(sums.toArray())).to.deep.equal([1024, 1030, 1036, 1042]);
+    const columns = fl.full([6], NaN, { device: dev() });
+    module.fn("to_column_major").launch({ grid: 1, block: [2, 3] }, { data: columns, extents: [2, 3] }, fl.tensor(range(6).map((i) => i + 1), { device: dev() }));
+    expect(Array.from(columns.toArray())).to.deep.equal([1, 4, 2, 5, 3, 6]);
+    expectThrows(() => module.fn("column_sums").launch({ grid: 1, block: 32 }, { data: values, extents: [4, 4], strides: [8, 2] }, sums), fl.ArgumentError,
+      "kernel column_sums: argument 0 (m).data must be 31 elements at least, which extents [4, 4] and strides [8, 2] reach, got 24");
+    expectThrows(() => module.fn("column_sums").launch({ grid: 1, block: 32 }, { data: values, extents: [3, 5], strides: [8, 2] }, sums), fl.ArgumentError,
+      "kernel column_sums: argument 0 (m).extents must be extent 1 of 4, as cuda::std::mdspan<const float, cuda::std::extents<long, cuda::std::dynamic_extent, 4>, cuda::std::layout_stride> fixes it, got [3, 5]");
+    expectThrows(() => grid.launch({ grid: 1, block: 1 }, { data: temperatures.view(3), extents: [height, width] }, sums), fl.ArgumentError,
+      "kernel ach::grid_kernel: argument 0 (in).data must be 35 elements at least, which extents [5, 7] reach, got 32");
+    expectThrows(() => module.fn("to_column_major").launch({ grid: 1, block: 1 }, columns, columns), fl.ArgumentError, /must be \{ data, extents \}.*column-major/);
   });
 
   it("takes HIP's first launch API as its samples wrote it: a hipLaunchParm first parameter (0 from TS), hipLaunchKernel in main", () => {

@@ -8,6 +8,7 @@
 // the toolkit's does.
 #ifndef FUSELAB_CUB_HOST_ONLY_H
 #define FUSELAB_CUB_HOST_ONLY_H
+#include <cub/version.cuh>
 namespace cub {
 struct CachingDeviceAllocator {
   template <typename... Settings>

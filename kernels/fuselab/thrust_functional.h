@@ -4,6 +4,7 @@
 // of `void`, transparent, as thrust's are.
 #ifndef FUSELAB_THRUST_FUNCTIONAL_H
 #define FUSELAB_THRUST_FUNCTIONAL_H
+#include <fuselab/thrust_version.h>
 
 namespace thrust {
 

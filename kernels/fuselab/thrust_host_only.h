@@ -13,5 +13,6 @@ namespace thrust {
 template <typename T, typename Alloc = void> class host_vector;
 template <typename T, typename Alloc = void> class device_vector;
 template <typename T> class device_ptr;
+template <typename T, typename Alloc = void> class universal_vector;
 }  // namespace thrust
 #endif

@@ -9,6 +9,7 @@
 // __syncthreads(), as cub does. The block's first thread does the sorting.
 #ifndef FUSELAB_EMULATOR_CUB_BLOCK_ITEMS_H
 #define FUSELAB_EMULATOR_CUB_BLOCK_ITEMS_H
+#include <cub/version.cuh>
 
 #include <algorithm>
 #include <cfloat>  // cub's util_type.cuh includes it: sources using cub take FLT_MAX from there

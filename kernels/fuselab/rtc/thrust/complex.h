@@ -3,6 +3,7 @@
 // host code only.
 #ifndef FUSELAB_RTC_THRUST_COMPLEX_H
 #define FUSELAB_RTC_THRUST_COMPLEX_H
+#include <fuselab/thrust_version.h>
 #include <complex>
 #if defined(__CUDACC_RTC__)
 namespace thrust {

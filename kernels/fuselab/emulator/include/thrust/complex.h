@@ -2,6 +2,7 @@
 // std::complex<T> (device code here is the host's C++), with its functions.
 #ifndef FUSELAB_EMULATOR_INCLUDE_THRUST_COMPLEX_H
 #define FUSELAB_EMULATOR_INCLUDE_THRUST_COMPLEX_H
+#include <fuselab/thrust_version.h>
 #include <complex>
 namespace thrust {
 template <typename T>

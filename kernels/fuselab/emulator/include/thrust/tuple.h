@@ -3,6 +3,7 @@
 // (a __host__ __device__ comparator of index pairs, thrust::tuple<int, int>).
 #ifndef FUSELAB_EMULATOR_INCLUDE_THRUST_TUPLE_H
 #define FUSELAB_EMULATOR_INCLUDE_THRUST_TUPLE_H
+#include <fuselab/thrust_version.h>
 #include <tuple>
 namespace thrust {
 using std::get; using std::make_tuple; using std::tie; using std::tuple; using std::tuple_element; using std::tuple_size;

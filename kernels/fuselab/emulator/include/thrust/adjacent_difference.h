@@ -1,0 +1,2 @@
+// <thrust/adjacent_difference.h>: host code only (fuselab/thrust_host_only.h).
+#include <fuselab/thrust_host_only.h>

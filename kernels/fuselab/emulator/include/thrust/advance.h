@@ -1,0 +1,2 @@
+// <thrust/advance.h>: host code only (fuselab/thrust_host_only.h).
+#include <fuselab/thrust_host_only.h>

@@ -1,0 +1,2 @@
+// <thrust/device_malloc_allocator.h>: host code only (fuselab/thrust_host_only.h).
+#include <fuselab/thrust_host_only.h>

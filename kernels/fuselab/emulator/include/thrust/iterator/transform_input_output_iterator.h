@@ -1,0 +1,2 @@
+// <thrust/iterator/transform_input_output_iterator.h>: host code only (fuselab/thrust_host_only.h).
+#include <fuselab/thrust_host_only.h>
