@@ -966,6 +966,24 @@ __global__ void segment_sum(const float* x, volatile float* sums, unsigned* misa
     expect(Array.from(misalignment.toArray())).to.deep.equal([0]);
   });
 
+  it("reads through a reference to a temporary the statement ended, as the GPU's registers keep it (torchaudio's Indexer2D)", () => {
+    const module = fl.compile(`
+struct Indexer2D {
+  const int& size2_;
+  __forceinline__ __host__ __device__ Indexer2D(const int& size2) : size2_(size2) {}
+  __forceinline__ __host__ __device__ int operator()(int index1, int index2) { return index1 * size2_ + index2; }
+};
+__global__ void flat_index(int maxU, int* out) {
+  Indexer2D idxr2(maxU - 1);
+  float scratch[8];
+  for (int i = 0; i < 8; ++i) scratch[i] = i * 3.5f + maxU;
+  out[threadIdx.x] = idxr2(threadIdx.x, 1) + (int)scratch[threadIdx.x % 8] * 0;
+}`, { device: dev(), name: "dangling_temporary" });
+    const out = fl.full([4], -1, { dtype: "i32", device: dev() });
+    module.fn("flat_index").launch({ grid: 1, block: 4 }, 6, out);
+    expect(Array.from(out.toArray())).to.deep.equal([1, 6, 11, 16]);
+  });
+
   it("tells shared, local and global addresses apart (__isShared, __isLocal, __isGlobal) and takes nvcc's __builtin_assume and __assume", () => {
     const module = fl.compile(`
 __device__ unsigned spaces(const void* p) { return __isShared(p) | __isLocal(p) << 1 | __isGlobal(p) << 2; }

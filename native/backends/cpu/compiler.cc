@@ -623,6 +623,11 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // g++ also takes a pointer made from a comparison (`(float*)(x != x)`) for one to
   // no object, unless its points-to analysis is off; clang has no such flag.
   if (!compiler_is_clang()) flags.push_back("-fno-tree-pta");
+  // A reference bound to a temporary that outlives it (torchaudio's `Indexer2D
+  // idxr2(maxU - 1);` keeps a `const int&` to `maxU - 1`) reads the value on a GPU,
+  // whose registers keep it: g++ would give the temporary's stack slot to the next
+  // variable. Named variables still share slots, so frames stay as small.
+  if (!compiler_is_clang()) flags.push_back("-fstack-reuse=named_vars");
   if (check) {
     // The alignment of every typed load and store is checked, the count of
     // every shift, the range of every float-to-integer conversion, every
