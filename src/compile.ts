@@ -14,7 +14,7 @@ import { Directive, Preprocessor } from "./preprocess";
 import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { withVolatileSteps } from "./volatile-steps";
 import {
-  DEVICE_PASS_MACRO, Target, checkKernelSource, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, productHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
+  DEVICE_PASS_MACRO, Target, checkKernelSource, extendedLambdaLine, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, productHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
   withAssemblyStopped,
 } from "./language";
 import { KernelTemplates, Module } from "./module";
@@ -154,6 +154,8 @@ interface Translated {
   gridSync: ReadonlySet<string>;
   /** A message's lines of the combined text ("line 12") as the files they came from ("line 3 of common.h"). */
   located: (message: string) => string;
+  /** The line of the source's first extended lambda, which its host code may pass to a kernel template. */
+  lambdaLine?: number;
 }
 
 interface Prepared extends Translated {
@@ -449,6 +451,7 @@ function translateFor(where: string, combined: Combined, fileName: string | unde
     build, file, files, text, declarations, templates, constants, overloaded, overloads, unlaunchable, flags,
     gridSync: gridSyncFunctions(source, predefined),
     located: (message) => locatedMessage(message, combined.segments),
+    lambdaLine: extendedLambdaLine(source),
     leftOutBy: (name) => {
       const why = leftOutBy(source, predefined, name, target === "cpu" ? emulatedPassNote(build) : "");
       return why === undefined ? undefined : locatedMessage(why, combined.segments);
@@ -1004,7 +1007,7 @@ function remember(where: string, p: Prepared, handle: ModuleHandle): Module {
   }
   const names = [...p.declarations.map((d) => d.name), ...p.templates.map((t) => `${t.name}<...>`)];
   const module = new Module(p.dev, handle, p.declarations, `a module of ${names.join(", ")}`,
-    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, overloaded: p.overloaded, unlaunchable: p.unlaunchable,
+    () => perDevice!.delete(p.key), { templates: templatesOf(p), constants: p.constants, leftOutBy: p.leftOutBy, lambdaLine: p.lambdaLine, overloaded: p.overloaded, unlaunchable: p.unlaunchable,
       overloadNames: (name) => overloadNames(p, name), typedKernels: typedKernels(p) });
   perDevice.set(p.key, module);
   return module;

@@ -255,3 +255,13 @@ export function leftOutBy(source: string, predefined: Record<string, string>, na
   const why = archNote !== "" && DEVICE_PASS_MACRO.test(leftOut.rest) ? ` (${archNote})` : "";
   return `#${leftOut.name}${leftOut.rest.trimEnd()} (line ${leftOut.line}), a branch this device does not compile${why}`;
 }
+
+// An extended lambda (`[] __host__ __device__ (int i) { ... }`, `[=] __device__ (...)`), which
+// host code passes to a kernel template as its argument (CSC's and Kokkos-style
+// portability lessons): the line of the first, or undefined.
+const EXTENDED_LAMBDA = /\[[^\]\n]*\]\s*(?:__host__\s+)?__device__\b|\[[^\]\n]*\]\s*__host__\s+__device__\b/;
+
+export function extendedLambdaLine(source: string): number | undefined {
+  const found = EXTENDED_LAMBDA.exec(source);
+  return found ? source.slice(0, found.index).split("\n").length : undefined;
+}

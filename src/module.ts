@@ -68,6 +68,8 @@ export interface CompiledParts {
   constants: readonly ConstantDeclaration[];
   /** For a name the source spells only in text its preprocessor left out: the conditional that did. */
   leftOutBy?: (name: string) => string | undefined;
+  /** The line of the source's first extended lambda (`[] __host__ __device__ (...)`), which host code may pass to a kernel template. */
+  lambdaLine?: number;
   /** Kernels the source overloads, with the lines of their definitions: a name alone cannot pick one. */
   overloaded?: ReadonlyMap<string, readonly string[]>;
   /** How the overloads of a name ("k<32>") are named with their parameter types ("k<32>(float*, int)"). */
@@ -341,7 +343,12 @@ export class Module {
     }
     if (!entry) {
       const leftOut = typeof name === "string" ? this.compiled?.leftOutBy?.(name) : undefined;
-      throw new ArgumentError("module.fn", "name", this.expectedName(name), `${describe(name)}${leftOut ? `, defined only under ${leftOut}` : ""}`);
+      const lambda = this.compiled?.lambdaLine;
+      const ofLambdas = typeof canonical === "string" && lambda !== undefined && this.templates.includes(canonical.split("<", 1)[0])
+        ? `, a template whose arguments the source's host code may give as lambdas (line ${lambda}), whose types have no name a launch ` +
+          `from TS can spell: instantiate it in the source with a named functor or __device__ function and launch that instance`
+        : "";
+      throw new ArgumentError("module.fn", "name", this.expectedName(name), `${describe(name)}${leftOut ? `, defined only under ${leftOut}` : ""}${ofLambdas}`);
     }
     const kernelName = entry.name, exported = entry.exportedAs ?? kernelName;
     const kernel = new Kernel(kernelName, this.device, nativeCall(() => native().kernel(handle, exported)), entry.params, this, entry.maxThreads);

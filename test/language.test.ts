@@ -966,6 +966,19 @@ __global__ void segment_sum(const float* x, volatile float* sums, unsigned* misa
     expect(Array.from(misalignment.toArray())).to.deep.equal([0]);
   });
 
+  it("says why a kernel template that host code instantiates with a lambda cannot be launched from TS (CSC's lambda lessons)", () => {
+    const module = fl.compile(`#include <hip/hip_runtime.h>
+template <typename F>
+__global__ void apply(F f, int n, int* out) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = f(i); }
+struct Square { __device__ int operator()(int i) const { return i * i; } };
+template __global__ void apply<Square>(Square, int, int*);
+int main() { int* d = nullptr; apply<<<1, 64>>>([] __host__ __device__ (int i) { return i * i; }, 64, d); }`, { device: dev(), name: "lambda_template" });
+    expectThrows(() => module.fn("apply"), fl.ArgumentError, /got "apply", a template whose arguments the source's host code may give as lambdas \(line 6\), whose types have no name a launch from TS can spell: instantiate it in the source with a named functor/);
+    const out = fl.full([40], -1, { dtype: "i32", device: dev() });
+    module.fn("apply<Square>").launch({ grid: 1, block: 64 }, {}, 40, out);
+    expect(Array.from(out.toArray())).to.deep.equal(range(40).map((i) => i * i));
+  });
+
   it("reads through a reference to a temporary the statement ended, as the GPU's registers keep it (torchaudio's Indexer2D)", () => {
     const module = fl.compile(`
 struct Indexer2D {
@@ -2921,7 +2934,7 @@ __global__ void hi_words(const double* x, int* hi, int n) {
     expect(Array.from(hi.toArray())).to.deep.equal(x.map((v) => (view.setFloat64(0, v), view.getInt32(0))));
   });
 
-  it("finds the toolkit's finer headers and the C++ and POSIX headers of a source's host code, whose host helpers it leaves out", () => {
+  it("finds the toolkit's finer headers and the C++, POSIX and MPI headers of a source's host code, whose host helpers it leaves out", () => {
     const module = fl.compile(`
 #include <stdexcept>
 #include <unordered_map>
@@ -2942,6 +2955,8 @@ __global__ void hi_words(const double* x, int* hi, int n) {
 #include <numeric>
 #include <chrono>
 #include <math.h>
+#include <mpi.h>
+void halo_exchange(float* field, int n, MPI_Comm comm, MPI_Status* status);
 using std::accumulate;
 using namespace std::chrono;
 struct timeval start_time;

@@ -1,0 +1,2 @@
+// <mpi.h> in a kernel source: fuselab/mpi_types.h.
+#include <fuselab/mpi_types.h>
