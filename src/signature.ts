@@ -1597,8 +1597,10 @@ export function findKernels(source: string, predefined: Record<string, string> =
   for (const lines of overloaded.values()) lines.sort((a, b) => a - b);
   const shared = namesSharedByOtherFunctions(tokens, new Set(kernels.map((k) => k.name.split("::").pop()!)));
   for (const kernel of kernels) {
-    // An overload TS cannot launch (rocDecode's texture one beside ResizeHip's pointer one) shares the name too.
-    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name) || staleOverloads.has(kernel.name)) kernel.exportedAs = typedName(kernel.name, kernel);
+    // An overload TS cannot launch (rocDecode's texture one beside ResizeHip's pointer one) shares the name too,
+    // and so does a template kernel of the name (calm's kernel_embed<T> beside its uint32_t* overload).
+    if (shared.has(kernel.name.split("::").pop()!) || unlaunchable.has(kernel.name) || staleOverloads.has(kernel.name) ||
+      templates.some((t) => t.name === kernel.name)) kernel.exportedAs = typedName(kernel.name, kernel);
   }
   return { kernels, templates, constants, overloaded, overloads, unlaunchable };
 }

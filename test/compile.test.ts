@@ -265,6 +265,24 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
     const y = fl.zeros([4], { device: testDevice() });
     templated.fn("u<5>").launch({ grid: 1, block: 4 }, y);
     expect(Array.from(y.toArray())).to.deep.equal([5, 5, 5, 5]);
+    // A template and a plain kernel of one name (calm's kernel_embed<T> beside its uint32_t* overload): each by its own name.
+    const embed = fl.compile(`#include <stdint.h>
+#include <cuda_fp16.h>
+template <typename T>
+__global__ static void kernel_embed(float* o, T* weight, int token, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = float(weight[token * n + i]);
+}
+__global__ static void kernel_embed(float* o, uint32_t* weight, int token, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] = float(weight[token * n + i] & 0xff);
+}`, { device: testDevice(), name: "template_beside_kernel" });
+    expect([embed.kernels, embed.templates]).to.deep.equal([["kernel_embed"], ["kernel_embed"]]);
+    const row = fl.full([4], NaN, { device: testDevice() });
+    embed.fn("kernel_embed").launch({ grid: 1, block: 32 }, row, fl.tensor([1, 2, 3, 4, 0x105, 0x206, 7, 8], { dtype: "u32", device: testDevice() }), 1, 4);
+    expect(Array.from(row.toArray())).to.deep.equal([5, 6, 7, 8]);
+    embed.fn("kernel_embed<half>").launch({ grid: 1, block: 32 }, row, fl.tensor([1, 2, 3, 4, 5.5, 6, 7, 8], { dtype: "f16", device: testDevice() }), 1, 4);
+    expect(Array.from(row.toArray())).to.deep.equal([5.5, 6, 7, 8]);
     expectThrows(() => parseKernels("__global__ void k(float& x) {}"), fl.ArgumentError,
       "fl.compile: source must be kernels whose parameters are pointers, scalars or structs fuselab can pass (a reference cannot be passed to a kernel), got parameter 0 of k (line 1) declared as \"float & x\"");
     expectThrows(() => parseKernels("__global__ void k(Pair p) {}"), fl.ArgumentError,
