@@ -3366,7 +3366,7 @@ __global__ void to_fp8(const float* x, unsigned char* out, int n) {
   out[i * 6 + 4] = __nv_fp8_e4m3(x[i]).__x;
   out[i * 6 + 5] = __nv_fp8_e5m2(x[i]).__x;
 }
-__global__ void from_fp8(float* out, __half* halves) {
+__global__ void from_fp8(float* out, __half* halves, float* widened) {
   const unsigned code = threadIdx.x;
   __nv_fp8_e4m3 a;
   a.__x = code;
@@ -3375,6 +3375,11 @@ __global__ void from_fp8(float* out, __half* halves) {
   out[code * 2] = float(a);
   out[code * 2 + 1] = float(b);
   halves[code] = __half(__nv_cvt_fp8_to_halfraw(code, __NV_E4M3));
+  widened[code] = __internal_halfraw_to_float(__nv_cvt_fp8_to_halfraw(code, __NV_E5M2));  // the toolkit's helper, as calm calls it
+  if (code == 1) {
+    const float2 pair = __internal_halfraw2_to_float2(__nv_cvt_fp8x2_to_halfraw2(0x3c40, __NV_E5M2));
+    widened[256] = pair.x, widened[257] = pair.y;
+  }
 }`;
     // The formats, decoded from their definitions: sign, exponent field, mantissa field.
     const formats = { e4m3: { m: 3, bias: 7 }, e5m2: { m: 2, bias: 15 } };
@@ -3424,10 +3429,12 @@ __global__ void from_fp8(float* out, __half* halves) {
     expectCodes(codes, expected, x, 6);
     const decoded = fl.full([512], 7, { device: dev() });
     const halves = fl.full([256], 7, { dtype: "f16", device: dev() });
-    module.fn("from_fp8").launch({ grid: 1, block: 256 }, decoded, halves);
+    const widened = fl.full([258], 7, { device: dev() });
+    module.fn("from_fp8").launch({ grid: 1, block: 256 }, decoded, halves, widened);
     const asText = (v: number) => (Number.isNaN(v) ? "NaN" : Object.is(v, -0) ? "-0" : String(v));
     expect(Array.from(decoded.toArray(), asText)).to.deep.equal(range(256).flatMap((c) => [asText(decode("e4m3", c)), asText(decode("e5m2", c))]));
     expect(Array.from(halves.toArray(), asText)).to.deep.equal(range(256).map((c) => asText(decode("e4m3", c))));
+    expect(Array.from(widened.toArray(), asText)).to.deep.equal([...range(256).map((c) => asText(decode("e5m2", c))), asText(decode("e5m2", 0x40)), asText(decode("e5m2", 0x3c))]);
   });
 
   it("converts to and from CUDA's 4- and 6-bit floats (cuda_fp4.h, cuda_fp6.h) as the GPU does: to nearest even or toward zero, saturating, every code decoded", () => {

@@ -195,6 +195,12 @@ inline __nv_fp8_storage_t fl_double_to_fp8(double x, __nv_saturation_t saturate,
 FL_NARROW_CONVERSIONS(fp8, __nv_fp8x2_storage_t, __nv_fp8_interpretation_t, fl_double_to_fp8,
                       (__nv_saturation_t saturate, __nv_fp8_interpretation_t kind), (saturate, kind))
 
+// The toolkit's helpers of its fp8 header, which sources call too (calm's helpers.cuh).
+inline float __internal_halfraw_to_float(const __half_raw x) { return fl::emu::half_bits_to_float(x.x); }
+inline float2 __internal_halfraw2_to_float2(const __half2_raw x) {
+  return make_float2(fl::emu::half_bits_to_float(x.x), fl::emu::half_bits_to_float(x.y));
+}
+
 // E8M0. The GPU takes a bfloat16 as it is (no check of the rounding), a float
 // through bfloat16 rounded the same way (exact for the power of two), and a
 // double through float, rounded toward zero with the last bit set where inexact
