@@ -948,6 +948,26 @@ __global__ void folded_pairs(float* out) {
     expect(Array.from(pairs.toArray())).to.deep.equal([...range(32).map((t) => 2 * t + 32), ...range(32).map((t) => 4 * t + 64)]);
   });
 
+  it("calls math functions and CUDA's min and max on a volatile shared value and another type (Kilosort's copysign(1.0f, sWup[t]))", () => {
+    const module = fl.compile(`
+#include <cmath>
+using namespace std;
+__global__ void mixed(const double* in, double* out) {
+  volatile __shared__ double s[32];
+  volatile __shared__ float f[32];
+  s[threadIdx.x] = in[threadIdx.x];
+  f[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  const int t = threadIdx.x;
+  out[t] = copysign(1.0f, s[t]) + 10 * max(0.5f, s[t]) + 100 * fmax(f[t], 0.25) + 1000 * pow(2.0f, s[t]) +
+           10000 * min(f[t], 2.0) + 100000 * atan2(0.0f, s[t] * s[t]);
+}`, { device: dev() });
+    const x = [-2, 3, -1, 1];
+    const out = fl.full([4], NaN, { dtype: "f64", device: dev() });
+    module.fn("mixed").launch({ grid: 1, block: 4 }, fl.tensor(x, { dtype: "f64", device: dev() }), out);
+    expect(Array.from(out.toArray())).to.deep.equal(x.map((v) => Math.sign(v) + 10 * Math.max(0.5, v) + 100 * Math.max(v, 0.25) + 1000 * 2 ** v + 10000 * Math.min(v, 2)));
+  });
+
   it("casts a pointer to volatile to a plain pointer or an integer (MIOpen's atomicAdd(const_cast<float*>(addr), v))", () => {
     const module = fl.compile(`
 #include <hip/hip_runtime.h>

@@ -8,6 +8,7 @@
 #ifndef FUSELAB_EMULATOR_STEPPED_H
 #define FUSELAB_EMULATOR_STEPPED_H
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -90,6 +91,26 @@ struct stepped<T, true> : T {
     return *this;
   }
 };
+
+// A math function of two or three arguments, one a volatile shared value and another of
+// another type (Kilosort's `copysign(1.0f, sWup[t])` of a volatile double): nvcc reads the
+// value and picks <cmath>'s overload of the promoted types; the stepped value, a class,
+// would leave g++ two equally good conversions. Found by argument-dependent lookup, these
+// read it and call that overload.
+template <typename T> struct is_stepped : std::false_type {};
+template <typename T, bool B> struct is_stepped<stepped<T, B>> : std::true_type {};
+template <typename T> inline const T& loaded(const T& v) { return v; }
+template <typename T, bool B> inline T loaded(const stepped<T, B>& v) { return static_cast<T>(v); }
+template <typename... A> constexpr bool any_stepped = (is_stepped<std::remove_cv_t<std::remove_reference_t<A>>>::value || ...);
+#define FL_EMU_STEPPED_MATH(name)                                                                                       \
+  template <typename... A, typename = std::enable_if_t<any_stepped<A...> && (sizeof...(A) >= 2)>>                    \
+  inline auto name(const A&... args) -> decltype(std::name(loaded(args)...)) {                                        \
+    return std::name(loaded(args)...);                                                                                \
+  }
+FL_EMU_STEPPED_MATH(atan2) FL_EMU_STEPPED_MATH(copysign) FL_EMU_STEPPED_MATH(fdim) FL_EMU_STEPPED_MATH(fma)
+FL_EMU_STEPPED_MATH(fmax) FL_EMU_STEPPED_MATH(fmin) FL_EMU_STEPPED_MATH(fmod) FL_EMU_STEPPED_MATH(hypot)
+FL_EMU_STEPPED_MATH(nextafter) FL_EMU_STEPPED_MATH(pow) FL_EMU_STEPPED_MATH(remainder)
+#undef FL_EMU_STEPPED_MATH
 
 // A pointer to volatile T: indexing and dereferencing give stepped<T>, member
 // access goes straight to the T.

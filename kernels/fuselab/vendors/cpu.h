@@ -366,6 +366,27 @@ inline unsigned int min(int a, unsigned int b) { return min(static_cast<unsigned
 inline unsigned int min(unsigned int a, int b) { return min(a, static_cast<unsigned int>(b)); }
 inline unsigned int max(int a, unsigned int b) { return max(static_cast<unsigned int>(a), b); }
 inline unsigned int max(unsigned int a, int b) { return max(a, static_cast<unsigned int>(b)); }
+inline unsigned long min(long a, unsigned long b) { return min(static_cast<unsigned long>(a), b); }
+inline unsigned long min(unsigned long a, long b) { return min(a, static_cast<unsigned long>(b)); }
+inline unsigned long max(long a, unsigned long b) { return max(static_cast<unsigned long>(a), b); }
+inline unsigned long max(unsigned long a, long b) { return max(a, static_cast<unsigned long>(b)); }
+inline unsigned long long min(long long a, unsigned long long b) { return min(static_cast<unsigned long long>(a), b); }
+inline unsigned long long min(unsigned long long a, long long b) { return min(a, static_cast<unsigned long long>(b)); }
+inline unsigned long long max(long long a, unsigned long long b) { return max(static_cast<unsigned long long>(a), b); }
+inline unsigned long long max(unsigned long long a, long long b) { return max(a, static_cast<unsigned long long>(b)); }
+// A float and a double compare as doubles.
+inline double min(float a, double b) { return fmin(a, b); }
+inline double min(double a, float b) { return fmin(a, b); }
+inline double max(float a, double b) { return fmax(a, b); }
+inline double max(double a, float b) { return fmax(a, b); }
+namespace fl::emu {
+// CUDA's min and max of a volatile shared value and another type (`max(1.0f, s[t])`),
+// found by argument-dependent lookup: the overload above of the values (stepped.h).
+template <typename A, typename B, typename = std::enable_if_t<any_stepped<A, B>>>
+inline auto max(const A& a, const B& b) -> decltype(::max(loaded(a), loaded(b))) { return ::max(loaded(a), loaded(b)); }
+template <typename A, typename B, typename = std::enable_if_t<any_stepped<A, B>>>
+inline auto min(const A& a, const B& b) -> decltype(::min(loaded(a), loaded(b))) { return ::min(loaded(a), loaded(b)); }
+}  // namespace fl::emu
 // CUDA's named forms.
 inline unsigned int umin(unsigned int a, unsigned int b) { return min(a, b); }
 inline unsigned int umax(unsigned int a, unsigned int b) { return max(a, b); }
