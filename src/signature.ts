@@ -1221,7 +1221,12 @@ export function splitParameterList(expression: string): { name: string; types: s
 
 /** A parameter type as written ("const float*", "float const *"), as a declaration spells it: its KernelParam's `declaration`. */
 export function typeDeclaration(type: string): string {
-  const words = tokenize(type).map((t) => t.text);
+  const tokens = tokenize(type);
+  // A class template's instance by value (GPU-LBMsim's `use_LES<false>` tags), as its parameter's declaration spells it.
+  if (tokens.some((t) => t.text === "<") && !tokens.some((t) => t.text === "*" || t.text === "&")) {
+    return spell(tokens.filter((t) => t.text !== "const"));
+  }
+  const words = tokens.map((t) => t.text);
   const { pointer, isConst } = pointerShape(words);
   return declarationText(typeName(words), pointer, isConst);
 }

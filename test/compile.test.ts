@@ -265,6 +265,17 @@ __global__ void k(unsigned int* o) { o[0] = data_01; }`;
     const y = fl.zeros([4], { device: testDevice() });
     templated.fn("u<5>").launch({ grid: 1, block: 4 }, y);
     expect(Array.from(y.toArray())).to.deep.equal([5, 5, 5, 5]);
+    // Overloads told apart by empty tag structs of a class template (GPU-LBMsim's use_LES<false>, use_LES<true>).
+    const tagged = fl.compile(`template <bool on = true> struct use_LES {};
+template <> struct use_LES<false> {};
+__global__ void collide(float* y, use_LES<false>) { y[threadIdx.x] = 1; }
+__global__ void collide(float* y, use_LES<true>) { y[threadIdx.x] = 2; }`, { device: testDevice(), name: "tag_overloads" });
+    expect(tagged.kernels).to.deep.equal(["collide(float*, use_LES<false>)", "collide(float*, use_LES<true>)"]);
+    const collided = fl.full([3], NaN, { device: testDevice() });
+    tagged.fn("collide(float*, use_LES<true>)").launch({ grid: 1, block: 3 }, collided, {});
+    expect(Array.from(collided.toArray())).to.deep.equal([2, 2, 2]);
+    tagged.fn("(void (*)(float*, use_LES<false>))collide").launch({ grid: 1, block: 3 }, collided, {});
+    expect(Array.from(collided.toArray())).to.deep.equal([1, 1, 1]);
     // A template and a plain kernel of one name (calm's kernel_embed<T> beside its uint32_t* overload): each by its own name.
     const embed = fl.compile(`#include <stdint.h>
 #include <cuda_fp16.h>

@@ -36,6 +36,9 @@ void note_shared_access(const void* address, size_t bytes, bool write, void* cal
 #define FL_EMU_NOTE_VOLATILE(write) ((void)0)
 #endif
 
+// The stepped type and the functions argument-dependent lookup finds for it, in a
+// namespace of their own: the run time's code in fl::emu keeps seeing <cmath>'s.
+namespace steps {
 template <typename T, bool = std::is_class<T>::value>
 struct stepped {
   T value;
@@ -111,6 +114,8 @@ FL_EMU_STEPPED_MATH(atan2) FL_EMU_STEPPED_MATH(copysign) FL_EMU_STEPPED_MATH(fdi
 FL_EMU_STEPPED_MATH(fmax) FL_EMU_STEPPED_MATH(fmin) FL_EMU_STEPPED_MATH(fmod) FL_EMU_STEPPED_MATH(hypot)
 FL_EMU_STEPPED_MATH(nextafter) FL_EMU_STEPPED_MATH(pow) FL_EMU_STEPPED_MATH(remainder)
 #undef FL_EMU_STEPPED_MATH
+}  // namespace steps
+using steps::stepped;
 
 // A pointer to volatile T: indexing and dereferencing give stepped<T>, member
 // access goes straight to the T.

@@ -379,14 +379,14 @@ inline double min(float a, double b) { return fmin(a, b); }
 inline double min(double a, float b) { return fmin(a, b); }
 inline double max(float a, double b) { return fmax(a, b); }
 inline double max(double a, float b) { return fmax(a, b); }
-namespace fl::emu {
+namespace fl::emu::steps {
 // CUDA's min and max of a volatile shared value and another type (`max(1.0f, s[t])`),
 // found by argument-dependent lookup: the overload above of the values (stepped.h).
 template <typename A, typename B, typename = std::enable_if_t<any_stepped<A, B>>>
 inline auto max(const A& a, const B& b) -> decltype(::max(loaded(a), loaded(b))) { return ::max(loaded(a), loaded(b)); }
 template <typename A, typename B, typename = std::enable_if_t<any_stepped<A, B>>>
 inline auto min(const A& a, const B& b) -> decltype(::min(loaded(a), loaded(b))) { return ::min(loaded(a), loaded(b)); }
-}  // namespace fl::emu
+}  // namespace fl::emu::steps
 // CUDA's named forms.
 inline unsigned int umin(unsigned int a, unsigned int b) { return min(a, b); }
 inline unsigned int umax(unsigned int a, unsigned int b) { return max(a, b); }
