@@ -146,6 +146,26 @@ const HOST_LIBRARY = /\bstd::(?:chrono|string|vector|map|unordered_map|set|deque
 // OpenGL, which samples draw their results with (glDrawPixels(, glutMainLoop( ...).
 const RUNTIME_CALL = /\b(?:(?:cuda|hip|cublas(?:Lt)?|curand)[A-Z]\w*|(?:gl|glu|glut|glew|glfw|glX)[A-Z]\w*)\s*\(/;
 
+/**
+ * RUNTIME_CALL, and a call through an object-like macro naming a runtime function
+ * (GPUMD's `#define gpuMalloc cudaMalloc`, so that one text builds for CUDA and HIP).
+ */
+function runtimeCallOf(source: string): RegExp {
+  const macros = macroDefinitions(source).filter((d) => d.params === undefined);
+  const aliases: string[] = [];
+  for (let more = true; more;) {
+    more = false;
+    for (const { name, body } of macros) {
+      const target = body.trim();
+      if (aliases.includes(name) || !/^[A-Za-z_]\w*$/.test(target)) continue;
+      if (!RUNTIME_CALL.test(`${target}(`) && !aliases.includes(target)) continue;
+      aliases.push(name);
+      more = true;
+    }
+  }
+  return aliases.length === 0 ? RUNTIME_CALL : new RegExp(`${RUNTIME_CALL.source}|\\b(?:${aliases.join("|")})\\s*\\(`);
+}
+
 /** Whether a namespace-scope statement defines a class with no device code in it (`typedef struct { ... } Matrix;` too). */
 function isUnannotatedClass(statement: string): boolean {
   const text = withoutTemplateHeads(statement.trim());
@@ -153,8 +173,8 @@ function isUnannotatedClass(statement: string): boolean {
 }
 
 /** Whether a namespace-scope class definition is host code: one of its members or functions uses the host-only library or calls the runtime (a sample's timer class). */
-function isHostClass(statement: string): boolean {
-  return isUnannotatedClass(statement) && (HOST_LIBRARY.test(statement) || RUNTIME_CALL.test(statement));
+function isHostClass(statement: string, runtimeCall: RegExp): boolean {
+  return isUnannotatedClass(statement) && (HOST_LIBRARY.test(statement) || runtimeCall.test(statement));
 }
 
 /** Whether a statement instantiates one of `functions` explicitly (`template void launch<int>(int*, int);`). */
@@ -380,6 +400,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   const deviceInvocation = deviceCodeInvocation(source);
   const spaces = executionSpaceMacros(source, dropped);
   const runtimeCompiled = options.predefined?.__CUDACC_RTC__ !== undefined || options.predefined?.__HIPCC_RTC__ !== undefined;
+  const runtimeCall = runtimeCallOf(source);
   const expanded = spaces.expand;
   const statements: NamespaceStatement[] = [];
   walkNamespaceScope(code, code.length, (statement) => statements.push(statement));
@@ -404,7 +425,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
       const { start, end, bodyAt } = statement;
       const text = expanded(code.slice(start, end));
       const host = bodyAt === undefined
-        ? deviceInvocation?.test(text) ? false : only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text, runtimeCompiled) || isHostClass(text)
+        ? deviceInvocation?.test(text) ? false : only ? isUnannotatedClass(text) && only.test(text) : isHostVariable(text, runtimeCompiled) || isHostClass(text, runtimeCall)
         : isHostFunction(expanded(code.slice(start, bodyAt))) && (!only || only.test(text) || (calls !== undefined && calls.test(text)));
       if (!host) {
         // A __host__ __device__ variable keeps its declaration without them, as nvcc reads it.
@@ -488,7 +509,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
   // or names the host-only library (a `std::string to_string() const` for printing).
   for (const statement of kept) {
     if (statement.bodyAt === undefined && classHead(textOf(statement)) && ANNOTATED.test(textOf(statement))) {
-      for (const member of hostMembers(code, statement, expanded)) blank(member.start, member.end);
+      for (const member of hostMembers(code, statement, expanded, runtimeCall)) blank(member.start, member.end);
     }
   }
   return out.join("");
@@ -500,7 +521,7 @@ export function withoutHostCode(source: string, options: HostCodeOptions = {}): 
  * from its head, after any access label (which the members after it keep), to its
  * body's end; and the member prototypes marked `__host__` alone, to their `;`.
  */
-function hostMembers(code: string, statement: NamespaceStatement, expand: (text: string) => string): { start: number; end: number }[] {
+function hostMembers(code: string, statement: NamespaceStatement, expand: (text: string) => string, runtimeCall: RegExp): { start: number; end: number }[] {
   const open = code.indexOf("{", statement.start);
   if (open < 0 || open > statement.end) return [];
   const found: { start: number; end: number }[] = [];
@@ -515,7 +536,7 @@ function hostMembers(code: string, statement: NamespaceStatement, expand: (text:
         const head = code.slice(start, i).replace(/^(\s*(?:(?:public|private|protected)\s*:\s*)*)/, (labels) => " ".repeat(labels.length));
         const labelled = head.length - head.trimStart().length;
         const written = expand(head);
-        if (isHostFunction(written) && (/\b__host__\b/.test(written) || HOST_LIBRARY.test(written) || RUNTIME_CALL.test(code.slice(i, end)))) {
+        if (isHostFunction(written) && (/\b__host__\b/.test(written) || HOST_LIBRARY.test(written) || runtimeCall.test(code.slice(i, end)))) {
           found.push({ start: start + labelled, end });
         }
         i = end;

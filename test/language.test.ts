@@ -1498,6 +1498,34 @@ __global__ void reduce_by(const float* in, float* out, int n, combine_t combine,
     other.dispose();
   });
 
+  it("leaves out host code that calls the runtime through a macro naming it, in a class template another class holds (GPUMD's gpuMalloc for cudaMalloc)", () => {
+    const module = fl.compile(`
+#define gpuMalloc cudaMalloc
+#define gpuFree gpuFree_cuda
+#define gpuFree_cuda cudaFree
+template <typename T> class GPU_Vector {
+ public:
+  void resize(size_t n) { gpuMalloc((void**)&data_, n); size_ = n; }
+  ~GPU_Vector() { gpuFree(data_); }
+  T* data() { return data_; }
+ private:
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+class Neighbor {
+ public:
+  GPU_Vector<int> NN, NL;
+};
+__global__ void count_cells(const float* x, int* counts, int n, float cell) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&counts[(int)(x[i] / cell)], 1);
+}`, { device: dev(), name: "runtime_alias" });
+    const x = range(50).map((i) => (i * 7) % 10);
+    const counts = fl.zeros([5], { dtype: "i32", device: dev() });
+    module.fn("count_cells").launch({ grid: 2, block: 32 }, fl.tensor(x, { device: dev() }), counts, 50, 2);
+    expect(Array.from(counts.toArray())).to.deep.equal(range(5).map((c) => x.filter((v) => Math.floor(v / 2) === c).length));
+  });
+
   it("leaves out a class's host members, those that call the runtime and those marked __host__, keeping its device ones (a spin lock passed by value, as CUDA by Example's)", () => {
     const module = fl.compile(`
 class SpinLock {
