@@ -121,7 +121,7 @@ const C_TYPES: Record<string, string> = {
   "int64_t": "i64", "ptrdiff_t": "i64", "ssize_t": "i64", "intptr_t": "i64",
   "unsigned long": "u64", "unsigned long int": "u64", "unsigned long long": "u64", "unsigned long long int": "u64",
   "uint64_t": "u64", "size_t": "u64", "uintptr_t": "u64", "ulong": "u64", "u_long": "u64", "u_int64_t": "u64",
-  // Vector types point at their element type: a float4* reads an f32 tensor.
+  // Vector types as a span's or an accessor's elements: their element type.
   "float2": "f32", "float4": "f32", "int2": "i32", "int4": "i32", "uint2": "u32", "uint4": "u32",
   "void": "void",
 };
@@ -300,7 +300,9 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     const layout = layoutStruct(spelled, [{ name: "__x", declaration: "uint8_t", type: { kind: "scalar", scalar: "u8" } }]);
     return { name, type: "struct", pointer, isConst, declaration: spelled, layout, fp8 };
   }
-  let type = C_TYPES[spelled];
+  // A pointer to a vector type carries bytes as often as vectors (`uint4*` of half weights, 16 bytes
+  // a load; ChatRWKV's `float2*` of halves): any tensor, as for a pointer to any other vector type.
+  let type = pointer && VECTOR_TYPES.has(spelled) ? "void" : C_TYPES[spelled];
   if (type === undefined) {
     if (!pointer && /^(?:cuda|hip)(?:Texture|Surface)Object_t$/.test(spelled)) {
       unsupported(kernel, line, index, written, "texture and surface objects are made by the GPU's runtime, which TS does not call: pass the array as a tensor, read with loads");

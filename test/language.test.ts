@@ -5196,6 +5196,28 @@ __global__ void scale(cuda::std::span<float> out, cuda::std::span<const float> i
       "kernel scale: argument 0 (out) must be an f32 tensor or a view of one (cuda::std::span<float>), got 3");
   });
 
+  it("passes any tensor for a pointer to a vector type, whose bytes it carries (ChatRWKV's halves through float2*, f16 weights through uint4*)", () => {
+    const module = fl.compile(`#include <cuda_fp16.h>
+__global__ void scale_halves(float2* r, unsigned int n) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i * 4 >= n) return;
+  half2* pair = reinterpret_cast<half2*>(&r[i].x);
+  pair[0] = __hmul2(pair[0], __float2half2_rn(2.0f));
+  pair[1] = __hmul2(pair[1], __float2half2_rn(2.0f));
+}
+__global__ void copy16(uint4* out, const uint4* in, int n16) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n16) out[i] = in[i];
+}`, { device: dev(), name: "vector_carriers" });
+    const values = range(40).map((i) => i / 4 - 3);
+    const r = fl.tensor(values, { dtype: "f16", device: dev() });
+    module.fn("scale_halves").launch({ grid: 1, block: 32 }, r, 40);
+    expect(Array.from(r.toArray())).to.deep.equal(values.map((v) => 2 * v));
+    const copied = fl.full([40], NaN, { dtype: "f16", device: dev() });
+    module.fn("copy16").launch({ grid: 1, block: 32 }, copied, r, 5);
+    expect(Array.from(copied.toArray())).to.deep.equal(values.map((v) => 2 * v));
+  });
+
   it("passes cuda::std::mdspan parameters: a tensor of their rank, or { data, extents, strides } for any layout (NVIDIA's C++ tutorial's heat grid)", () => {
     const module = fl.compile(`#include <cuda/std/mdspan>
 namespace ach {
