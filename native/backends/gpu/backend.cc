@@ -185,6 +185,12 @@ int wait_for(device* d, gpuEvent_t event = nullptr) {
     const gpuError_t e = event ? gpuEventQuery(event) : gpuStreamQuery(d->stream);
     if (e != gpuErrorNotReady) {
       d->waiting--;
+      // The work is done. The runtime writes device printf's output at a synchronize, not at a
+      // query: one now, on finished work, writes it, and a flush shows it before the wait returns.
+      if (e == gpuSuccess) {
+        (void)(event ? gpuEventSynchronize(event) : gpuStreamSynchronize(d->stream));
+        fflush(stdout);
+      }
       return check(d->ordinal, event ? FL_GPU_API "EventSynchronize" : FL_GPU_API "StreamSynchronize", e);
     }
     clear_error();
