@@ -5,6 +5,8 @@
 // aligned shared memory. Each test runs on the test device (the GPU under
 // test:gpu); those about the emulator's own semantics open a "cpu" device.
 import { expect } from "chai";
+import * as childProcess from "child_process";
+import * as path from "path";
 import * as fl from "../src";
 import { f32ToBf16Bits, f32ToF16Bits } from "../src/dtype";
 import { gridSyncFunctions } from "../src/grid-sync";
@@ -1015,6 +1017,21 @@ __global__ void flat_index(int maxU, int* out) {
     const out = fl.full([4], -1, { dtype: "i32", device: dev() });
     module.fn("flat_index").launch({ grid: 1, block: 4 }, 6, out);
     expect(Array.from(out.toArray())).to.deep.equal([1, 6, 11, 16]);
+  });
+
+  it("shows a kernel's printf output before the wait for the kernel returns, as cudaDeviceSynchronize flushes it", () => {
+    // In a process of its own, whose standard output is a pipe, as a notebook kernel's is.
+    const script = `
+const fl = require(${JSON.stringify(path.resolve(__dirname, "..", "src"))});
+const dev = fl.device();
+const module = fl.compile('#include <cstdio>\\n__global__ void hello() { printf("block %d thread %d\\\\n", blockIdx.x, threadIdx.x); }', { device: dev });
+module.fn("hello").launch({ grid: 2, block: 2 });
+dev.synchronize().then(() => process.stdout.write("synchronized\\n"));`;
+    const run = childProcess.spawnSync(process.execPath, ["-e", script], { encoding: "utf8", timeout: 120_000 });
+    expect(run.status, run.stderr).to.equal(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines[lines.length - 1]).to.equal("synchronized");
+    expect(lines.slice(0, -1).sort()).to.deep.equal(["block 0 thread 0", "block 0 thread 1", "block 1 thread 0", "block 1 thread 1"]);
   });
 
   it("tells shared, local and global addresses apart (__isShared, __isLocal, __isGlobal) and takes nvcc's __builtin_assume and __assume", () => {
