@@ -53,6 +53,8 @@ __device__ __forceinline__ int finitef(float x) { return x - x == 0.0f; }
 // and NVRTC does not (MIOpen's hip_atomic.hpp type-puns with them): the device's memcpy and memset.
 #define __builtin_memcpy memcpy
 #define __builtin_memset memset
+// nvcc's hint __assume (CUDA 11.2), which NVRTC does not declare: its __builtin_assume.
+#define __assume(condition) __builtin_assume(condition)
 #include <fuselab_rtc_math_promotions.h>
 #include <fuselab_rtc_std_math.h>
 #include <fuselab_rtc_glibc_types.h>
