@@ -747,7 +747,8 @@ function withPortableDynamicShared(source: string, target: Target, file: string)
 // (cub::Max, cub::Sum, CUB_MAX ...): under NVRTC each #include of one of cub's
 // headers is followed by fuselab's that gives them back (kernels/fuselab/cub_removed.h),
 // as the umbrella <cub/cub.cuh> includes it; #line keeps the source's lines.
-const CUB_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*[<"]cub\/[^>"\n]*[>"][^\n]*$/gm;
+// (Also as the toolkit's path the include was resolved to, "/usr/local/cuda/include/cccl/cub/...".)
+const CUB_INCLUDE = /^[ \t]*#[ \t]*include[ \t]*[<"](?:[^<>"\n]*\/)?cub\/[^>"\n]*[>"][^\n]*$/gm;
 
 function withRemovedCubNames(source: string, target: Target, file: string): string {
   if (target !== "cuda") return source;
