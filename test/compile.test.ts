@@ -167,7 +167,7 @@ describe("kernel signatures", () => {
         ["bytes", "u64", false, false], ["h", "f16", true, false], ["b", "bf16", true, true], ["mask", "u8", true, false],
         ["u", "u64", false, false], ["d", "f64", false, false], ["fixed", "i32", true, true],
       ]],
-      ["structs", [["pairs", "void", true, false], ["vectors", "f32", true, false], ["count", "i64", false, false]]],
+      ["structs", [["pairs", "void", true, false], ["vectors", "void", true, false], ["count", "i64", false, false]]],
       ["nothing", []],
       ["unnamed", [["", "f32", true, false], ["", "i32", false, false]]],
       ["arrays", [["values", "f32", true, false], ["n", "u64", false, false]]],
