@@ -307,7 +307,9 @@ function parseParam(kernel: string, line: number, index: number, tokens: Token[]
     if (!pointer && /^(?:cuda|hip)(?:Texture|Surface)Object_t$/.test(spelled)) {
       unsupported(kernel, line, index, written, "texture and surface objects are made by the GPU's runtime, which TS does not call: pass the array as a tensor, read with loads");
     }
-    if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${spelled}" is none of these`);
+    // Named as written, template arguments and all (`cub::ScanTileState<MessageT>`).
+    const asWritten = spell((equals >= 0 ? tokens.slice(0, equals) : tokens).filter((t) => t.text !== name && !QUALIFIERS.has(t.text)));
+    if (!pointer) unsupported(kernel, line, index, written, `a value is an integer, a float, a vector type or a struct the source defines; "${asWritten}" is none of these`);
     type = "void"; // a pointer to a struct or other type: any tensor will do
   }
   if (!pointer && type === "void") unsupported(kernel, line, index, written, "void is not a value");
