@@ -37,6 +37,18 @@ const CLASS_INSTANTIATION = /^(?:extern\s+)?template\s+(?:class|struct)\s+[\w:\s
  * or declares a host function that names what device code cannot have: the host-only library's types, or with
  * `anyPrototype` (a run-time compiler, which sees no host headers: `hipMemcpyKind` in a prototype) any at all.
  */
+// Where a declaration's initializer begins (its `=` or `{` outside parentheses), or its length.
+function topLevelInitializer(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (depth === 0 && (c === "{" || (c === "=" && text[i + 1] !== "=" && !"=!<>".includes(text[i - 1] ?? "")))) return i;
+  }
+  return text.length;
+}
+
 function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   // `struct timeval start;` declares a variable of a class named by its keyword.
   const text = statement.trim().replace(/^(?:struct|class|union)\s+(?=[A-Za-z_]\w*\s+[^{]*$)/, "");
@@ -51,8 +63,8 @@ function isHostVariable(statement: string, anyPrototype: boolean): boolean {
   if (ANNOTATED.test(text)) return isHostPrototype(text);
   // A texture reference (`texture<float, 2> tex;`, before CUDA 12) is device code's to read.
   if (/^texture\s*</.test(text)) return false;
-  // The declarator: up to the initializer.
-  const declarator = text.split(/[={]/, 1)[0];
+  // The declarator: up to the initializer (a prototype's default argument, `float t = 0.5)`, is none).
+  const declarator = text.slice(0, topLevelInitializer(text));
   // A function's declaration (or anything this reading does not follow) is kept, but
   // for one of the host-only library's types (`std::string launch_test(int m);`).
   if (declarator.includes("(") || /\boperator\b|\b(?:constexpr|consteval)\b/.test(declarator)) {
