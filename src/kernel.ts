@@ -303,7 +303,7 @@ export class Kernel {
         throw new ArgumentError(where, `${label}.extents`, `extent ${r} of ${fixed}, as ${param.declaration} fixes it`, describe(extents));
       }
     });
-    const rowMajor = extents.map((_n, r) => extents.slice(r + 1).reduce((a, b) => a * b, 1));
+    const rowMajor = rowMajorStrides(extents);
     const columnMajor = extents.map((_n, r) => extents.slice(0, r).reduce((a, b) => a * b, 1));
     const strides = mdspan.layout === "stride" ? (Tensor.isTensor(arg) ? rowMajor : counts("strides", fields.strides))
       : mdspan.layout === "left" ? columnMajor : rowMajor;
@@ -344,7 +344,7 @@ export class Kernel {
     const dimsFit = accessor.tensorInfo ? arg.shape.length <= accessor.dims : arg.shape.length === accessor.dims;
     if (arg.dtype !== accessor.element || !dimsFit) throw new ArgumentError(where, label, wanted, arg.describe());
     checkOnDevice(where, label, this.device, arg);
-    const strides = arg.shape.map((_n, d) => arg.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+    const strides = rowMajorStrides(arg.shape);
     const limit = { i32: 2 ** 31, u32: 2 ** 32, i64: 2 ** 63, u64: 2 ** 64 }[accessor.index];
     if ([...arg.shape, ...strides].some((n) => n >= limit)) {
       throw new ArgumentError(where, label, `${wanted}, each size and stride below 2^${Math.log2(limit)} (PackedTensorAccessor64 takes larger)`, arg.describe());
@@ -359,6 +359,11 @@ export class Kernel {
     return { type: "struct", bytes, pointers: [{ offset: 0, buffer: arg.handle(where) }] };
   }
 
+}
+
+/** Each dimension's stride, in elements, of a row-major array of `shape`. */
+function rowMajorStrides(shape: readonly number[]): number[] {
+  return shape.map((_n, d) => shape.slice(d + 1).reduce((a, b) => a * b, 1));
 }
 
 /**
