@@ -259,7 +259,7 @@ export function leftOutBy(source: string, predefined: Record<string, string>, na
 // An extended lambda (`[] __host__ __device__ (int i) { ... }`, `[=] __device__ (...)`), which
 // host code passes to a kernel template as its argument (CSC's and Kokkos-style
 // portability lessons): the line of the first, or undefined.
-const EXTENDED_LAMBDA = /\[[^\]\n]*\]\s*(?:__host__\s+)?__device__\b|\[[^\]\n]*\]\s*__host__\s+__device__\b/;
+const EXTENDED_LAMBDA = /\[[^\]\n]*\]\s*(?:__host__\s+)?__device__\b/;
 
 export function extendedLambdaLine(source: string): number | undefined {
   const found = EXTENDED_LAMBDA.exec(source);
