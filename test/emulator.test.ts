@@ -157,6 +157,78 @@ __global__ void far_write(float* out, int n) {
     await expectWorking(dev);
   });
 
+  it("catches in check mode an access just before a buffer's start, read or write, where it happens", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+__global__ void shift_right(float* out, const float* in, int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i] = in[i - 1];  // a stencil's left neighbour, unguarded at 0
+}
+__global__ void store_left(float* out, int n) {
+  int i = threadIdx.x;
+  if (i < n) out[i - 1] = 1.0f;
+}`, { device: dev, name: "fronts" });
+    const x = fl.zeros([33], { device: dev });
+    module.fn("shift_right").launch({ grid: 1, block: 64 }, fl.empty([33], { device: dev }), x, 33);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'shift_right' read out of bounds: argument 1 (const f32*), element -1, 1 before the start of a 33-element buffer (block (0,0,0), thread (0,0,0))"));
+    module.fn("store_left").launch({ grid: 1, block: 64 }, fl.empty([1000], { device: dev }), 1000);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'store_left' wrote out of bounds: argument 0 (f32*), element -1, 1 before the start of a 1000-element buffer (block (0,0,0), thread (0,0,0))"));
+    // Through a view that begins inside its tensor the elements before it are read, as on a GPU.
+    const y = fl.tensor(range(8), { device: dev });
+    const out = fl.empty([4], { device: dev });
+    module.fn("shift_right").launch({ grid: 1, block: 4 }, out, y.view(2, 4), 4);
+    expect(Array.from(out.toArray())).to.deep.equal([1, 2, 3, 4]);
+    await expectWorking(dev);
+  });
+
+  it("catches in check mode an access just past a buffer whose end is not a 16-byte granule's, read, write or atomic, where it happens", async () => {
+    const dev = fl.device("cpu", { check: true });
+    const module = fl.compile(`
+template <typename T> __global__ void read_one_more(T* out, const T* in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i % n] = in[i];
+}
+__global__ void store_one_more(float* out, int n) {
+  int i = threadIdx.x;
+  if (i <= n) out[i] = 1.0f;
+}
+__global__ void min_one_more(int* values, int n) {
+  int i = threadIdx.x;
+  if (i <= n) atomicMin(&values[i], 1 << 30);  // keeps what is there: the atomic writes nothing new
+}
+__global__ void pairs(float2* out, const float2* in, int pairs) {
+  int i = threadIdx.x;
+  if (i < pairs) out[i] = in[i];
+}`, { device: dev, name: "granule_ends" });
+    const out = fl.empty([33], { device: dev });
+    module.fn("read_one_more<float>").launch({ grid: 2, block: 32 }, out, fl.zeros([33], { device: dev }), 33);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'read_one_more<float>' read out of bounds: argument 1 (const f32*), element 33, 1 past the end of a 33-element buffer (block (1,0,0), thread (1,0,0))"));
+    for (const [dtype, n] of [["u8", 7], ["i16", 9], ["f64", 5]] as const) {
+      const name = `read_one_more<${{ u8: "unsigned char", i16: "short", f64: "double" }[dtype]}>`;
+      module.fn(name).launch({ grid: 1, block: 32 }, fl.empty([n], { dtype, device: dev }), fl.zeros([n], { dtype, device: dev }), n);
+      await expectRejects(dev.synchronize(), fl.DeviceError, new RegExp(`read out of bounds: argument 1 \\(const ${dtype}\\*\\), element ${n}, 1 past the end of a ${n}-element buffer \\(block \\(0,0,0\\), thread \\(${n},0,0\\)\\)`));
+    }
+    // A write there is reported with its thread, not only from the guard band after the launch.
+    module.fn("store_one_more").launch({ grid: 1, block: 64 }, fl.empty([33], { device: dev }), 33);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'store_one_more' wrote out of bounds: argument 0 (f32*), element 33, 1 past the end of a 33-element buffer (block (0,0,0), thread (33,0,0))"));
+    module.fn("min_one_more").launch({ grid: 1, block: 64 }, fl.zeros([5], { dtype: "i32", device: dev }), 5);
+    await expectRejects(dev.synchronize(), fl.DeviceError, /kernel 'min_one_more' read out of bounds: argument 0 \(i32\*\), element 5, 1 past the end of a 5-element buffer \(block \(0,0,0\), thread \(5,0,0\)\)/);
+    // A float2 read half past the end of a view of an odd length is reported at its first byte past it.
+    const x = fl.zeros([16], { device: dev });
+    module.fn("pairs").launch({ grid: 1, block: 32 }, fl.empty([6], { device: dev }), x.view(2, 5), 3);
+    await expectRejects(dev.synchronize(), fl.DeviceError, literal(
+      "kernel 'pairs' read out of bounds: argument 1, byte 20, 1 past the end of a 20-byte view (block (0,0,0), thread (2,0,0))"));
+    // Accesses up to the last element are not faulted.
+    const full = fl.tensor(range(16), { device: dev });
+    const copy = fl.empty([6], { device: dev });
+    module.fn("pairs").launch({ grid: 1, block: 32 }, copy, full.view(2, 6), 3);
+    expect(Array.from(copy.toArray())).to.deep.equal([2, 3, 4, 5, 6, 7]);
+  });
+
   it("plain mode reports a write past a buffer's 256-byte alignment, which never reaches the process's own memory", async () => {
     const dev = fl.device("cpu");
     const module = fl.compile(`__global__ void overrun(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 1.0f; }`, { device: dev });
@@ -302,6 +374,11 @@ __global__ void peek(float* out, int at) {
     await expectRejects(check.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(256 bytes, the launch's sharedBytes\): at byte 256 /);
     checked.fn("peek").launch({ grid: 1, block: 1 }, out2, 0);
     await expectRejects(check.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(0 bytes, the launch's sharedBytes\): at byte 0 /);
+    // Also where sharedBytes does not end a 16-byte granule.
+    checked.fn("peek").launch({ grid: 1, block: 1, sharedBytes: 36 }, out2, 9);
+    await expectRejects(check.synchronize(), fl.DeviceError, /kernel 'peek' read past the end of its dynamic shared memory \(36 bytes, the launch's sharedBytes\): at byte 36 \(block \(0,0,0\), thread \(0,0,0\)\)/);
+    checked.fn("peek").launch({ grid: 1, block: 1, sharedBytes: 36 }, out2, 8);
+    await check.synchronize();
     await expectWorking(check);
   });
 

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define FL_EMU_ABI 3
+#define FL_EMU_ABI 5
 
 typedef struct fl_emu_dim3 { uint32_t x, y, z; } fl_emu_dim3;
 
@@ -75,6 +75,9 @@ typedef struct fl_emu_worker {
      block waiting on others (grid.sync()) then runs its own code, where the
      stop signal lands, instead of sleeping in the C library. */
   const volatile int* stopping;
+  /* Ends the launch as a memory fault at `address` would (`write`: nonzero for
+     a store), from check mode's hooks on loads and stores (lockstep.h). */
+  void (*access_fault)(struct fl_emu_worker* self, uintptr_t address, int write);
 } fl_emu_worker;
 
 typedef void (*fl_emu_body)(void* ctx, uint64_t index, fl_emu_worker* worker);
@@ -106,8 +109,28 @@ typedef struct fl_emu_launch {
   /* Each OS thread's fl_emu_thread lies this many bytes from its thread
      pointer; 0: the module keeps its own, in its thread-local storage. */
   ptrdiff_t thread_offset;
+  /* Check mode: the ends of the device's buffers that do not end a 16-byte
+     granule, ascending. The granule's bytes past such an end are readable
+     (the no-access reserve begins after it): the hooks on loads and stores
+     fault an access that reaches them. */
+  const uintptr_t* buffer_ends;
+  size_t buffer_end_count;
+  /* Check mode: the 4 KiB pages that hold the guard bands before the device's
+     buffers, where a read goes unfaulted: a hash table (fl_emu_front_slot) of
+     2^buffer_front_bits slots, two words each, the page's number (address >>
+     FL_EMU_FRONT_PAGE_BITS; 0: an empty slot) and the address of the buffer's
+     start, before which an access there is out of bounds. NULL: none. */
+  const uintptr_t* buffer_fronts;
+  uint32_t buffer_front_bits;
   char error[FL_EMU_ERROR_BYTES]; /* out: why the launch failed */
 } fl_emu_launch;
+
+#define FL_EMU_FRONT_PAGE_BITS 12
+
+/* The first slot to look at for `page` in fl_emu_launch.buffer_fronts. */
+static inline __attribute__((always_inline)) size_t fl_emu_front_slot(uintptr_t page, uint32_t bits) {
+  return bits ? (size_t)((page * 0x9E3779B97F4A7C15ull) >> (64 - bits)) : 0;
+}
 
 /* 0 on success; otherwise launch->error says why. */
 typedef int (*fl_emu_launch_fn)(fl_emu_launch* launch);

@@ -105,6 +105,7 @@ constexpr size_t kFrontGuard = kAlignment;
 // so an access far before the start (`a[-5000]`) faults in the buffer's own reserve,
 // whatever the process mapped below it.
 constexpr size_t kGranule = 16;
+constexpr unsigned kFrontPageBits = FL_EMU_FRONT_PAGE_BITS;
 constexpr size_t kFarReserve = 16u << 20;
 constexpr unsigned char kGuardByte = 0xA5;
 constexpr unsigned char kPoisonByte = 0xFF;
@@ -199,6 +200,8 @@ struct allocation {
   bool mapped = false;     // mmap()ed, with the reserve
   bool released = false;   // a free is queued
   bool view = false;       // check mode: a launch's copy of the part of a buffer its views reach
+  bool guards_front = true;  // check mode: an access before `user` is one before its buffer's start (not so
+                             // for a view's copy that begins past it, where another view's part lies before)
   std::string unwritten;   // why the contents are not what a launch it was given would have written; empty: they are
 };
 
@@ -377,7 +380,8 @@ std::string describe_overrun(const kernel& k, const std::vector<uintptr_t>& poin
 }
 
 // The buffer a faulting address belongs to: the one whose no-access reserve,
-// before or after it, holds the address.
+// before or after it, holds the address, or the rest of whose last granule does
+// (check mode's hooks fault an access there).
 const allocation* overrun_owner(device& d, uintptr_t address) {
   std::lock_guard<std::mutex> guard(d.allocations_lock);
   auto next = d.allocations.upper_bound(address);
@@ -386,8 +390,8 @@ const allocation* overrun_owner(device& d, uintptr_t address) {
     return &next->second;
   if (next == d.allocations.begin()) return nullptr;
   const allocation& a = std::prev(next)->second;
-  uintptr_t reserve = reinterpret_cast<uintptr_t>(a.block + a.readable), end = reinterpret_cast<uintptr_t>(a.block + a.total);
-  return a.mapped && address >= reserve && address < end ? &a : nullptr;
+  uintptr_t past = reinterpret_cast<uintptr_t>(a.user + a.bytes), end = reinterpret_cast<uintptr_t>(a.block + a.total);
+  return a.mapped && address >= past && address < end ? &a : nullptr;
 }
 
 // The allocation `pointer` points into (or one past); the caller holds allocations_lock.
@@ -421,6 +425,40 @@ std::string unwritten_reason(device& d, uintptr_t pointer) {
   std::lock_guard<std::mutex> guard(d.allocations_lock);
   const allocation* a = find_allocation(d, pointer);
   return a ? a->unwritten : std::string();
+}
+
+// Check mode: where the device's buffers (views' copies included) begin and
+// end, for the module's checks before its loads and stores (fl_emu_launch).
+struct buffer_bounds {
+  std::vector<uintptr_t> ends;    // of those whose last granule holds bytes past them, ascending
+  std::vector<uintptr_t> fronts;  // a hash table of the 4 KiB pages of their guard bands before them
+  uint32_t front_bits = 0;
+};
+
+buffer_bounds check_mode_bounds(device& d) {
+  std::lock_guard<std::mutex> guard(d.allocations_lock);
+  buffer_bounds bounds;
+  std::vector<std::pair<uintptr_t, uintptr_t>> pages;  // page number, where the buffer starts
+  for (const auto& entry : d.allocations) {
+    const allocation& a = entry.second;
+    if (!a.mapped) continue;
+    const uintptr_t start = reinterpret_cast<uintptr_t>(a.user), end = start + a.bytes;
+    if (end % kGranule) bounds.ends.push_back(end);
+    if (!a.guards_front) continue;
+    for (uintptr_t page = reinterpret_cast<uintptr_t>(a.block) >> kFrontPageBits; page <= (start - 1) >> kFrontPageBits; page++)
+      pages.push_back({page, start});
+  }
+  std::sort(bounds.ends.begin(), bounds.ends.end());
+  while ((size_t(1) << bounds.front_bits) < 4 * pages.size()) bounds.front_bits++;
+  bounds.fronts.assign(size_t(2) << bounds.front_bits, 0);
+  const size_t mask = (size_t(1) << bounds.front_bits) - 1;
+  for (const auto& [page, start] : pages) {
+    size_t slot = fl_emu_front_slot(page, bounds.front_bits);
+    while (bounds.fronts[2 * slot]) slot = (slot + 1) & mask;
+    bounds.fronts[2 * slot] = page;
+    bounds.fronts[2 * slot + 1] = start;
+  }
+  return bounds;
 }
 
 // After a launch in check mode: the first overwritten guard band, reported
@@ -497,6 +535,7 @@ std::vector<view_copy> stage_views(device& d, const kernel& k, const std::vector
         return copies;
       }
       copy.view = true;
+      copy.guards_front = v.original == buffer;
       memcpy(copy.user, reinterpret_cast<const void*>(v.original), v.bytes);
       fill_guards(copy);
       v.copy = copy.user;
@@ -597,6 +636,8 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
       return;
     }
   }
+  buffer_bounds bounds;
+  if (d.options.check) bounds = check_mode_bounds(d);
   fl_emu_launch desc;
   desc.kernel = k.name.c_str();
   desc.grid = {grid.x, grid.y, grid.z};
@@ -609,6 +650,10 @@ void run_launch(device& d, const kernel& k, fl_dim3 grid, fl_dim3 block, size_t 
   desc.seed = mix(++d.launches);
   desc.pool = d.pool->api();
   desc.thread_offset = worker_pool::thread_offset();
+  desc.buffer_ends = bounds.ends.data();
+  desc.buffer_end_count = bounds.ends.size();
+  desc.buffer_fronts = bounds.fronts.empty() ? nullptr : bounds.fronts.data();
+  desc.buffer_front_bits = bounds.front_bits;
   desc.error[0] = 0;
   d.pool->arm(d.options.timeout_ms, k.code);
   std::string error;

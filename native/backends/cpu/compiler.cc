@@ -659,14 +659,20 @@ compile_result compile_module(const std::string& source, const std::string& kern
   // order of lanes of lock step's build in every block.
   const bool twinned = lockstep && source.find("fl::emu::stepped") == std::string::npos;
   std::vector<std::string> lockstep_flags;
-  if (lockstep || racecheck) {
+  if (lockstep || check) {
     // Lock step (emulator/lockstep.h): the compiler calls a function before every
     // load and store, which the module defines. Not in check mode, whose scrambled
-    // order of lanes shows code that relies on lock step instead.
+    // order of lanes shows code that relies on lock step instead, and whose calls
+    // fault an access out of a buffer's bounds that the no-access reserves around
+    // it do not hold: into the rest of its last granule, or the guard band before
+    // it (and note shared memory's accesses for the race check).
     lockstep_flags.push_back("-fsanitize=thread");
-    if (racecheck) {
-      lockstep_flags.push_back("-DFL_EMU_RACECHECK=1");
-      lockstep_flags.push_back("-g1");
+    if (check) {
+      lockstep_flags.push_back("-DFL_EMU_BOUNDS_CHECK=1");
+      if (racecheck) {
+        lockstep_flags.push_back("-DFL_EMU_RACECHECK=1");
+        lockstep_flags.push_back("-g1");
+      }
     } else {
       lockstep_flags.push_back("-DFL_EMU_LOCKSTEP=1");
       lockstep_flags.push_back("-fno-omit-frame-pointer");  // lockstep_step walks the frames out to the kernel

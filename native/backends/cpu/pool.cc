@@ -129,6 +129,24 @@ struct worker {
     return s.start;
   }
 
+  static void access_fault_entry(fl_emu_worker* self, uintptr_t address, int write) {
+    worker& w = *reinterpret_cast<worker*>(self);
+    w.fault = fault_report{};
+    w.fault.signal = SIGSEGV;
+    w.fault.code = SEGV_ACCERR;
+    w.fault.address = address;
+    w.fault.access = write ? fault_access::write : fault_access::read;
+    // Past the end of the block's dynamic shared memory, in its last granule.
+    const scratch_buffer& shared = w.scratch[kDynamicSharedSlot];
+    w.fault.past_shared = shared.mapping && address >= reinterpret_cast<uintptr_t>(shared.start) &&
+                          address < reinterpret_cast<uintptr_t>(shared.mapping) + shared.usable;
+    w.fault.shared_offset = w.fault.past_shared ? address - reinterpret_cast<uintptr_t>(shared.start) : 0;
+    const fl_emu_where* where = w.api.where;
+    w.fault.located = where != nullptr;
+    if (where) w.fault.where = *where;
+    siglongjmp(w.escape, 1);
+  }
+
   // The dynamic shared memory (scratch slot 1) whose end `address` lies past, if any.
   const scratch_buffer* shared_guard_holding(uintptr_t address) const {
     return scratch[kDynamicSharedSlot].in_guard(address) ? &scratch[kDynamicSharedSlot] : nullptr;
@@ -284,6 +302,7 @@ void worker_pool::start_worker(uint64_t seen) {
   w->api.scratch = &worker::scratch_entry;
   w->api.fiber_stack = &worker::fiber_stack_entry;
   w->api.stopping = &stopping_;
+  w->api.access_fault = &worker::access_fault_entry;
   worker* raw = w.get();
   workers_.push_back(std::move(w));
   try {
