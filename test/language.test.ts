@@ -2133,6 +2133,17 @@ ${directed("directed_f64", "double", ["__dadd", "__dsub", "__dmul", "__ddiv", "_
         ...rounded(x * y + z).slice(0, 3), ...rounded(reciprocal).slice(0, 3), ...rounded(root).slice(0, 3)];
     });
     expect(Array.from(out.toArray())).to.deep.equal([...expected, ...range(n).map((i) => Math.fround(Math.fround(a[i] / 3) + b[i]))]);
+    // The fma that keeps denormals under -ftz=true rounds alike.
+    const ieee = fl.compile(`
+__global__ void fma_ieee(const float* a, const float* b, const float* c, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[4 * i] = __fmaf_ieee_rz(a[i], b[i], c[i]); out[4 * i + 1] = __fmaf_ieee_ru(a[i], b[i], c[i]);
+  out[4 * i + 2] = __fmaf_ieee_rd(a[i], b[i], c[i]); out[4 * i + 3] = __fmaf_ieee_rn(a[i], b[i], c[i]);
+}`, { device: dev() });
+    const fused = fl.full([4 * n], NaN, { device: dev() });
+    ieee.fn("fma_ieee").launch({ grid: 2, block: 32 }, fl.tensor(a, { device: dev() }), fl.tensor(b, { device: dev() }), fl.tensor(c, { device: dev() }), fused, n);
+    expect(Array.from(fused.toArray())).to.deep.equal(range(n).flatMap((i) => rounded(a[i] * b[i] + c[i])));
     // double: results known to the bit (e: 2^-52).
     const e = 2 ** -52;
     const da = [1, -1, 1 + e, 1, 1 + e], db = [2 ** -60, -(2 ** -60), 1 + e, 3, 2], dc = [0, 0, -1, 0, 0];

@@ -375,6 +375,11 @@ FL_DIRECTED_BOTH(ru, FE_UPWARD)
 FL_DIRECTED_BOTH(rd, FE_DOWNWARD)
 #undef FL_DIRECTED_BOTH
 #undef FL_DIRECTED
+// The fma that keeps denormals under -ftz=true: the emulator never flushes them.
+inline float __fmaf_ieee_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+inline float __fmaf_ieee_rz(float a, float b, float c) { return __fmaf_rz(a, b, c); }
+inline float __fmaf_ieee_ru(float a, float b, float c) { return __fmaf_ru(a, b, c); }
+inline float __fmaf_ieee_rd(float a, float b, float c) { return __fmaf_rd(a, b, c); }
 inline float __saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
 inline float fdividef(float a, float b) { return a / b; }
 
