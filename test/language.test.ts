@@ -2328,6 +2328,45 @@ __global__ void overloads(const float* x, float* out, const double* d, double* s
     });
   });
 
+  it("compares f16 and bf16 values and pairs in every form the toolkit names: ordered and unordered, lanes as 1 or 0, masks, both-lanes tests and operators", () => {
+    const ops: [string, (x: number, y: number) => boolean][] = [
+      ["eq", (x, y) => x === y], ["ne", (x, y) => x < y || x > y], ["lt", (x, y) => x < y], ["le", (x, y) => x <= y],
+      ["gt", (x, y) => x > y], ["ge", (x, y) => x >= y], ["equ", (x, y) => !(x < y || x > y)], ["neu", (x, y) => x !== y],
+      ["ltu", (x, y) => !(x >= y)], ["leu", (x, y) => !(x > y)], ["gtu", (x, y) => !(x <= y)], ["geu", (x, y) => !(x < y)]];
+    const module = fl.compile(`
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+template <typename H2> __global__ void compare(unsigned* out, const H2* a, const H2* b) {
+  const H2 x = a[threadIdx.x], y = b[threadIdx.x];
+  unsigned* r = out + 54 * threadIdx.x;
+  int k = 0;
+#define ALL(op) r[k++] = __h##op(x.x, y.x); r[k++] = __low2float(__h##op##2(x, y)) + 2 * __high2float(__h##op##2(x, y)); \\
+                r[k++] = __h##op##2_mask(x, y); r[k++] = __hb##op##2(x, y);
+  ALL(eq) ALL(ne) ALL(lt) ALL(le) ALL(gt) ALL(ge) ALL(equ) ALL(neu) ALL(ltu) ALL(leu) ALL(gtu) ALL(geu)
+  r[k++] = x == y; r[k++] = x != y; r[k++] = x < y; r[k++] = x <= y; r[k++] = x > y; r[k++] = x >= y;
+}
+template __global__ void compare<__half2>(unsigned*, const __half2*, const __half2*);
+template __global__ void compare<__nv_bfloat162>(unsigned*, const __nv_bfloat162*, const __nv_bfloat162*);`, { device: dev() });
+    const pairs = [[1, 2, 1, 3], [1, NaN, 1, 1], [2, 2, 2, 2], [3, 1, 2, 0], [NaN, -1, 0, -1], [-0, 5, 0, 4]];
+    const expected = pairs.flatMap(([x0, x1, y0, y1]) => {
+      const lanes = (f: (x: number, y: number) => boolean) => [f(x0, y0), f(x1, y1)];
+      const row = ops.flatMap(([, f]) => {
+        const [lo, hi] = lanes(f);
+        return [+lo, +lo + 2 * +hi, (lo ? 0xffff : 0) + (hi ? 0xffff0000 : 0), +(lo && hi)];
+      });
+      // The pair's operators hold where both lanes do: != is __hbneu2, as the toolkit's.
+      const both = (name: string) => +lanes(ops.find(([n]) => n === name)![1]).every(Boolean);
+      return [...row, both("eq"), both("neu"), both("lt"), both("le"), both("gt"), both("ge")];
+    });
+    for (const [dtype, type] of [["f16", "__half2"], ["bf16", "__nv_bfloat162"]] as const) {
+      const a = fl.tensor(pairs.flatMap((p) => [p[0], p[1]]), { dtype, device: dev() });
+      const b = fl.tensor(pairs.flatMap((p) => [p[2], p[3]]), { dtype, device: dev() });
+      const out = fl.full([54 * pairs.length], 7, { dtype: "u32", device: dev() });
+      module.fn(`compare<${type}>`).launch({ grid: 1, block: pairs.length }, out, a, b);
+      expect(Array.from(out.toArray(), Number), type).to.deep.equal(expected);
+    }
+  });
+
   it("computes sm_61's byte and half-word dot products in every form: __dp4a and __dp2a_lo/_hi on ints and on char4, uchar4, short2, ushort2", () => {
     const module = fl.compile(`
 __global__ void dots(int* out, const int* a, const int* b, int n) {

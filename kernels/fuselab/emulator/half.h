@@ -366,6 +366,15 @@ FL_INTRINSIC unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x
 FL_INTRINSIC __nv_bfloat16 __short_as_bfloat16(short v) { return __nv_bfloat16_raw{static_cast<unsigned short>(v)}; }
 FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_bfloat16_raw{v}; }
 
+// One comparison of 16-bit floats `x` and `y` (as floats): of two scalars; of two
+// pairs, each lane 1 or 0 (__hlt2), a mask of 16 bits a lane (__hlt2_mask), or
+// whether both lanes hold (__hblt2).
+#define FL_HALF_COMPARISON(H, H2, name, test)                                                              \
+  FL_INTRINSIC bool __h##name(H a, H b) { const float x = float(a), y = float(b); return test; }                \
+  FL_INTRINSIC H2 __h##name##2(H2 a, H2 b) { return {H(__h##name(a.x, b.x) ? 1.0f : 0.0f), H(__h##name(a.y, b.y) ? 1.0f : 0.0f)}; } \
+  FL_INTRINSIC unsigned __h##name##2_mask(H2 a, H2 b) { return (__h##name(a.x, b.x) ? 0xFFFFu : 0u) | (__h##name(a.y, b.y) ? 0xFFFF0000u : 0u); } \
+  FL_INTRINSIC bool __hb##name##2(H2 a, H2 b) { return __h##name(a.x, b.x) && __h##name(a.y, b.y); }
+
 // ---- arithmetic, one set per 16-bit type: H is the scalar, H2 the pair, P its
 // prefix in the API's names (__hadd / __hadd2 serve both types, as in CUDA).
 #define FL_HALF_ARITHMETIC(H, H2, P)                                                                       \
@@ -397,14 +406,19 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC H __hmin(H a, H b) { return H(fminf(float(a), float(b))); }                                       \
   FL_INTRINSIC H __hmax_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmax(a, b); } \
   FL_INTRINSIC H __hmin_nan(H a, H b) { return float(a) != float(a) || float(b) != float(b) ? H(NAN) : __hmin(a, b); } \
-  FL_INTRINSIC bool __heq(H a, H b) { return float(a) == float(b); }                                             \
-  FL_INTRINSIC bool __hne(H a, H b) { return float(a) != float(b) && float(a) == float(a) && float(b) == float(b); } \
-  FL_INTRINSIC bool __hlt(H a, H b) { return float(a) < float(b); }                                              \
-  FL_INTRINSIC bool __hle(H a, H b) { return float(a) <= float(b); }                                             \
-  FL_INTRINSIC bool __hgt(H a, H b) { return float(a) > float(b); }                                              \
-  FL_INTRINSIC bool __hge(H a, H b) { return float(a) >= float(b); }                                             \
-  FL_INTRINSIC bool __hequ(H a, H b) { return !(float(a) != float(b)); }                                         \
-  FL_INTRINSIC bool __hneu(H a, H b) { return float(a) != float(b); }                                            \
+  /* comparisons: ordered ones are false where either is NaN, unordered (u) ones true */                    \
+  FL_HALF_COMPARISON(H, H2, eq, x == y)                                                                          \
+  FL_HALF_COMPARISON(H, H2, ne, x < y || x > y)                                                                  \
+  FL_HALF_COMPARISON(H, H2, lt, x < y)                                                                           \
+  FL_HALF_COMPARISON(H, H2, le, x <= y)                                                                          \
+  FL_HALF_COMPARISON(H, H2, gt, x > y)                                                                           \
+  FL_HALF_COMPARISON(H, H2, ge, x >= y)                                                                          \
+  FL_HALF_COMPARISON(H, H2, equ, !(x < y || x > y))                                                              \
+  FL_HALF_COMPARISON(H, H2, neu, x != y)                                                                         \
+  FL_HALF_COMPARISON(H, H2, ltu, !(x >= y))                                                                      \
+  FL_HALF_COMPARISON(H, H2, leu, !(x > y))                                                                       \
+  FL_HALF_COMPARISON(H, H2, gtu, !(x <= y))                                                                      \
+  FL_HALF_COMPARISON(H, H2, geu, !(x < y))                                                                       \
   FL_INTRINSIC bool __hisnan(H a) { return float(a) != float(a); }                                               \
   FL_INTRINSIC int __hisinf(H a) { float f = float(a); return isinf(f) ? (f < 0 ? -1 : 1) : 0; }                \
   /* pairs: each half on its own */                                                                       \
@@ -437,13 +451,6 @@ FL_INTRINSIC __nv_bfloat16 __ushort_as_bfloat16(unsigned short v) { return __nv_
   FL_INTRINSIC H2 __hmin2(H2 a, H2 b) { return {__hmin(a.x, b.x), __hmin(a.y, b.y)}; }                          \
   FL_INTRINSIC H2 __hmax2_nan(H2 a, H2 b) { return {__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y)}; }              \
   FL_INTRINSIC H2 __hmin2_nan(H2 a, H2 b) { return {__hmin_nan(a.x, b.x), __hmin_nan(a.y, b.y)}; }              \
-  FL_INTRINSIC H2 __heq2(H2 a, H2 b) { return {H(__heq(a.x, b.x) ? 1.0f : 0.0f), H(__heq(a.y, b.y) ? 1.0f : 0.0f)}; } \
-  FL_INTRINSIC H2 __hlt2(H2 a, H2 b) { return {H(__hlt(a.x, b.x) ? 1.0f : 0.0f), H(__hlt(a.y, b.y) ? 1.0f : 0.0f)}; } \
-  FL_INTRINSIC H2 __hgt2(H2 a, H2 b) { return {H(__hgt(a.x, b.x) ? 1.0f : 0.0f), H(__hgt(a.y, b.y) ? 1.0f : 0.0f)}; } \
-  FL_INTRINSIC bool __hbeq2(H2 a, H2 b) { return __heq(a.x, b.x) && __heq(a.y, b.y); }                          \
-  FL_INTRINSIC bool __hbne2(H2 a, H2 b) { return __hne(a.x, b.x) && __hne(a.y, b.y); }                          \
-  FL_INTRINSIC bool __hblt2(H2 a, H2 b) { return __hlt(a.x, b.x) && __hlt(a.y, b.y); }                          \
-  FL_INTRINSIC bool __hbgt2(H2 a, H2 b) { return __hgt(a.x, b.x) && __hgt(a.y, b.y); }                          \
   FL_INTRINSIC H2 __hisnan2(H2 a) { return {H(__hisnan(a.x) ? 1.0f : 0.0f), H(__hisnan(a.y) ? 1.0f : 0.0f)}; }  \
   /* functions: the float function, rounded */                                                            \
   FL_INTRINSIC H P##exp(H a) { return H(expf(float(a))); }                                                       \
@@ -537,7 +544,12 @@ FL_HALF_ARITHMETIC(__nv_bfloat16, __nv_bfloat162, h)
   inline H2 operator+(const H2& a) { return a; }                                                           \
   inline H2 operator-(const H2& a) { return __hneg2(a); }                                                  \
   inline bool operator==(const H2& a, const H2& b) { return __hbeq2(a, b); }                               \
-  inline bool operator!=(const H2& a, const H2& b) { return !(__heq(a.x, b.x) && __heq(a.y, b.y)); }
+  /* true where both lanes compare so, as the toolkit's */                                               \
+  inline bool operator!=(const H2& a, const H2& b) { return __hbneu2(a, b); }                              \
+  inline bool operator<(const H2& a, const H2& b) { return __hblt2(a, b); }                                \
+  inline bool operator<=(const H2& a, const H2& b) { return __hble2(a, b); }                               \
+  inline bool operator>(const H2& a, const H2& b) { return __hbgt2(a, b); }                                \
+  inline bool operator>=(const H2& a, const H2& b) { return __hbge2(a, b); }
 #if !defined(__CUDA_NO_HALF_OPERATORS__) && !defined(__HIP_NO_HALF_OPERATORS__)
 FL_HALF_OPERATORS(__half)
 #endif
