@@ -8,7 +8,7 @@ export {
   MAX_DIMS, MAX_ELEMENTS, NestedNumbers, RandomDType, RandomOptions, Tensor, TensorData, TensorDataOptions, TensorOptions, TensorView,
   debug, empty, full, ones, rand, randn, tensor, zeros,
 } from "./tensor";
-export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, PreparedLaunch, StructValue } from "./kernel";
+export { Dim, Kernel, KernelArg, KernelParam, LaunchConfig, LaunchRecord, ModuleVariable, PreparedLaunch, StructValue } from "./kernel";
 export { Constant, KernelStats, KernelStatsOptions, Module, builtins } from "./module";
 export {
   CommittedBench, CommittedBenchRow, CommittedResults, committedBench, committedResults, kernelFiles, kernelSource, resultsFiles,

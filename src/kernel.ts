@@ -20,6 +20,13 @@ export type { KernelParam } from "./signature";
  */
 export const functionPointerVariables = new WeakMap<object, { owner: object; name: string; type: string; where: () => { module: ModuleHandle; symbol: string } }>();
 
+/**
+ * @internal Every module variable (`module.constant(name)`) with its module, its
+ * symbol and its element type ("void" for another type): a kernel's pointer
+ * argument takes it for the variable's address, as cudaGetSymbolAddress gives it.
+ */
+export const moduleVariables = new WeakMap<object, { owner: object; name: string; symbol: string; type: string }>();
+
 /** A grid or block size: a number (x) or [x, y?, z?]. */
 export type Dim = number | readonly number[];
 
@@ -38,7 +45,13 @@ export interface LaunchConfig {
  * pointer to a `__device__` function, the module's variable holding one
  * (`module.constant("p_min")`) or null.
  */
-export type KernelArg = Tensor<DType> | TensorView<DType> | null | number | bigint | boolean | StructValue;
+export type KernelArg = Tensor<DType> | TensorView<DType> | null | number | bigint | boolean | StructValue | ModuleVariable;
+
+/**
+ * A variable of the kernel's module (`module.constant(name)`): a pointer argument
+ * takes it for its address, a function pointer argument for the function it holds.
+ */
+export interface ModuleVariable { readonly name: string; readonly type: string; readonly bytes: number }
 
 /** A struct's value: its fields by name (nested structs as objects, fixed arrays as arrays). */
 export interface StructValue { readonly [field: string]: unknown }
@@ -246,7 +259,10 @@ export class Kernel {
   private argument(where: string, index: number, arg: unknown): NativeArg {
     const param = this.params[index];
     const label = this.argumentLabel(index);
-    if (param.pointer) return pointerTarget(where, label, this.device, param, arg);
+    if (param.pointer) {
+      const variable = arg !== null && typeof arg === "object" ? moduleVariables.get(arg) : undefined;
+      return variable ? this.variableAddress(where, label, param, variable) : pointerTarget(where, label, this.device, param, arg);
+    }
     if (param.functionPointer) return this.functionArgument(where, label, param.functionPointer, arg);
     if (param.accessor) return this.accessor(where, label, param, param.accessor, arg);
     if (param.span) {
@@ -318,6 +334,18 @@ export class Kernel {
     const dynamic = extents.filter((_n, r) => mdspan.extents[r] === null);
     const packed = { data, ...(dynamic.length ? { extents: dynamic } : {}), ...(mdspan.layout === "stride" ? { strides } : {}) };
     return { type: "struct", ...packStruct(where, label, param.layout!, packed, pointerReader(where, this.device)) };
+  }
+
+  // The address of a variable of the kernel's module, which the addon looks up in the
+  // module the kernel is in (a template instance fn() compiled has a copy of its own).
+  private variableAddress(where: string, label: string, param: KernelParam, variable: { owner: object; name: string; symbol: string; type: string }): NativeArg {
+    const wanted = param.type === "void" ? "a variable" : `${aDtype(param.type)} variable`;
+    if (variable.owner !== this.owner) throw new ArgumentError(where, label, `${wanted} of the kernel's module (${param.declaration})`, `the variable ${variable.name} of another module`);
+    if (param.type !== "void" && variable.type !== param.type) {
+      throw new ArgumentError(where, label, `${wanted} of the kernel's module, a tensor, a view of one or null (${param.declaration})`,
+        `the variable ${variable.name}, ${variable.type === "void" ? "not of a scalar type" : aDtype(variable.type)}`);
+    }
+    return { type: "symbol", symbol: variable.symbol };
   }
 
   // A pointer to a device function: the value of the module's variable holding one, read

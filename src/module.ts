@@ -3,7 +3,7 @@
 // `fl.builtins(device).fn(name)` as `fl.compile(source).fn(name)`.
 import { ArgumentError, DeviceError, FuselabError, checkOptionsObject, describe } from "./errors";
 import { Device, checkDevice } from "./device";
-import { Kernel, KernelParam, StructValue, functionPointerVariables, pointerReader } from "./kernel";
+import { Kernel, KernelParam, StructValue, functionPointerVariables, moduleVariables, pointerReader } from "./kernel";
 import { PointerReader, StructLayout, isPlainObject, packStruct } from "./layout";
 import { BufferHandle, ModuleHandle, SymbolPointer, native, nativeCall } from "./native";
 import type { DType } from "./dtype";
@@ -267,6 +267,7 @@ export class Module {
       const h = holders()[0];
       nativeCall(() => native().readSymbol(h, symbol, into));
     }, holds);
+    moduleVariables.set(constant, { owner: this, name, symbol, type: declaration.pointer !== undefined ? "u64" : type });
     if (declaration.functionPointer !== undefined && bytes === 8) {
       functionPointerVariables.set(constant, { owner: this, name, type: declaration.functionPointer, where: () => {
         if (this.handle === undefined) throw new FuselabError(`constant ${name}: its module was disposed`);

@@ -45,7 +45,9 @@ export type NativeArg =
   | { type: ScalarType | "bool"; value: number | bigint }
   | { type: "struct"; bytes: Uint8Array; pointers?: { offset: number; buffer: BufferHandle; byteOffset?: number; bytes?: number }[] }
   /** A pointer to a device function: the value the module's variable `symbol` holds, which the addon reads at the launch. */
-  | { type: "function"; module: ModuleHandle; symbol: string };
+  | { type: "function"; module: ModuleHandle; symbol: string }
+  /** The address of the kernel's module's variable `symbol`, which the addon looks up. */
+  | { type: "symbol"; symbol: string };
 
 /** A buffer's address to write into a variable's bytes (a pointer variable, a struct's pointer member). */
 export interface SymbolPointer {

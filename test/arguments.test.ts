@@ -78,6 +78,33 @@ describe("kernel arguments", () => {
     }
   });
 
+  it("passes a module variable's address for a pointer, as cudaGetSymbolAddress gives it (HIP's add<<<1, 1>>>(&a, &b, &c) of __managed__ ints)", () => {
+    const source = `
+__managed__ int a, b, c;
+__device__ float table[5];
+__global__ void add(int* x, int* y, int* z) { *z = *x + *y; }
+__global__ void scale(float* t, int n, float s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) t[i] *= s;
+}`;
+    const module = fl.compile(source, { device: dev() });
+    module.constant("a").set([1]);
+    module.constant("b").set([2]);
+    module.constant("c").set([-7]);
+    module.fn("add").launch({ grid: 1, block: 1 }, module.constant("a"), module.constant("b"), module.constant("c"));
+    expect(Array.from(module.constant("c").get())).to.deep.equal([3]);
+    const table = module.constant("table");
+    table.set([1, 2, 3, 4, 5]);
+    module.fn("scale").launch({ grid: 1, block: 32 }, table, 5, 2);
+    expect(Array.from(table.get())).to.deep.equal([2, 4, 6, 8, 10]);
+    expectThrows(() => module.fn("add").launch({ grid: 1, block: 1 }, table, module.constant("b"), module.constant("c")), fl.ArgumentError,
+      "kernel add: argument 0 (x) must be an i32 variable of the kernel's module, a tensor, a view of one or null (int*), got the variable table, an f32");
+    const other = fl.compile(`${source}\n// another module`, { device: dev() });
+    expectThrows(() => module.fn("add").launch({ grid: 1, block: 1 }, other.constant("a"), module.constant("b"), module.constant("c")), fl.ArgumentError,
+      "kernel add: argument 0 (x) must be an i32 variable of the kernel's module (int*), got the variable a of another module");
+    expectThrows(() => module.fn("scale").launch({ grid: 1, block: 1 }, table, module.constant("a"), 2), fl.ArgumentError, /argument 1 \(n\) must be/);
+  });
+
   it("passes doubles as doubles: tensors and scalars", () => {
     const module = fl.compile(AFFINE, { device: dev() });
     const specials = [0, -0, 1e308, -1e308, 5e-324, 2 ** -1074 * 3, 1 / 3, NaN, Infinity, 2 ** 53 + 2];

@@ -188,6 +188,22 @@ void pack_function_pointer(Napi::Env env, LaunchState& launch, size_t index, con
   }
 }
 
+// A variable's address: { type: "symbol", symbol } passes the address of the kernel's
+// module's variable `symbol` on its device, as cudaGetSymbolAddress gives it (HIP's
+// `add<<<1, 1>>>(&a, &b, &c)` of `__managed__ int a, b, c;`).
+void pack_symbol_address(Napi::Env env, LaunchState& launch, size_t index, const ParamKind* param, const Napi::Object& arg) {
+  const KernelState& k = *launch.kernel;
+  if (param && !param->pointer) fail(env, k, index, "must be " + taken(*param) + ", got a variable's address");
+  const Napi::Value symbol = arg.Get("symbol");
+  if (!symbol.IsString()) fail(env, k, index, "must name a variable of the kernel's module");
+  void* address = nullptr;
+  size_t bytes = 0;
+  if (k.module->device->api->module_symbol(k.module->module, symbol.As<Napi::String>().Utf8Value().c_str(), &address, &bytes) != 0) {
+    fail(env, k, index, "names no variable of the kernel's module");
+  }
+  memcpy(&launch.storage[index], &address, sizeof address);
+}
+
 uint32_t dimension(Napi::Env env, const Napi::Value& value, const char* what, int axis) {
   const std::string where = std::string("launch ") + what + "[" + std::to_string(axis) + "]";
   if (!value.IsNumber()) throw Napi::TypeError::New(env, where + " must be a number");
@@ -295,7 +311,7 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
       pack_pointer(env, *launch, i, arg);
       continue;
     }
-    if (!arg.IsObject()) fail(env, k, i, "must be a buffer, a view, null, a {type, value} scalar, a {type: \"struct\", bytes} struct or a {type: \"function\", module, symbol} function pointer");
+    if (!arg.IsObject()) fail(env, k, i, "must be a buffer, a view, null, a {type, value} scalar, a {type: \"struct\", bytes} struct, a {type: \"function\", module, symbol} function pointer or a {type: \"symbol\", symbol} variable's address");
     const Napi::Object scalar = arg.As<Napi::Object>();
     const Napi::Value type_value = scalar.Get("type");
     const std::string type_name = type_value.IsString() ? type_value.As<Napi::String>().Utf8Value() : "";
@@ -305,6 +321,10 @@ std::shared_ptr<LaunchState> pack_launch(const Napi::CallbackInfo& info, std::sh
     }
     if (type_name == "function") {
       pack_function_pointer(env, *launch, i, param, scalar);
+      continue;
+    }
+    if (type_name == "symbol") {
+      pack_symbol_address(env, *launch, i, param, scalar);
       continue;
     }
     const ValueType* type = find_value_type(type_name);
