@@ -15,7 +15,7 @@ import { atNamespaceScope, withoutHostCode } from "./host-code";
 import { withVolatileSteps } from "./volatile-steps";
 import {
   DEVICE_PASS_MACRO, Target, checkKernelSource, extendedLambdaLine, gpuBuiltinHint, hostRuntimeCallHint, leftOutBy, missingHeaderHint, standardHint, productHint, textureReferenceHint, undefinedFunctionHint, userLogLines, vectorMemberHint,
-  withAssemblyStopped,
+  withAssemblyStopped, withPtxEmulated,
 } from "./language";
 import { KernelTemplates, Module } from "./module";
 import { ModuleHandle, native, nativeAsync, nativeCall, packageRoot } from "./native";
@@ -406,9 +406,11 @@ function translate(where: string, written: string, fileName: string | undefined,
 
 function translateFor(where: string, combined: Combined, fileName: string | undefined, build: Build, defines: ReadonlyMap<string, string>): Translated {
   // Lines end as the compiler ends them: at \r\n (a file saved on Windows) and a lone \r too.
-  const source = withLinkageSpaced(canonicalLines(combined.text));
-  const predefined = { ...predefinedMacros(build, source), ...Object.fromEntries(defines) };
   const target = build.backend;
+  // On the CPU the PTX it knows (a lane's id read through `mov`, fences) is its C++.
+  const lined = withLinkageSpaced(canonicalLines(combined.text));
+  const source = target === "cpu" ? withPtxEmulated(lined) : lined;
+  const predefined = { ...predefinedMacros(build, source), ...Object.fromEntries(defines) };
   const guarded = guardFileAccess(where, source, target, predefined, includeFolders(target));
   // A host function that launches with <<<...>>> (a sample's main()) is host code, left out on every target.
   checkKernelSource(where, withoutHostCode(source, { functionsMatching: HOST_LAUNCH, predefined }), target, predefined, build.assemblyStops);

@@ -68,6 +68,74 @@ export function withAssemblyStopped(source: string): string {
   return out + source.slice(from);
 }
 
+// PTX special registers that a one-instruction `mov` reads (`asm("mov.u32 %0, %%laneid;" : "=r"(lane))`,
+// as sources read them for lack of an intrinsic), as the C++ expressions that give them on the CPU.
+const THREAD_RANK = "(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))";
+const LANE = `(${THREAD_RANK} % warpSize)`;
+const PTX_REGISTERS: Record<string, string> = {
+  laneid: LANE,
+  warpid: `(${THREAD_RANK} / warpSize)`,
+  smid: "0u",
+  clock: "clock()",
+  clock64: "clock64()",
+  lanemask_eq: `(1u << ${LANE})`,
+  lanemask_lt: `((1u << ${LANE}) - 1u)`,
+  lanemask_le: `((2u << ${LANE}) - 1u)`,
+  lanemask_gt: `(~((2u << ${LANE}) - 1u))`,
+  lanemask_ge: `(~((1u << ${LANE}) - 1u))`,
+  ...Object.fromEntries(["x", "y", "z"].flatMap((d) => [[`tid.${d}`, `threadIdx.${d}`], [`ntid.${d}`, `blockDim.${d}`],
+    [`ctaid.${d}`, `blockIdx.${d}`], [`nctaid.${d}`, `gridDim.${d}`]])),
+};
+// PTX instructions of no operands, as the CUDA functions that do the same.
+const PTX_STATEMENTS: Record<string, string> = {
+  "membar.cta": "__threadfence_block()", "membar.gl": "__threadfence()", "membar.sys": "__threadfence_system()",
+  "fence.acq_rel.cta": "__threadfence_block()", "fence.acq_rel.gpu": "__threadfence()", "fence.acq_rel.sys": "__threadfence_system()",
+  "fence.sc.cta": "__threadfence_block()", "fence.sc.gpu": "__threadfence()", "fence.sc.sys": "__threadfence_system()",
+  "bar.sync 0": "__syncthreads()", "barrier.sync 0": "__syncthreads()", "bar.warp.sync -1": "__syncwarp()", "trap": "__trap()",
+};
+
+/**
+ * The C++ that does what the body of an `asm(...)` statement does, where it is one
+ * PTX instruction the CPU emulator knows: a read of a special register into the
+ * one output (`"mov.u32 %0, %%laneid;" : "=r"(lane)`), or a fence, barrier or trap
+ * of no operands; else undefined.
+ */
+export function emulatedPtx(body: string): string | undefined {
+  const literals = /^\s*((?:"(?:\\.|[^"\\])*"\s*)+)/.exec(body);
+  if (!literals) return undefined;
+  const text = [...literals[1].matchAll(/"((?:\\.|[^"\\])*)"/g)].map((m) => m[1]).join("")
+    .replace(/\\[nt]/g, " ").trim().replace(/;$/, "").trim().replace(/\s+/g, " ");
+  const operands = body.slice(literals[0].length).trim();
+  const read = /^mov\.(?:u32|s32|b32|u64|s64|b64) %0 ?, ?%%(\w+(?:\.[xyz])?)$/.exec(text);
+  if (read && PTX_REGISTERS[read[1]] !== undefined) {
+    const output = /^:\s*"=[rl]"\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)\s*(?::\s*(?::\s*(?:"memory")?\s*)?)?$/.exec(operands);
+    return output ? `((${output[1]}) = ${PTX_REGISTERS[read[1]]})` : undefined;
+  }
+  const statement = PTX_STATEMENTS[text];
+  return statement !== undefined && /^(?::\s*){0,3}(?:"memory"\s*)?$/.test(operands) ? statement : undefined;
+}
+
+/**
+ * `source` with each asm statement that `emulatedPtx` knows replaced by its C++
+ * (its line breaks kept), for the CPU emulator: a source that reads its lane
+ * through PTX runs there as written.
+ */
+export function withPtxEmulated(source: string): string {
+  let out = "", from = 0;
+  for (const found of source.matchAll(ASM_STATEMENT)) {
+    const start = found.index!;
+    if (start < from) continue;
+    const end = closingParen(source, start + found[0].length);
+    if (end < 0) break;
+    const body = source.slice(start + found[0].length, end);
+    const emulated = emulatedPtx(body);
+    if (emulated === undefined) continue;
+    out += `${source.slice(from, start)}${emulated}${body.match(/\\?\r?\n/g)?.join("") ?? ""}`;
+    from = end + 1;
+  }
+  return out + source.slice(from);
+}
+
 // The index of the ) closing a ( just before `at`, past string and character literals; -1 if none.
 function closingParen(text: string, at: number): number {
   let depth = 1;

@@ -4168,11 +4168,56 @@ __global__ void lookup(float* out) {
       /kernel 'lookup': a texture or surface access \(tex1Dfetch\), which needs a GPU's texture unit \(the CPU emulator has none\), was reached at held\.hip:3/);
   });
 
+  it("runs the PTX that reads a special register or fences (a lane's id through mov, lane masks, membar) as its C++ on the CPU", () => {
+    const source = `
+__device__ __forceinline__ unsigned lane_id() { unsigned r; asm volatile("mov.u32 %0, %%laneid;" : "=r"(r)); return r; }
+__device__ __forceinline__ unsigned warp_id() { unsigned w; asm("mov.u32 %0, %%warpid;" : "=r"(w)); return w; }
+__device__ __forceinline__ unsigned lanemask(int which) {
+  unsigned m;
+  switch (which) {
+    case 0: asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m)); break;
+    case 1: asm("mov.u32 %0, %%lanemask_le;" : "=r"(m)); break;
+    case 2: asm("mov.u32 %0, %%lanemask_eq;" : "=r"(m)); break;
+    case 3: asm("mov.u32 %0, %%lanemask_ge;" : "=r"(m)); break;
+    default: asm("mov.u32 %0, %%lanemask_gt;" : "=r"(m)); break;
+  }
+  return m;
+}
+__global__ void registers(unsigned* out, long long* ticks) {
+  const unsigned t = threadIdx.x;
+  unsigned x, n, b;
+  asm("mov.u32 %0, %%tid.x;" : "=r"(x));
+  asm("mov.u32 %0, %%ntid.x;" : "=r"(n));
+  asm("mov.u32 %0, %%ctaid.x;" : "=r"(b));
+  out[8 * t] = lane_id();
+  for (int k = 0; k < 5; k++) out[8 * t + 1 + k] = lanemask(k);
+  out[8 * t + 6] = x + 1000 * n + 1000000 * b;
+  asm volatile("membar.gl;" ::: "memory");
+  asm volatile("bar.sync 0;");
+  long long c0, c1;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c0));
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c1));
+  ticks[t] = c1 >= c0;
+  (void)warp_id();
+}`;
+    const module = fl.compile(source, { device: dev() });
+    const out = fl.full([8 * 64], 7, { dtype: "u32", device: dev() });
+    const ticks = fl.zeros([64], { dtype: "i64", device: dev() });
+    module.fn("registers").launch({ grid: 1, block: 64 }, out, ticks);
+    const got = Array.from(out.toArray(), Number);
+    const expected = range(64).flatMap((t) => {
+      const lane = t % 32, below = lane === 0 ? 0 : (2 ** lane) - 1, upTo = (2 ** (lane + 1)) - 1;
+      return [lane, below, upTo, 2 ** lane, 0xffffffff - below, 0xffffffff - upTo, t + 64000, 7];
+    });
+    expect(got).to.deep.equal(expected);
+    expect(Array.from(ticks.toArray(), Number)).to.deep.equal(new Array(64).fill(1));
+  });
+
   it("says that inline assembly needs the GPU it is written for, naming the line; on the CPU the module's other kernels run", async () => {
     const source = `
 __global__ void lane_ids(int* out) {
   unsigned lane;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm volatile("prmt.b32 %0, %1, 0, 0x3210;" : "=r"(lane) : "r"(threadIdx.x % 32));
   out[threadIdx.x] = static_cast<int>(lane);
 }
 #define COMMIT_GROUP() asm volatile("cp.async.commit_group;\\n" ::)
@@ -4230,7 +4275,7 @@ __global__ void copy(float* out, const float* in) {
 __global__ void lane_ids_portable(int* out) {
 #ifdef __CUDA_ARCH__
   unsigned lane;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm volatile("prmt.b32 %0, %1, 0, 0x3210;" : "=r"(lane) : "r"(threadIdx.x % warpSize));
 #else
   unsigned lane = threadIdx.x % warpSize;
 #endif
