@@ -46,13 +46,10 @@ export function checkKernelSource(where: string, source: string, target: Target,
 
 const ASM_STATEMENT = /\b(?:asm|__asm__|__asm)\b\s*(?:(?:volatile|__volatile__|goto)\b\s*)*\(/g;
 
-/**
- * `source` for the CPU emulator with each inline assembly statement replaced by
- * a stop of the launch that reaches it, naming its line and the GPU it needs:
- * the module's other kernels run. The statement's line breaks are kept (also
- * the escaped ones of a macro's body), so lines keep their numbers.
- */
-export function withAssemblyStopped(source: string): string {
+// `source` with each asm statement for whose body `replacement` gives C++ replaced
+// by it, the statement's line breaks kept (also the escaped ones of a macro's
+// body), so lines keep their numbers.
+function withAssemblyReplaced(source: string, replacement: (body: string) => string | undefined): string {
   let out = "", from = 0;
   for (const found of source.matchAll(ASM_STATEMENT)) {
     const start = found.index!;
@@ -60,12 +57,24 @@ export function withAssemblyStopped(source: string): string {
     const end = closingParen(source, start + found[0].length);
     if (end < 0) break;
     const body = source.slice(start + found[0].length, end);
-    const isa = GCN_MNEMONIC.test(/^\s*("(?:\\.|[^"\\])*")?/.exec(body)?.[1] ?? "") ? "GCN" : "PTX";
-    const breaks = body.match(/\\?\r?\n/g)?.join("") ?? "";
-    out += `${source.slice(from, start)}::fl::emu::device_stop("inline ${isa} assembly, which needs ${isa === "PTX" ? "an NVIDIA" : "an AMD"} GPU (the CPU emulator runs C++ only), was reached", __FILE__, __LINE__)${breaks}`;
+    const text = replacement(body);
+    if (text === undefined) continue;
+    out += `${source.slice(from, start)}${text}${body.match(/\\?\r?\n/g)?.join("") ?? ""}`;
     from = end + 1;
   }
   return out + source.slice(from);
+}
+
+/**
+ * `source` for the CPU emulator with each inline assembly statement replaced by
+ * a stop of the launch that reaches it, naming its line and the GPU it needs:
+ * the module's other kernels run.
+ */
+export function withAssemblyStopped(source: string): string {
+  return withAssemblyReplaced(source, (body) => {
+    const isa = GCN_MNEMONIC.test(/^\s*("(?:\\.|[^"\\])*")?/.exec(body)?.[1] ?? "") ? "GCN" : "PTX";
+    return `::fl::emu::device_stop("inline ${isa} assembly, which needs ${isa === "PTX" ? "an NVIDIA" : "an AMD"} GPU (the CPU emulator runs C++ only), was reached", __FILE__, __LINE__)`;
+  });
 }
 
 // PTX special registers that a one-instruction `mov` reads (`asm("mov.u32 %0, %%laneid;" : "=r"(lane))`,
@@ -116,24 +125,11 @@ export function emulatedPtx(body: string): string | undefined {
 }
 
 /**
- * `source` with each asm statement that `emulatedPtx` knows replaced by its C++
- * (its line breaks kept), for the CPU emulator: a source that reads its lane
- * through PTX runs there as written.
+ * `source` with each asm statement that `emulatedPtx` knows replaced by its C++,
+ * for the CPU emulator: a source that reads its lane through PTX runs there as written.
  */
 export function withPtxEmulated(source: string): string {
-  let out = "", from = 0;
-  for (const found of source.matchAll(ASM_STATEMENT)) {
-    const start = found.index!;
-    if (start < from) continue;
-    const end = closingParen(source, start + found[0].length);
-    if (end < 0) break;
-    const body = source.slice(start + found[0].length, end);
-    const emulated = emulatedPtx(body);
-    if (emulated === undefined) continue;
-    out += `${source.slice(from, start)}${emulated}${body.match(/\\?\r?\n/g)?.join("") ?? ""}`;
-    from = end + 1;
-  }
-  return out + source.slice(from);
+  return withAssemblyReplaced(source, emulatedPtx);
 }
 
 // The index of the ) closing a ( just before `at`, past string and character literals; -1 if none.
