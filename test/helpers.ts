@@ -39,8 +39,9 @@ export function expectThrows<E extends Error>(fn: () => unknown, type: new (...a
   }
   expect(thrown, "an error was expected").to.be.instanceOf(type);
   const error = thrown as E;
-  if (typeof message === "string") expect(error.message).to.equal(message);
-  else expect(error.message).to.match(message);
+  // The whole message in the failure: chai would cut a long one short.
+  if (typeof message === "string") expect(error.message).to.equal(message, `the message was: ${error.message}`);
+  else expect(error.message).to.match(message, `the message was: ${error.message}`);
   return error;
 }
 
